@@ -1,0 +1,5 @@
+import { routeById } from '../../infra/routes';
+import { createHttpHandler, SUPPORTED_CDI_VERSIONS } from '../../lib/http/handler';
+
+/** `GET /apiversion`: the CDI versions this service speaks. */
+export const handler = createHttpHandler(routeById('api-version'), async () => ({ versions: [...SUPPORTED_CDI_VERSIONS] }));

@@ -1,0 +1,18 @@
+import { routeById } from '../../infra/routes';
+import { parseAccountInfo } from '../../lib/http/account-input';
+import { BadRequestError, invalidField } from '../../lib/http/errors';
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { optionalString } from '../../lib/http/input';
+import { listUsersByAccountInfo } from '../../lib/recipes/users/list-users-by-account-info';
+
+/** `GET /<tenant>/users/by-accountinfo`. */
+export const handle: ApiHandler = (req, deps) => {
+  const info = parseAccountInfo(req.query);
+  if (Object.keys(info).length === 0) {
+    throw new BadRequestError('Please provide at least one of email, phoneNumber or thirdPartyId+thirdPartyUserId');
+  }
+  const union = optionalString(req.query, 'doUnionOfAccountInfo')?.toLowerCase() ?? 'false';
+  if (union !== 'true' && union !== 'false') throw invalidField('doUnionOfAccountInfo');
+  return listUsersByAccountInfo(deps, req.tenantId, info, union === 'true');
+};
+export const handler = createHttpHandler(routeById('users-by-account-info'), handle);

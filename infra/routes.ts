@@ -1,0 +1,120 @@
+/**
+ * The one route table. It feeds the CDK stack (one Lambda and one HTTP API route per entry),
+ * the local server (`local/server.ts`) and the docs, so the three cannot drift apart.
+ *
+ * Data only: no CDK or AWS imports, because every handler bundle imports its own entry.
+ */
+
+/** Who may call a route. */
+export type RouteAuth = 'none' | 'apiKey';
+
+/**
+ * Where a route may be called:
+ * - `tenant`: `/path`, `/<tenantId>/path` and `/appid-public/<tenantId>/path`;
+ * - `app`: app-wide; a tenant segment other than `public` is refused with 403.
+ */
+export type RouteScope = 'tenant' | 'app';
+
+/** A secret a function reads from SSM Parameter Store in AWS. */
+export type RouteSecret = 'apiKeys' | 'signerKey';
+
+export interface RouteDef {
+  /** Stable id; also the bundle folder (`dist/functions/<id>/index.js`) and the Lambda's logical name. */
+  readonly id: string;
+  readonly method: 'GET' | 'POST' | 'PUT';
+  /** Lower-case path without tenant segment. */
+  readonly path: string;
+  /** Handler entry file, relative to the repository root. */
+  readonly entry: string;
+  readonly auth: RouteAuth;
+  readonly scope: RouteScope;
+  /** `read` routes get read-only DynamoDB permissions. */
+  readonly access: 'none' | 'read' | 'write';
+  readonly secrets: readonly RouteSecret[];
+  /** Verifies or computes password hashes: needs the Argon2 native binary and more memory. */
+  readonly hashesPasswords: boolean;
+  /** Bulk endpoints accept 10 MiB bodies, the rest 1 MiB. */
+  readonly maxBodyBytes: number;
+  readonly summary: string;
+}
+
+const MIB = 1024 * 1024;
+
+function route(
+  def: Pick<RouteDef, 'id' | 'method' | 'path' | 'entry' | 'summary'> & Partial<RouteDef>,
+): RouteDef {
+  return {
+    auth: 'apiKey',
+    scope: 'tenant',
+    access: 'read',
+    secrets: def.auth === 'none' ? [] : ['apiKeys'],
+    hashesPasswords: false,
+    maxBodyBytes: MIB,
+    ...def,
+  };
+}
+
+export const ROUTES: readonly RouteDef[] = [
+  route({
+    id: 'hello', method: 'GET', path: '/hello', entry: 'functions/core/hello.ts',
+    auth: 'none', access: 'none', summary: 'Health check, no API key.',
+  }),
+  route({
+    id: 'api-version', method: 'GET', path: '/apiversion', entry: 'functions/core/api-version.ts',
+    scope: 'app', access: 'none', summary: 'CDI versions this service speaks.',
+  }),
+  route({
+    id: 'tenant-create', method: 'PUT', path: '/recipe/multitenancy/tenant/v2',
+    entry: 'functions/multitenancy/create-tenant.ts', scope: 'app', access: 'write',
+    summary: 'Create a tenant (idempotent).',
+  }),
+  route({
+    id: 'tenant-list', method: 'GET', path: '/recipe/multitenancy/tenant/list/v2',
+    entry: 'functions/multitenancy/list-tenants.ts', scope: 'app', summary: 'List tenants.',
+  }),
+  route({
+    id: 'tenant-remove', method: 'POST', path: '/recipe/multitenancy/tenant/remove',
+    entry: 'functions/multitenancy/remove-tenant.ts', scope: 'app', access: 'write',
+    summary: 'Remove a tenant.',
+  }),
+  route({
+    id: 'passwordless-create-code', method: 'POST', path: '/recipe/signinup/code',
+    entry: 'functions/passwordless/create-code.ts', access: 'write',
+    summary: 'Create a passwordless code for an email, a phone number or an existing device.',
+  }),
+  route({
+    id: 'passwordless-consume-code', method: 'POST', path: '/recipe/signinup/code/consume',
+    entry: 'functions/passwordless/consume-code.ts', access: 'write',
+    summary: 'Consume a code; signs the passwordless user in or creates it.',
+  }),
+  route({
+    id: 'passwordless-check-code', method: 'POST', path: '/recipe/signinup/code/check',
+    entry: 'functions/passwordless/check-code.ts', access: 'write',
+    summary: 'Check a code without consuming it (wrong guesses still count).',
+  }),
+  route({
+    id: 'user-update', method: 'PUT', path: '/recipe/user', entry: 'functions/users/update-user.ts',
+    scope: 'app', access: 'write', secrets: ['apiKeys'], hashesPasswords: true,
+    summary: 'Update a user: `rid: passwordless` (email, phone) or emailpassword (email, password).',
+  }),
+  route({
+    id: 'user-get-by-recipe', method: 'GET', path: '/recipe/user', entry: 'functions/users/get-recipe-user.ts',
+    summary: 'Read a user by id, email, phone or third-party identity, routed by `rid`.',
+  }),
+  route({
+    id: 'user-get', method: 'GET', path: '/user/id', entry: 'functions/users/get-user.ts',
+    scope: 'app', summary: 'Read a user by id.',
+  }),
+  route({
+    id: 'users-by-account-info', method: 'GET', path: '/users/by-accountinfo',
+    entry: 'functions/users/list-users-by-account-info.ts',
+    summary: 'Users of the tenant matching an email, phone number or third-party identity.',
+  }),
+];
+
+/** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */
+export function routeById(id: string): RouteDef {
+  const found = ROUTES.find((r) => r.id === id);
+  if (!found) throw new Error(`Unknown route id ${id}`);
+  return found;
+}

@@ -1,0 +1,150 @@
+import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { DEFAULT_OWN_HASH_PARAMS, DEFAULT_PASSWORD_LIMITS, type OwnHashParams, type PasswordLimits } from '../password/limits';
+
+/**
+ * The service's configuration. In AWS the secrets come from SSM Parameter Store (SecureString),
+ * named by the `*_PARAMETER` environment variables the stack sets; locally from the environment.
+ * This module is the only one that reads `process.env` or SSM.
+ */
+export interface Config {
+  readonly tableName: string;
+  /** Valid API keys; empty when none is configured (every keyed request is then refused). */
+  readonly apiKeys: readonly string[];
+  /** Base64 vendor (Firebase) scrypt signer key, when configured. */
+  readonly signerKey: string | undefined;
+  readonly passwordless: {
+    readonly codeLifetimeMs: number;
+    readonly maxCodeInputAttempts: number;
+  };
+  readonly password: {
+    readonly limits: PasswordLimits;
+    readonly ownHash: OwnHashParams;
+    readonly rehashOnSignin: boolean;
+  };
+}
+
+/** A configuration value is malformed: an operator error, answered with a generic 500. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** API keys: at least 20 characters of `[A-Za-z0-9=-]` (the SuperTokens core's rule). */
+const API_KEY = /^[A-Za-z0-9=-]{20,}$/;
+
+/** Parses a comma-separated API key list; throws a `ConfigError` naming the rule when a key is malformed. */
+export function parseApiKeys(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const keys = raw.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  for (const key of keys) {
+    if (!API_KEY.test(key)) {
+      throw new ConfigError('Every API key must be at least 20 characters of A-Z, a-z, 0-9, "=" and "-"');
+    }
+  }
+  return keys;
+}
+
+function intFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function boolFrom(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false`);
+}
+
+/** The non-secret part of the configuration, from environment variables. */
+export function configFromEnv(env: Env, secrets: { apiKeys?: string; signerKey?: string }): Config {
+  const l = DEFAULT_PASSWORD_LIMITS;
+  const signerKey = secrets.signerKey?.trim();
+  return {
+    tableName: env.TABLE_NAME?.trim() || 'auth-core',
+    apiKeys: parseApiKeys(secrets.apiKeys),
+    signerKey: signerKey ? signerKey : undefined,
+    passwordless: {
+      codeLifetimeMs: intFrom(env, 'PASSWORDLESS_CODE_LIFETIME', 900_000, 1, 31 * 24 * 3600 * 1000),
+      maxCodeInputAttempts: intFrom(env, 'PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS', 5, 1, 1000),
+    },
+    password: {
+      limits: {
+        bcryptMinCost: intFrom(env, 'BCRYPT_MIN_COST', l.bcryptMinCost, 4, 31),
+        bcryptMaxCost: intFrom(env, 'BCRYPT_MAX_COST', l.bcryptMaxCost, 4, 31),
+        argon2MaxMemoryKiB: intFrom(env, 'ARGON2_MAX_MEMORY_KIB', l.argon2MaxMemoryKiB, 8, 4 * 1024 * 1024),
+        argon2MaxIterations: intFrom(env, 'ARGON2_MAX_ITERATIONS', l.argon2MaxIterations, 1, 1000),
+        argon2MaxParallelism: intFrom(env, 'ARGON2_MAX_PARALLELISM', l.argon2MaxParallelism, 1, 255),
+        scryptMaxMemCost: intFrom(env, 'SCRYPT_MAX_MEM_COST', l.scryptMaxMemCost, 1, 24),
+        scryptMaxRounds: intFrom(env, 'SCRYPT_MAX_ROUNDS', l.scryptMaxRounds, 1, 64),
+      },
+      ownHash: {
+        memoryKiB: intFrom(env, 'ARGON2_MEMORY_KIB', DEFAULT_OWN_HASH_PARAMS.memoryKiB, 8, 1024 * 1024),
+        iterations: intFrom(env, 'ARGON2_ITERATIONS', DEFAULT_OWN_HASH_PARAMS.iterations, 1, 100),
+        parallelism: intFrom(env, 'ARGON2_PARALLELISM', DEFAULT_OWN_HASH_PARAMS.parallelism, 1, 16),
+      },
+      rehashOnSignin: boolFrom(env, 'PASSWORD_REHASH_ON_SIGNIN', true),
+    },
+  };
+}
+
+/**
+ * Secrets are re-read after this long, so a rotated API key reaches warm functions without a
+ * redeploy while each cold start still costs only one SSM call.
+ */
+const SECRET_CACHE_MS = 5 * 60 * 1000;
+
+export interface ConfigLoader {
+  (): Promise<Config>;
+}
+
+/**
+ * Creates a loader that builds the configuration once per cold start (secrets cached for
+ * `SECRET_CACHE_MS`). `ssm` is injectable for tests.
+ */
+export function createConfigLoader(
+  env: Env = process.env,
+  ssm: Pick<SSMClient, 'send'> = new SSMClient({}),
+  now: () => number = Date.now,
+): ConfigLoader {
+  let cached: { config: Config; at: number } | undefined;
+  let pending: Promise<Config> | undefined;
+  const load = async (): Promise<Config> => {
+    const names = { apiKeys: env.API_KEYS_PARAMETER, signerKey: env.SIGNER_KEY_PARAMETER };
+    const wanted = Object.values(names).filter((n): n is string => !!n);
+    const fromSsm: Record<string, string> = {};
+    if (wanted.length > 0) {
+      const out = await ssm.send(new GetParametersCommand({ Names: wanted, WithDecryption: true }));
+      for (const p of out.Parameters ?? []) if (p.Name && p.Value !== undefined) fromSsm[p.Name] = p.Value;
+    }
+    return configFromEnv(env, {
+      apiKeys: names.apiKeys ? fromSsm[names.apiKeys] : env.API_KEYS,
+      signerKey: names.signerKey ? fromSsm[names.signerKey] : env.VENDOR_PASSWORD_HASHING_SIGNER_KEY,
+    });
+  };
+  return async () => {
+    if (cached && now() - cached.at < SECRET_CACHE_MS) return cached.config;
+    pending ??= load().then(
+      (config) => {
+        cached = { config, at: now() };
+        pending = undefined;
+        return config;
+      },
+      (err: unknown) => {
+        pending = undefined;
+        throw err;
+      },
+    );
+    return pending;
+  };
+}

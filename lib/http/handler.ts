@@ -1,0 +1,142 @@
+import middy from '@middy/core';
+import { randomUUID } from 'node:crypto';
+import type { RouteDef } from '../../infra/routes';
+import { ConfigError } from '../config/config';
+import { createLogger, describeError, type Logger } from '../log/logger';
+import { SignerKeyNotConfiguredError } from '../password/errors';
+import type { Deps } from '../recipes/deps';
+import { InvalidInputError } from '../recipes/errors';
+import { tenantExists } from '../recipes/multitenancy/tenants';
+import { isValidApiKey, presentedApiKey } from './api-key';
+import { APP_WIDE_ONLY, BadRequestError, HttpError, TENANT_NOT_FOUND } from './errors';
+import { parseJsonObject, type Fields } from './input';
+import { jsonResult, textResult, TextReply } from './response';
+import { createRuntimeDeps, type DepsLoader } from './runtime';
+import { MethodNotAllowedError, resolvePath } from './tenant-path';
+import type { HttpApiEvent, HttpApiResult, LambdaContext } from './types';
+
+/** A parsed request as a handler sees it. */
+export interface ApiRequest {
+  readonly tenantId: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly query: Fields;
+  /** The JSON object body of POST and PUT requests; `{}` for GET. */
+  readonly body: Fields;
+  readonly requestId: string;
+  readonly log: Logger;
+}
+
+/** A handler: parse → call one recipe function → return its result (JSON) or a `TextReply`. */
+export type ApiHandler = (req: ApiRequest, deps: Deps) => Promise<unknown>;
+
+export const SUPPORTED_CDI_VERSIONS = ['5.0', '5.1', '5.2', '5.3', '5.4'] as const;
+
+/** Errors DynamoDB raises when it sheds load; the SDK has already retried them. */
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+]);
+
+/** The Lambda context, extended by the first middleware with the request's logger. */
+interface RequestContext extends LambdaContext {
+  requestId: string;
+  log: Logger;
+  started: number;
+}
+
+type MiddyRequest = { event: HttpApiEvent; context: RequestContext; response: unknown; error: unknown };
+
+function lowerCaseHeaders(headers: HttpApiEvent['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k.toLowerCase()] = v;
+  return out;
+}
+
+/**
+ * Wraps a handler in the one middy stack every route shares: request id and logger, API key
+ * (constant time, fail closed), path and tenant resolution, `cdi-version`, body size and JSON
+ * parsing, and the mapping of errors to 400/401/403/404/405/413/500/503. `loadDeps` is injectable
+ * for tests; production loads configuration and stores once per cold start.
+ */
+export function createHttpHandler(route: RouteDef, handle: ApiHandler, loadDeps: DepsLoader = createRuntimeDeps()) {
+  const routePaths = new Set([route.path]);
+  const baseLog = createLogger({ route: route.id });
+
+  const core = async (event: HttpApiEvent, context: RequestContext): Promise<HttpApiResult> => {
+    const { requestId, log } = context;
+    const resolved = resolvePath(event.rawPath, routePaths);
+    if (!resolved) throw new HttpError(404, 'Not found');
+    if (event.requestContext.http.method.toUpperCase() !== route.method) throw new MethodNotAllowedError();
+    const headers = lowerCaseHeaders(event.headers);
+
+    let deps: Deps | undefined;
+    if (route.auth === 'apiKey') {
+      deps = await loadDeps();
+      if (deps.config.apiKeys.length === 0) throw new HttpError(500, 'API key is not configured');
+      if (!isValidApiKey(presentedApiKey(headers), deps.config.apiKeys)) throw new HttpError(401, 'Invalid API key');
+    }
+    const cdi = headers['cdi-version'];
+    if (cdi !== undefined && !(SUPPORTED_CDI_VERSIONS as readonly string[]).includes(cdi.trim())) {
+      throw new BadRequestError(`cdi-version ${cdi.slice(0, 20)} not supported`);
+    }
+    if (route.scope === 'app' && resolved.tenantId !== 'public') throw new HttpError(403, APP_WIDE_ONLY);
+
+    let body: Fields = {};
+    if (route.method !== 'GET') {
+      const raw = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+      if (raw && raw.length > route.maxBodyBytes) throw new HttpError(413, `Request body is larger than ${route.maxBodyBytes} bytes`);
+      body = parseJsonObject(raw?.toString('utf8'));
+    }
+    const query: Fields = { ...(event.queryStringParameters ?? {}) };
+
+    deps ??= await loadDeps();
+    if (resolved.tenantId !== 'public' && !(await tenantExists(deps, resolved.tenantId))) {
+      throw new BadRequestError(TENANT_NOT_FOUND);
+    }
+    const result = await handle({ tenantId: resolved.tenantId, headers, query, body, requestId, log }, deps);
+    return result instanceof TextReply ? textResult(result.statusCode, result.text, requestId) : jsonResult(result, requestId);
+  };
+
+  return middy<HttpApiEvent, HttpApiResult, Error, RequestContext>()
+    .use({
+      before: (request: MiddyRequest) => {
+        const ctx = request.context;
+        ctx.requestId = ctx.awsRequestId ?? randomUUID();
+        ctx.log = baseLog.child({ requestId: ctx.requestId });
+        ctx.started = Date.now();
+      },
+      after: (request: MiddyRequest) => logRequest(request, (request.response as HttpApiResult).statusCode),
+      onError: (request: MiddyRequest) => {
+        const { requestId, log } = request.context;
+        request.response = errorResult(request.error, requestId, log);
+        logRequest(request, (request.response as HttpApiResult).statusCode);
+      },
+    })
+    .handler(core);
+}
+
+function logRequest(request: MiddyRequest, statusCode: number): void {
+  request.context.log.info('request', {
+    method: request.event.requestContext.http.method,
+    statusCode,
+    durationMs: Date.now() - request.context.started,
+  });
+}
+
+/** Maps an error to its response: the message for expected kinds, a generic text (logged once) for the rest. */
+function errorResult(err: unknown, requestId: string, log: Logger): HttpApiResult {
+  if (err instanceof HttpError) return textResult(err.statusCode, err.message, requestId);
+  if (err instanceof InvalidInputError) return textResult(400, err.message, requestId);
+  if (err instanceof SignerKeyNotConfiguredError) {
+    log.error('vendor_password_hashing_signer_key is not configured', {});
+    return textResult(500, err.message, requestId);
+  }
+  if (err instanceof Error && THROTTLING.has(err.name)) {
+    log.warn('storage throttled', describeError(err));
+    return textResult(503, `Service is busy, try again later (request id ${requestId})`, requestId);
+  }
+  log.error(err instanceof ConfigError ? `configuration error: ${err.message}` : 'unexpected error', describeError(err));
+  return textResult(500, `Internal error (request id ${requestId})`, requestId);
+}

@@ -1,0 +1,131 @@
+import { parsePhoneNumberWithError } from 'libphonenumber-js';
+import { BadRequestError, invalidField, INVALID_JSON } from './errors';
+
+/** A parsed JSON object body or query string: field name → raw value. */
+export type Fields = Readonly<Record<string, unknown>>;
+
+/**
+ * Maximum lengths of string fields (SPEC §8). Every string has one, so a long value is a 400
+ * naming the field, never a 500 from DynamoDB's 400 KB item limit.
+ */
+export const MAX_LENGTH: Readonly<Record<string, number>> = {
+  email: 256,
+  phoneNumber: 256,
+  passwordHash: 512,
+  userInputCode: 64,
+  deviceId: 128,
+  preAuthSessionId: 128,
+  linkCode: 128,
+  userId: 128,
+  recipeUserId: 128,
+  tenantId: 64,
+  thirdPartyId: 28,
+  thirdPartyUserId: 256,
+};
+const DEFAULT_MAX_LENGTH = 1024;
+/** Passwords are bounded in UTF-8 bytes: hashing cost grows with length. */
+export const MAX_PASSWORD_BYTES = 1024;
+
+/** Parses a request body that must be a JSON object. */
+export function parseJsonObject(raw: string | undefined): Fields {
+  if (raw === undefined || raw.trim() === '') throw new BadRequestError(INVALID_JSON);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw new BadRequestError(INVALID_JSON, { cause: err });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new BadRequestError(INVALID_JSON);
+  return value as Fields;
+}
+
+function checkLength(name: string, value: string): string {
+  const max = MAX_LENGTH[name] ?? DEFAULT_MAX_LENGTH;
+  if (value.length > max) {
+    throw new BadRequestError(`Field name '${name}' is too long: the maximum is ${max} characters`);
+  }
+  return value;
+}
+
+/** An optional string: absent or `null` → `undefined`; another type → 400. */
+export function optionalString(fields: Fields, name: string): string | undefined {
+  const value = fields[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw invalidField(name);
+  return checkLength(name, value);
+}
+
+/** A required string; missing, `null` or of another type → 400. `nonEmpty` also refuses `""`. */
+export function requiredString(fields: Fields, name: string, opts: { nonEmpty?: boolean } = {}): string {
+  const value = optionalString(fields, name);
+  if (value === undefined) throw invalidField(name);
+  if (opts.nonEmpty && value.trim() === '') {
+    throw new BadRequestError(`Field name '${name}' must not be empty`);
+  }
+  return value;
+}
+
+/** A string that may be set, cleared with JSON `null`, or left out (`undefined`). */
+export function nullableString(fields: Fields, name: string): string | null | undefined {
+  const value = fields[name];
+  if (value === null) return null;
+  return optionalString(fields, name);
+}
+
+/** A required boolean. */
+export function requiredBoolean(fields: Fields, name: string): boolean {
+  const value = fields[name];
+  if (typeof value !== 'boolean') throw invalidField(name);
+  return value;
+}
+
+/** A required JSON object. */
+export function requiredObject(fields: Fields, name: string): Fields {
+  const value = fields[name];
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidField(name);
+  return value as Fields;
+}
+
+/**
+ * Normalises an email: trimmed and lower-cased before every use (SPEC §3), and checked to have an
+ * `@` and no whitespace inside.
+ */
+export function normaliseEmail(raw: string, name = 'email'): string {
+  const email = raw.trim().toLowerCase();
+  checkLength(name, email);
+  if (!email.includes('@')) throw new BadRequestError(`Field name '${name}' is not an email address: it has no '@'`);
+  if (/\s/.test(email)) throw new BadRequestError(`Field name '${name}' is not an email address: it contains whitespace`);
+  return email;
+}
+
+export const PHONE_FORMAT_MESSAGE = 'phoneNumber must be in international format, for example +14155552671';
+
+/** Normalises a phone number in international format to E.164 (`+1 650-555-1234` → `+16505551234`). */
+export function normalisePhoneNumber(raw: string): string {
+  const trimmed = raw.trim();
+  if (!trimmed.startsWith('+')) throw new BadRequestError(PHONE_FORMAT_MESSAGE);
+  try {
+    return parsePhoneNumberWithError(trimmed, { extract: false }).format('E.164');
+  } catch (err) {
+    throw new BadRequestError(PHONE_FORMAT_MESSAGE, { cause: err });
+  }
+}
+
+/** A password: required string, at most `MAX_PASSWORD_BYTES` UTF-8 bytes. */
+export function requiredPassword(fields: Fields, name = 'password'): string {
+  const value = fields[name];
+  if (typeof value !== 'string') throw invalidField(name);
+  if (Buffer.byteLength(value, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw new BadRequestError(`Field name '${name}' is too long: the maximum is ${MAX_PASSWORD_BYTES} bytes`);
+  }
+  return value;
+}
+
+/** Reads the user id of a request: the seed's `userId` or the SDK's `recipeUserId`. */
+export function requiredUserId(fields: Fields): string {
+  const recipeUserId = optionalString(fields, 'recipeUserId');
+  const userId = optionalString(fields, 'userId');
+  const id = recipeUserId ?? userId;
+  if (id === undefined) throw invalidField('recipeUserId');
+  return id;
+}

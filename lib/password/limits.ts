@@ -1,0 +1,67 @@
+/**
+ * Upper bounds on the cost parameters an imported hash may carry. Sign-in pays whatever
+ * cost the imported hash names, inside a Lambda with bounded memory and time, so a hash
+ * beyond these bounds is refused at import (400) rather than stalling sign-in later.
+ */
+export interface PasswordLimits {
+  /** Lowest accepted bcrypt cost (log2 of the rounds). */
+  bcryptMinCost: number;
+  /** Highest accepted bcrypt cost (log2 of the rounds). */
+  bcryptMaxCost: number;
+  /** Highest accepted Argon2 memory, `m=` in KiB. */
+  argon2MaxMemoryKiB: number;
+  /** Highest accepted Argon2 iterations (passes over memory), `t=`. */
+  argon2MaxIterations: number;
+  /** Highest accepted Argon2 parallelism (lanes), `p=`. */
+  argon2MaxParallelism: number;
+  /** Highest accepted vendor scrypt `mem_cost` (log2 of scrypt's N), `m=`. */
+  scryptMaxMemCost: number;
+  /** Highest accepted vendor scrypt `rounds` (scrypt's block size r), `r=`. */
+  scryptMaxRounds: number;
+}
+
+/** bcrypt's own minimum (2^4 rounds): lower costs are not bcrypt and libraries reject them. */
+export const BCRYPT_MIN_COST = 4;
+/** Each step doubles the time: 16 is 64× cost 10 (~4.6 s in bcryptjs), the most a sign-in Lambda can spend. */
+export const BCRYPT_MAX_COST = 16;
+/** Argon2 holds m KiB in memory during a verification: 256 MiB leaves room in a 512 MiB+ Lambda. */
+export const ARGON2_MAX_MEMORY_KIB = 262144;
+/** Time grows linearly with passes over memory: 16 passes of 256 MiB stay within a sign-in's time budget. */
+export const ARGON2_MAX_ITERATIONS = 16;
+/** Lanes beyond a Lambda's few vCPUs add no speed, only threads and per-lane overhead. */
+export const ARGON2_MAX_PARALLELISM = 16;
+/** scrypt memory is 128·2^mem_cost·rounds bytes: 17 with 16 rounds is 256 MiB of Lambda memory. */
+export const SCRYPT_MAX_MEM_COST = 17;
+/** scrypt memory and time are linear in rounds: 16 with mem_cost 17 is 256 MiB (Firebase uses 8). */
+export const SCRYPT_MAX_ROUNDS = 16;
+
+/** The limits of SPEC section 8; configuration may override them. */
+export const DEFAULT_PASSWORD_LIMITS: PasswordLimits = Object.freeze({
+  bcryptMinCost: BCRYPT_MIN_COST,
+  bcryptMaxCost: BCRYPT_MAX_COST,
+  argon2MaxMemoryKiB: ARGON2_MAX_MEMORY_KIB,
+  argon2MaxIterations: ARGON2_MAX_ITERATIONS,
+  argon2MaxParallelism: ARGON2_MAX_PARALLELISM,
+  scryptMaxMemCost: SCRYPT_MAX_MEM_COST,
+  scryptMaxRounds: SCRYPT_MAX_ROUNDS,
+});
+
+/** Parameters of the service's own password hashing (Argon2id). */
+export interface OwnHashParams {
+  /** Memory in KiB (`m=`). */
+  memoryKiB: number;
+  /** Passes over memory (`t=`). */
+  iterations: number;
+  /** Lanes (`p=`). */
+  parallelism: number;
+}
+
+/**
+ * OWASP Password Storage Cheat Sheet's argon2id recommendation (m=19 MiB, t=2, p=1):
+ * about 11 ms per verification with @node-rs/argon2, cheap enough for a Lambda sign-in.
+ */
+export const DEFAULT_OWN_HASH_PARAMS: OwnHashParams = Object.freeze({
+  memoryKiB: 19456,
+  iterations: 2,
+  parallelism: 1,
+});

@@ -1,0 +1,55 @@
+import { validateImportedHash } from '../../password';
+import type { UserRecord } from '../../storage/model';
+import type { Deps } from '../deps';
+import { InvalidInputError } from '../errors';
+import { toApiUser, type ApiUser } from '../users/api-user';
+import { findEmailPasswordUser, WRITE_TRIES } from './find-user';
+
+export interface ImportPasswordHashInput {
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly hashingAlgorithm?: string;
+}
+
+export type ImportPasswordHashResult = { status: 'OK'; user: ApiUser; didUserAlreadyExist: boolean };
+
+/**
+ * Imports an email-password user with an existing BCrypt, Argon2 or vendor (Firebase) scrypt hash
+ * (seed 4.5). The hash is parsed fully and its cost checked against the limits; no hash is
+ * computed. An existing user of that email in the tenant gets its hash replaced.
+ */
+export async function importPasswordHash(
+  deps: Pick<Deps, 'users' | 'clock' | 'random' | 'config'>,
+  tenantId: string,
+  input: ImportPasswordHashInput,
+): Promise<ImportPasswordHashResult> {
+  const checked = validateImportedHash(input.passwordHash, input.hashingAlgorithm, {
+    limits: deps.config.password.limits,
+    signerKeyConfigured: deps.config.signerKey !== undefined,
+  });
+  if (!checked.ok) throw new InvalidInputError(checked.message);
+
+  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+    const existing = await findEmailPasswordUser(deps, tenantId, input.email);
+    if (existing) {
+      const after: UserRecord = { ...existing, passwordHash: checked.stored };
+      const result = await deps.users.updateUser(existing, after);
+      if (result.status === 'OK') return { status: 'OK', user: toApiUser(after), didUserAlreadyExist: true };
+      continue;
+    }
+    const user: UserRecord = {
+      userId: deps.random.uuid(),
+      recipeId: 'emailpassword',
+      tenantIds: [tenantId],
+      timeJoined: deps.clock.now(),
+      email: input.email,
+      emailVerified: false,
+      phoneVerified: false,
+      passwordHash: checked.stored,
+      version: 1,
+    };
+    const result = await deps.users.createUser(user);
+    if (result.status === 'OK') return { status: 'OK', user: toApiUser(user), didUserAlreadyExist: false };
+  }
+  throw new Error('Importing the password hash lost the race for its email too often');
+}

@@ -1,0 +1,36 @@
+import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../../password';
+import type { Deps } from '../deps';
+import { toApiUser, type ApiUser } from '../users/api-user';
+import { findEmailPasswordUser } from './find-user';
+
+export type SignInResult = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' };
+
+/**
+ * Signs an email-password user in. The verifier is chosen from the stored hash's own format.
+ * After a successful sign-in with an imported hash, the password is re-hashed with the service's
+ * own Argon2id parameters (config `password.rehashOnSignin`), written only if the user did not
+ * change meanwhile, so a concurrent password change always wins.
+ */
+export async function signIn(
+  deps: Pick<Deps, 'users' | 'config'>,
+  tenantId: string,
+  email: string,
+  password: string,
+): Promise<SignInResult> {
+  const { ownHash, rehashOnSignin } = deps.config.password;
+  const user = await findEmailPasswordUser(deps, tenantId, email);
+  if (!user || user.passwordHash === undefined) {
+    // Why: an unknown email must cost about as much as a known one, or response times would tell
+    // an attacker which emails have accounts.
+    await dummyVerify(password, ownHash);
+    return { status: 'WRONG_CREDENTIALS_ERROR' };
+  }
+  const ok = await verifyPassword(password, user.passwordHash, { signerKey: deps.config.signerKey });
+  if (!ok) return { status: 'WRONG_CREDENTIALS_ERROR' };
+  if (rehashOnSignin && needsRehash(user.passwordHash, ownHash)) {
+    const passwordHash = await hashPassword(password, ownHash);
+    // A STALE result means the user changed since it was read (e.g. a password change): keep theirs.
+    await deps.users.updateUser(user, { ...user, passwordHash });
+  }
+  return { status: 'OK', user: toApiUser(user), recipeUserId: user.userId };
+}

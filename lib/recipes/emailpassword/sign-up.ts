@@ -1,0 +1,31 @@
+import { hashPassword } from '../../password';
+import type { UserRecord } from '../../storage/model';
+import type { Deps } from '../deps';
+import { toApiUser, type ApiUser } from '../users/api-user';
+import { findEmailPasswordUser } from './find-user';
+
+export type SignUpResult = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
+
+/** Creates an email-password user, hashing the password with the service's own Argon2id parameters. */
+export async function signUp(
+  deps: Pick<Deps, 'users' | 'clock' | 'random' | 'config'>,
+  tenantId: string,
+  email: string,
+  password: string,
+): Promise<SignUpResult> {
+  if (await findEmailPasswordUser(deps, tenantId, email)) return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
+  const user: UserRecord = {
+    userId: deps.random.uuid(),
+    recipeId: 'emailpassword',
+    tenantIds: [tenantId],
+    timeJoined: deps.clock.now(),
+    email,
+    emailVerified: false,
+    phoneVerified: false,
+    passwordHash: await hashPassword(password, deps.config.password.ownHash),
+    version: 1,
+  };
+  const result = await deps.users.createUser(user);
+  if (result.status !== 'OK') return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
+  return { status: 'OK', user: toApiUser(user), recipeUserId: user.userId };
+}

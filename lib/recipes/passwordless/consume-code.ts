@@ -1,0 +1,76 @@
+import type { DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
+import type { ConsumeUserWrite } from '../../storage/ports';
+import type { Deps } from '../deps';
+import { toApiUser, type ApiUser } from '../users/api-user';
+import { deletePendingDevices } from './pending-devices';
+import { consumedDeviceOf, verifyCode, type CodeFailure, type CodeProof, type ConsumedDevice } from './verify-code';
+
+export type ConsumeCodeResult =
+  | { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string; consumedDevice: ConsumedDevice }
+  | CodeFailure;
+
+/**
+ * A write can lose a race (a concurrent consume created the user, or changed it): it is re-read and
+ * tried again this often before giving up with an error.
+ */
+const WRITE_TRIES = 4;
+
+function identityOf(device: DeviceRecord): PasswordlessIdentity {
+  return device.email !== undefined ? { email: device.email } : { phoneNumber: device.phoneNumber ?? '' };
+}
+
+/**
+ * Consumes a code: signs in the passwordless user of the device's email or phone in the tenant,
+ * creating it if there is none. The device is deleted in the same transaction as the user write,
+ * so a code works once, also under concurrent consumes; the identity's other pending devices are
+ * deleted afterwards.
+ */
+export async function consumeCode(
+  deps: Pick<Deps, 'passwordless' | 'users' | 'clock' | 'random' | 'config'>,
+  tenantId: string,
+  proof: CodeProof,
+): Promise<ConsumeCodeResult> {
+  const verified = await verifyCode(deps, tenantId, proof);
+  if (verified.status !== 'OK') return verified;
+  const device = verified.device;
+  const identity = identityOf(device);
+
+  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+    const existingId =
+      'email' in identity
+        ? await deps.users.getUserIdByEmail(tenantId, 'passwordless', identity.email)
+        : await deps.users.getUserIdByPhone(tenantId, identity.phoneNumber);
+    const existing = existingId === undefined ? undefined : await deps.users.getUser(existingId);
+    let write: ConsumeUserWrite;
+    let user: UserRecord;
+    if (existing) {
+      user = 'email' in identity ? { ...existing, emailVerified: true } : { ...existing, phoneVerified: true };
+      write = { kind: 'update', before: existing, after: user };
+    } else {
+      user = {
+        userId: deps.random.uuid(),
+        recipeId: 'passwordless',
+        tenantIds: [tenantId],
+        timeJoined: deps.clock.now(),
+        ...identity,
+        emailVerified: 'email' in identity,
+        phoneVerified: 'phoneNumber' in identity,
+        version: 1,
+      };
+      write = { kind: 'create', user };
+    }
+    const result = await deps.passwordless.consumeDevice(device, write);
+    if (result.status === 'DEVICE_GONE') return { status: 'RESTART_FLOW_ERROR' };
+    if (result.status === 'OK') {
+      await deletePendingDevices(deps, tenantId, identity);
+      return {
+        status: 'OK',
+        createdNewUser: !existing,
+        user: toApiUser(user),
+        recipeUserId: user.userId,
+        consumedDevice: consumedDeviceOf(device),
+      };
+    }
+  }
+  throw new Error('Consuming a code lost the race for its user too often');
+}

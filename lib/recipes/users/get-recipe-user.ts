@@ -1,0 +1,53 @@
+import type { RecipeId, UserRecord } from '../../storage/model';
+import type { Deps } from '../deps';
+import { toApiUser, type ApiUser } from './api-user';
+
+/** How `GET /recipe/user` names the user it wants. */
+export type RecipeUserLookup =
+  | { readonly by: 'userId'; readonly userId: string }
+  | { readonly by: 'email'; readonly email: string }
+  | { readonly by: 'phoneNumber'; readonly phoneNumber: string }
+  | { readonly by: 'thirdParty'; readonly thirdPartyId: string; readonly thirdPartyUserId: string };
+
+export type GetRecipeUserResult =
+  | { status: 'OK'; user: ApiUser }
+  | { status: 'UNKNOWN_USER_ID_ERROR' }
+  | { status: 'UNKNOWN_EMAIL_ERROR' }
+  | { status: 'UNKNOWN_PHONE_NUMBER_ERROR' }
+  | { status: 'UNKNOWN_THIRD_PARTY_USER_ERROR' };
+
+const NOT_FOUND: Record<RecipeUserLookup['by'], Exclude<GetRecipeUserResult, { status: 'OK' }>> = {
+  userId: { status: 'UNKNOWN_USER_ID_ERROR' },
+  email: { status: 'UNKNOWN_EMAIL_ERROR' },
+  phoneNumber: { status: 'UNKNOWN_PHONE_NUMBER_ERROR' },
+  thirdParty: { status: 'UNKNOWN_THIRD_PARTY_USER_ERROR' },
+};
+
+/** Reads one recipe's user by id, email, phone or third-party identity, within a tenant. */
+export async function getRecipeUser(
+  deps: Pick<Deps, 'users'>,
+  tenantId: string,
+  recipeId: RecipeId,
+  lookup: RecipeUserLookup,
+): Promise<GetRecipeUserResult> {
+  let userId: string | undefined;
+  switch (lookup.by) {
+    case 'userId':
+      userId = lookup.userId;
+      break;
+    case 'email':
+      userId = recipeId === 'thirdparty' ? undefined : await deps.users.getUserIdByEmail(tenantId, recipeId, lookup.email);
+      break;
+    case 'phoneNumber':
+      userId = await deps.users.getUserIdByPhone(tenantId, lookup.phoneNumber);
+      break;
+    case 'thirdParty':
+      userId = await deps.users.getUserIdByThirdParty(tenantId, lookup.thirdPartyId, lookup.thirdPartyUserId);
+      break;
+  }
+  const user: UserRecord | undefined = userId === undefined ? undefined : await deps.users.getUser(userId);
+  if (!user || user.recipeId !== recipeId || (lookup.by !== 'userId' && !user.tenantIds.includes(tenantId))) {
+    return NOT_FOUND[lookup.by];
+  }
+  return { status: 'OK', user: toApiUser(user) };
+}

@@ -1,0 +1,218 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ATTR, INDEX, keys, timeSortKey } from '../keys';
+import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
+import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
+import { MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { createUserWrites, updateUserWrites, type UserConflict } from './user-items';
+
+/** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
+const ttlOf = (ms: number): number => Math.ceil(ms / 1000);
+
+function deviceItem(d: DeviceRecord): Record<string, unknown> {
+  return {
+    ...keys.device(d.preAuthSessionId),
+    type: 'device',
+    preAuthSessionId: d.preAuthSessionId,
+    tenantId: d.tenantId,
+    email: d.email,
+    phoneNumber: d.phoneNumber,
+    linkCodeSalt: d.linkCodeSalt,
+    failedAttempts: d.failedAttempts,
+    expiresAt: d.expiresAt,
+    [ATTR.ttl]: ttlOf(d.expiresAt),
+    [ATTR.gsi2pk]: keys.devicesOfIdentity(d.tenantId, d),
+    [ATTR.gsi2sk]: timeSortKey(d.expiresAt),
+  };
+}
+
+function deviceFromItem(item: Record<string, unknown>): DeviceRecord {
+  return {
+    preAuthSessionId: item.preAuthSessionId as string,
+    tenantId: item.tenantId as string,
+    ...(item.email !== undefined ? { email: item.email as string } : {}),
+    ...(item.phoneNumber !== undefined ? { phoneNumber: item.phoneNumber as string } : {}),
+    linkCodeSalt: item.linkCodeSalt as string,
+    failedAttempts: item.failedAttempts as number,
+    expiresAt: item.expiresAt as number,
+  };
+}
+
+function codeItem(c: CodeRecord): Record<string, unknown> {
+  return {
+    ...keys.code(c.preAuthSessionId, c.linkCodeHash),
+    type: 'code',
+    preAuthSessionId: c.preAuthSessionId,
+    linkCodeHash: c.linkCodeHash,
+    codeId: c.codeId,
+    timeCreated: c.timeCreated,
+    codeLifetime: c.codeLifetime,
+    [ATTR.ttl]: ttlOf(c.timeCreated + c.codeLifetime),
+  };
+}
+
+function codeFromItem(item: Record<string, unknown>): CodeRecord {
+  return {
+    preAuthSessionId: item.preAuthSessionId as string,
+    linkCodeHash: item.linkCodeHash as string,
+    codeId: item.codeId as string,
+    timeCreated: item.timeCreated as number,
+    codeLifetime: item.codeLifetime as number,
+  };
+}
+
+type ConsumeFailure = UserConflict | { status: 'DEVICE_GONE' };
+
+/** `PasswordlessStore` on DynamoDB: a device and its codes share one partition. */
+export class DynamoPasswordlessStore implements PasswordlessStore {
+  constructor(private readonly ctx: DynamoContext) {}
+
+  async createDevice(device: DeviceRecord, code: CodeRecord): Promise<void> {
+    const put = (Item: Record<string, unknown>) => ({
+      item: { Put: { TableName: this.ctx.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      onConditionFailed: 'EXISTS' as const,
+    });
+    const result = await writeAtomically(this.ctx, [put(deviceItem(device)), put(codeItem(code))]);
+    // 32 random bytes cannot collide; a failure here means a broken random source.
+    if (!result.ok) throw new Error('A new passwordless device collided with an existing one');
+  }
+
+  async addCode(code: CodeRecord, deviceExpiresAt: number): Promise<'OK' | 'DEVICE_GONE' | 'CODE_EXISTS'> {
+    const result = await writeAtomically<'DEVICE_GONE' | 'CODE_EXISTS'>(this.ctx, [
+      {
+        item: {
+          Update: {
+            TableName: this.ctx.tableName,
+            Key: keys.device(code.preAuthSessionId),
+            UpdateExpression: 'SET expiresAt = :e, #ttl = :ttl, #g2sk = :g2sk',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#ttl': ATTR.ttl, '#g2sk': ATTR.gsi2sk },
+            ExpressionAttributeValues: { ':e': deviceExpiresAt, ':ttl': ttlOf(deviceExpiresAt), ':g2sk': timeSortKey(deviceExpiresAt) },
+          },
+        },
+        onConditionFailed: 'DEVICE_GONE',
+      },
+      {
+        item: { Put: { TableName: this.ctx.tableName, Item: codeItem(code), ConditionExpression: 'attribute_not_exists(pk)' } },
+        onConditionFailed: 'CODE_EXISTS',
+      },
+    ]);
+    return result.ok ? 'OK' : result.failed;
+  }
+
+  async getDevice(preAuthSessionId: string): Promise<DeviceRecord | undefined> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({ TableName: this.ctx.tableName, Key: keys.device(preAuthSessionId), ConsistentRead: true }),
+    );
+    return out.Item ? deviceFromItem(out.Item) : undefined;
+  }
+
+  async getCode(preAuthSessionId: string, linkCodeHash: string): Promise<CodeRecord | undefined> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({ TableName: this.ctx.tableName, Key: keys.code(preAuthSessionId, linkCodeHash), ConsistentRead: true }),
+    );
+    return out.Item ? codeFromItem(out.Item) : undefined;
+  }
+
+  async recordFailedAttempt(preAuthSessionId: string): Promise<number | undefined> {
+    try {
+      const out = await this.ctx.doc.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: keys.device(preAuthSessionId),
+          UpdateExpression: 'ADD failedAttempts :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return out.Attributes?.failedAttempts as number;
+    } catch (err) {
+      if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return undefined;
+      throw err;
+    }
+  }
+
+  /** Sort keys of every code of a device. */
+  private async codeSortKeys(preAuthSessionId: string): Promise<string[]> {
+    const sks: string[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.ctx.doc.send(
+        new QueryCommand({
+          TableName: this.ctx.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :code)',
+          ExpressionAttributeValues: { ':pk': keys.device(preAuthSessionId).pk, ':code': keys.codePrefix },
+          ProjectionExpression: 'sk',
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) sks.push(item.sk as string);
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return sks;
+  }
+
+  private deleteWrites<T>(pk: string, sks: readonly string[], tag: T): TaggedWrite<T>[] {
+    return sks.map((sk) => ({ item: { Delete: { TableName: this.ctx.tableName, Key: { pk, sk } } }, onConditionFailed: tag }));
+  }
+
+  async deleteDevice(preAuthSessionId: string): Promise<void> {
+    const { pk, sk } = keys.device(preAuthSessionId);
+    const codeSks = await this.codeSortKeys(preAuthSessionId);
+    // Codes first, device last: while any code remains, its device still exists, so a code is
+    // never reachable without its device's attempt counter.
+    const all = [...codeSks, sk];
+    for (let i = 0; i < all.length; i += MAX_TRANSACTION_ITEMS) {
+      await writeAtomically(this.ctx, this.deleteWrites(pk, all.slice(i, i + MAX_TRANSACTION_ITEMS), 'NONE'));
+    }
+  }
+
+  async listDevicesOfIdentity(tenantId: string, identity: PasswordlessIdentity): Promise<string[]> {
+    const ids: string[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.ctx.doc.send(
+        new QueryCommand({
+          TableName: this.ctx.tableName,
+          IndexName: INDEX.byIdentity,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
+          ExpressionAttributeValues: { ':pk': keys.devicesOfIdentity(tenantId, identity) },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) ids.push(item.preAuthSessionId as string);
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return ids;
+  }
+
+  async consumeDevice(device: DeviceRecord, userWrite: ConsumeUserWrite): Promise<UserWriteResult | { status: 'DEVICE_GONE' }> {
+    const { pk, sk } = keys.device(device.preAuthSessionId);
+    const userWrites: TaggedWrite<ConsumeFailure>[] =
+      userWrite.kind === 'create'
+        ? createUserWrites(this.ctx, userWrite.user)
+        : updateUserWrites(this.ctx, userWrite.before, userWrite.after);
+    const deviceWrite: TaggedWrite<ConsumeFailure> = {
+      item: { Delete: { TableName: this.ctx.tableName, Key: { pk, sk }, ConditionExpression: 'attribute_exists(pk)' } },
+      onConditionFailed: { status: 'DEVICE_GONE' },
+    };
+    const codeSks = await this.codeSortKeys(device.preAuthSessionId);
+    const room = MAX_TRANSACTION_ITEMS - userWrites.length - 1;
+    const inTransaction = codeSks.slice(0, room);
+    const result = await writeAtomically<ConsumeFailure>(this.ctx, [
+      deviceWrite,
+      ...userWrites,
+      ...this.deleteWrites<ConsumeFailure>(pk, inTransaction, { status: 'DEVICE_GONE' }),
+    ]);
+    if (!result.ok) return result.failed;
+    // Only a device with more than ~95 resent codes gets here; without their device these codes
+    // can no longer be used, and TTL collects any that this clean-up misses.
+    const rest = codeSks.slice(room);
+    for (let i = 0; i < rest.length; i += MAX_TRANSACTION_ITEMS) {
+      await writeAtomically(this.ctx, this.deleteWrites(pk, rest.slice(i, i + MAX_TRANSACTION_ITEMS), 'NONE'));
+    }
+    return { status: 'OK' };
+  }
+}

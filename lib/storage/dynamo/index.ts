@@ -1,0 +1,16 @@
+import type { Stores } from '../ports';
+import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
+import { DynamoTenantStore } from './dynamo-tenant-store';
+import { DynamoUserStore } from './dynamo-user-store';
+import { createDynamoContext, type DynamoContext } from './transact';
+
+export { createDynamoContext, type DynamoContext };
+
+/** Every store on one DynamoDB table. */
+export function createDynamoStores(ctx: DynamoContext): Stores {
+  return {
+    users: new DynamoUserStore(ctx),
+    passwordless: new DynamoPasswordlessStore(ctx),
+    tenants: new DynamoTenantStore(ctx),
+  };
+}

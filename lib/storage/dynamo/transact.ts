@@ -1,0 +1,85 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+
+/** The document client and the table every adapter works on. */
+export interface DynamoContext {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+/** Creates the DynamoDB context. `AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local. */
+export function createDynamoContext(tableName: string, client = new DynamoDBClient({})): DynamoContext {
+  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return { doc, tableName };
+}
+
+export type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** One write of a transaction and what it means when its condition fails. */
+export interface TaggedWrite<T> {
+  readonly item: TxItem;
+  readonly onConditionFailed: T;
+}
+
+/** DynamoDB allows at most 100 items in one TransactWriteItems. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
+/**
+ * How often a transaction cancelled only by `TransactionConflict` (another transaction touching
+ * the same item at that moment) is tried again. Conditions are evaluated anew each time, so a
+ * retry never lets two racing writers both win.
+ */
+const CONFLICT_RETRIES = 4;
+
+function isConditionFailure(err: unknown): boolean {
+  return err instanceof Error && err.name === 'ConditionalCheckFailedException';
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs writes atomically: all or none. Returns `{ ok: true }`, or the tag of the first write whose
+ * condition failed. A single write is sent as a plain conditional write (half the write units of a
+ * transaction); several as one TransactWriteItems.
+ */
+export async function writeAtomically<T>(
+  ctx: DynamoContext,
+  writes: readonly TaggedWrite<T>[],
+): Promise<{ ok: true } | { ok: false; failed: T }> {
+  if (writes.length === 0) return { ok: true };
+  if (writes.length > MAX_TRANSACTION_ITEMS) throw new Error(`A transaction holds at most ${MAX_TRANSACTION_ITEMS} items`);
+  if (writes.length === 1) {
+    const { item, onConditionFailed } = writes[0];
+    try {
+      if (item.Put) await ctx.doc.send(new PutCommand(item.Put));
+      else if (item.Delete) await ctx.doc.send(new DeleteCommand(item.Delete));
+      else if (item.Update) await ctx.doc.send(new UpdateCommand(item.Update));
+      else return { ok: true };
+      return { ok: true };
+    } catch (err) {
+      if (isConditionFailure(err)) return { ok: false, failed: onConditionFailed };
+      throw err;
+    }
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ctx.doc.send(new TransactWriteCommand({ TransactItems: writes.map((w) => w.item) }));
+      return { ok: true };
+    } catch (err) {
+      if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') throw err;
+      const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+      const failedAt = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      if (failedAt >= 0) return { ok: false, failed: writes[failedAt].onConditionFailed };
+      const conflictOnly = reasons.some((r) => r.Code === 'TransactionConflict');
+      if (!conflictOnly || attempt >= CONFLICT_RETRIES) throw err;
+      await sleep(10 * 2 ** attempt * (0.5 + Math.random()));
+    }
+  }
+}

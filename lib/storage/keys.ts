@@ -1,0 +1,75 @@
+import type { RecipeId } from './model';
+
+/**
+ * The only place key strings are built. One table, generic key attributes:
+ *
+ * | item    | pk                                   | sk                  | gsi1 (users of a tenant)      | gsi2 (by identity)              |
+ * |---------|--------------------------------------|---------------------|-------------------------------|---------------------------------|
+ * | user    | `USER#<userId>`                      | `USER`              | `T#<t>#USERS` / `<ts>#<id>`   | `T#<t>#EMAIL#<email>` / `<ts>`  |
+ * | guard   | `T#<t>#EP#EMAIL#<email>` (and PL/TP) | `GUARD`             |                               |                                 |
+ * | device  | `PLDEV#<preAuthSessionId>`           | `DEVICE`            |                               | `T#<t>#PLDEV#EMAIL#<email>`     |
+ * | code    | `PLDEV#<preAuthSessionId>`           | `CODE#<linkHash>`   |                               |                                 |
+ * | tenant  | `TENANTS`                            | `TENANT#<t>`        |                               |                                 |
+ *
+ * Variable parts that may contain `#` (emails, third-party ids) are URI-encoded so that two
+ * different identities can never build the same key.
+ */
+export const ATTR = {
+  pk: 'pk',
+  sk: 'sk',
+  gsi1pk: 'gsi1pk',
+  gsi1sk: 'gsi1sk',
+  gsi2pk: 'gsi2pk',
+  gsi2sk: 'gsi2sk',
+  /** Epoch seconds; DynamoDB TTL garbage-collects codes and devices (never relied on for expiry). */
+  ttl: 'ttl',
+} as const;
+
+export const INDEX = {
+  usersByTenant: 'gsi1',
+  byIdentity: 'gsi2',
+} as const;
+
+export interface Key {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+const enc = (s: string): string => encodeURIComponent(s);
+const RECIPE_TAG: Record<RecipeId, string> = { emailpassword: 'EP', passwordless: 'PL', thirdparty: 'TP' };
+
+/** Sort key part for time order: fixed width so that string order is numeric order. */
+export const timeSortKey = (ms: number): string => ms.toString().padStart(15, '0');
+
+export const keys = {
+  user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
+  emailGuard: (tenantId: string, recipe: RecipeId, email: string): Key => ({
+    pk: `T#${tenantId}#${RECIPE_TAG[recipe]}#EMAIL#${enc(email)}`,
+    sk: 'GUARD',
+  }),
+  phoneGuard: (tenantId: string, phoneNumber: string): Key => ({
+    pk: `T#${tenantId}#PL#PHONE#${enc(phoneNumber)}`,
+    sk: 'GUARD',
+  }),
+  thirdPartyGuard: (tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Key => ({
+    pk: `T#${tenantId}#TP#${enc(thirdPartyId)}#${enc(thirdPartyUserId)}`,
+    sk: 'GUARD',
+  }),
+  device: (preAuthSessionId: string): Key => ({ pk: `PLDEV#${preAuthSessionId}`, sk: 'DEVICE' }),
+  code: (preAuthSessionId: string, linkCodeHash: string): Key => ({
+    pk: `PLDEV#${preAuthSessionId}`,
+    sk: `CODE#${linkCodeHash}`,
+  }),
+  codePrefix: 'CODE#',
+  tenant: (tenantId: string): Key => ({ pk: 'TENANTS', sk: `TENANT#${tenantId}` }),
+  tenantsPartition: 'TENANTS',
+  /** gsi1 partition: every user of a tenant, in join order. */
+  usersOfTenant: (tenantId: string): string => `T#${tenantId}#USERS`,
+  /** gsi2 partition: users of a tenant with an email, across recipes. */
+  usersWithEmail: (tenantId: string, email: string): string => `T#${tenantId}#EMAIL#${enc(email)}`,
+  /** gsi2 partition: pending devices of one email or phone. */
+  devicesOfIdentity: (tenantId: string, identity: { email?: string; phoneNumber?: string }): string =>
+    identity.email !== undefined
+      ? `T#${tenantId}#PLDEV#EMAIL#${enc(identity.email)}`
+      : `T#${tenantId}#PLDEV#PHONE#${enc(identity.phoneNumber ?? '')}`,
+};

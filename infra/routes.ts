@@ -93,6 +93,20 @@ export const ROUTES: readonly RouteDef[] = [
     summary: 'Check a code without consuming it (wrong guesses still count).',
   }),
   route({
+    id: 'emailpassword-import', method: 'POST', path: '/recipe/user/passwordhash/import',
+    entry: 'functions/emailpassword/import-password-hash.ts', access: 'write', secrets: ['apiKeys', 'signerKey'],
+    summary: 'Import an email-password user with a BCrypt, Argon2 or vendor (Firebase) scrypt hash.',
+  }),
+  route({
+    id: 'emailpassword-signin', method: 'POST', path: '/recipe/signin', entry: 'functions/emailpassword/sign-in.ts',
+    access: 'write', secrets: ['apiKeys', 'signerKey'], hashesPasswords: true,
+    summary: 'Sign an email-password user in (rehashes imported hashes on success).',
+  }),
+  route({
+    id: 'emailpassword-signup', method: 'POST', path: '/recipe/signup', entry: 'functions/emailpassword/sign-up.ts',
+    access: 'write', hashesPasswords: true, summary: 'Create an email-password user.',
+  }),
+  route({
     id: 'user-update', method: 'PUT', path: '/recipe/user', entry: 'functions/users/update-user.ts',
     scope: 'app', access: 'write', secrets: ['apiKeys'], hashesPasswords: true,
     summary: 'Update a user: `rid: passwordless` (email, phone) or emailpassword (email, password).',

@@ -91,10 +91,11 @@ export const bcryptVerifier: PasswordVerifier<BcryptParams> = {
   },
 
   async verify(password: string, params: BcryptParams): Promise<boolean> {
-    // bcryptjs only knows $2a$ and $2b$; $2x$ and $2y$ are the same algorithm for
-    // passwords without the pre-2011 sign-extension bug, so all revisions run as $2a$.
-    // bcryptjs truncates the password to its first 72 UTF-8 bytes, as every bcrypt does,
-    // and compares the result in constant time.
+    // bcryptjs refuses $2x$ (and only knows $2a$/$2b$), so every revision runs as $2a$
+    // (SPEC section 7). They compute the same function on passwords up to 72 bytes, except
+    // that $2x$ marks crypt_blowfish's pre-2011 sign-extension bug: a $2x$ hash of a
+    // password with non-ASCII bytes will not verify. bcryptjs uses the first 72 UTF-8
+    // bytes of the password, as every bcrypt does, and compares in constant time.
     const asRevisionA = `$2a$${String(params.cost).padStart(2, '0')}$${params.saltAndHash}`;
     return compare(password, asRevisionA);
   },

@@ -57,6 +57,11 @@ function deriveKey(password: string, salt: Buffer, memCost: number, rounds: numb
   });
 }
 
+/**
+ * Strict decoding: a key mangled by configuration (stray characters silently dropped by
+ * Node's decoder) would make every vendor hash fail as a wrong password; an operator
+ * error is surfaced instead.
+ */
 function decodeSignerKey(signerKey: string | undefined): Buffer {
   if (signerKey === undefined || signerKey === '') {
     throw new SignerKeyNotConfiguredError();

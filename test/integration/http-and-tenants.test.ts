@@ -1,0 +1,179 @@
+import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
+import { passwordlessSignIn, uniqueEmail } from '../support/flows';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startApi({ API_KEYS: `${TEST_API_KEY},second-key-abcdefghijklmnop` });
+});
+afterAll(() => api.stop());
+
+describe('transport and authentication', () => {
+  it('answers GET /hello without a key', async () => {
+    const res = await api.request('GET', '/hello', { apiKey: null });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('Hello');
+  });
+
+  it('lists the CDI versions at GET /apiversion', async () => {
+    const res = await api.get('/apiversion');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.json).toEqual({ versions: ['5.0', '5.1', '5.2', '5.3', '5.4'] });
+  });
+
+  it.each([
+    ['no key', {}],
+    ['a wrong key', { 'api-key': 'wrong-key-0123456789-abcdefgh' }],
+    ['a prefix of the key', { 'api-key': TEST_API_KEY.slice(0, -1) }],
+    ['a wrong bearer token', { authorization: 'Bearer nope-nope-nope-nope-nope' }],
+  ])('answers 401 Invalid API key with %s', async (_label, headers) => {
+    const res = await api.request('GET', '/apiversion', { headers, apiKey: null });
+    expect(res.status).toBe(401);
+    expect(res.text).toBe('Invalid API key');
+  });
+
+  it('accepts every configured key (rotation) and the Authorization: Bearer fallback', async () => {
+    expect((await api.request('GET', '/apiversion', { apiKey: 'second-key-abcdefghijklmnop' })).status).toBe(200);
+    const bearer = await api.request('GET', '/apiversion', { apiKey: null, headers: { authorization: `Bearer ${TEST_API_KEY}` } });
+    expect(bearer.status).toBe(200);
+  });
+
+  it('answers 404 Not found for an unknown path, without checking the key', async () => {
+    const res = await api.request('GET', '/recipe/nothing-here', { apiKey: null });
+    expect(res.status).toBe(404);
+    expect(res.text).toBe('Not found');
+  });
+
+  it('answers 405 for a known path with the wrong method', async () => {
+    const res = await api.request('DELETE', '/recipe/signinup/code');
+    expect(res.status).toBe(405);
+    expect(res.text).toBe('Method not supported');
+  });
+
+  it('matches paths case-insensitively and with a trailing slash', async () => {
+    expect((await api.get('/APIVersion/')).json.versions).toHaveLength(5);
+    const code = await api.post('/Recipe/SignInUp/Code/', { email: uniqueEmail() });
+    expect(code.json.status).toBe('OK');
+  });
+
+  it.each([
+    ['an empty body', ''],
+    ['broken JSON', '{"email":'],
+    ['a JSON array', '[]'],
+    ['a JSON string', '"x"'],
+    ['JSON null', 'null'],
+  ])('answers 400 Invalid Json Input for %s', async (_label, rawBody) => {
+    const res = await api.request('POST', '/recipe/signinup/code', { rawBody, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.text).toBe('Invalid Json Input');
+  });
+
+  it('answers 413 for a body over 1 MiB', async () => {
+    const res = await api.request('POST', '/recipe/signinup/code', { rawBody: JSON.stringify({ email: 'a@b.c', pad: 'x'.repeat(1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(413);
+  });
+
+  it('accepts cdi-version 5.0 to 5.4 and refuses others', async () => {
+    expect((await api.get('/apiversion', { 'cdi-version': '5.4' })).status).toBe(200);
+    expect((await api.get('/apiversion', { 'cdi-version': '5.0' })).status).toBe(200);
+    const res = await api.get('/apiversion', { 'cdi-version': '2.21' });
+    expect(res.status).toBe(400);
+    expect(res.text).toBe('cdi-version 2.21 not supported');
+  });
+
+  it('ignores unknown fields', async () => {
+    const res = await api.post('/recipe/signinup/code', { email: uniqueEmail(), surprise: { nested: [1, 2] } });
+    expect(res.json.status).toBe('OK');
+  });
+
+  it('writes JSON log lines with the request id and no secrets', async () => {
+    const res = await api.post('/recipe/signinup/code', { email: uniqueEmail('logged') });
+    const requestId = res.headers.get('x-request-id');
+    await new Promise((r) => setTimeout(r, 100));
+    const line = api.logs.find((l) => l.includes(requestId as string));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line as string)).toMatchObject({ level: 'info', requestId, route: 'passwordless-create-code', statusCode: 200 });
+    const all = api.logs.join('\n');
+    for (const secret of [res.json.linkCode, res.json.deviceId, TEST_API_KEY]) expect(all).not.toContain(secret);
+  });
+});
+
+describe('tenants', () => {
+  it('creates, lists and removes a tenant', async () => {
+    const created = await api.put('/recipe/multitenancy/tenant/v2', { tenantId: ' Shop-1 ' });
+    expect(created.json).toEqual({ status: 'OK', createdNew: true });
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'shop-1' })).json).toEqual({ status: 'OK', createdNew: false });
+    const list = await api.get('/recipe/multitenancy/tenant/list/v2');
+    expect(list.json.status).toBe('OK');
+    expect(list.json.tenants).toEqual(expect.arrayContaining([{ tenantId: 'public' }, { tenantId: 'shop-1' }]));
+    expect((await api.post('/shop-1/recipe/signinup/code', { email: uniqueEmail() })).json.status).toBe('OK');
+
+    expect((await api.post('/recipe/multitenancy/tenant/remove', { tenantId: 'shop-1' })).json).toEqual({ status: 'OK', didExist: true });
+    expect((await api.post('/recipe/multitenancy/tenant/remove', { tenantId: 'shop-1' })).json).toEqual({ status: 'OK', didExist: false });
+    const after = await api.post('/shop-1/recipe/signinup/code', { email: uniqueEmail() });
+    expect(after.status).toBe(400);
+    expect(after.text).toBe('AppId or tenantId not found');
+  });
+
+  it('keeps the same email in two tenants as two users', async () => {
+    await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'north' });
+    await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'south' });
+    const email = uniqueEmail('two-tenants');
+    const north = await passwordlessSignIn(api, { email }, 'north');
+    const south = await passwordlessSignIn(api, { email }, 'south');
+    const publicUser = await passwordlessSignIn(api, { email });
+    expect(new Set([north.user.id, south.user.id, publicUser.user.id]).size).toBe(3);
+    expect(north.user.tenantIds).toEqual(['north']);
+    const appPath = await api.post('/appid-public/north/recipe/signinup/code', { email });
+    expect(appPath.json.status).toBe('OK');
+    const byInfo = await api.get(`/north/users/by-accountinfo?email=${encodeURIComponent(email)}`);
+    expect(byInfo.json.users.map((u: { id: string }) => u.id)).toEqual([north.user.id]);
+  });
+
+  it('answers 400 AppId or tenantId not found for an unknown tenant or app', async () => {
+    for (const path of ['/ghost/recipe/signinup/code', '/appid-other/recipe/signinup/code', '/appid-public/ghost/recipe/signinup/code']) {
+      const res = await api.post(path, { email: 'a@b.c' });
+      expect([path, res.status, res.text]).toEqual([path, 400, 'AppId or tenantId not found']);
+    }
+  });
+
+  it('refuses a tenant segment on app-wide endpoints with 403', async () => {
+    await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'west' });
+    for (const [method, path] of [['GET', '/west/user/id?userId=x'], ['PUT', '/west/recipe/user'], ['GET', '/west/apiversion'], ['GET', '/west/recipe/multitenancy/tenant/list/v2']]) {
+      const res = await api.request(method, path, { body: method === 'PUT' ? { userId: 'x', email: 'a@b.c' } : undefined });
+      expect([path, res.status, res.text]).toEqual([path, 403, 'Only public tenantId can call this app specific API']);
+    }
+    expect((await api.get('/public/apiversion')).status).toBe(200);
+  });
+
+  it.each([
+    [{ tenantId: 'Bad Id!' }],
+    [{ tenantId: 'recipe' }],
+    [{ tenantId: 'appid-x' }],
+    [{ tenantId: '' }],
+  ])('refuses an invalid tenant id %j with a 400', async (body) => {
+    const res = await api.put('/recipe/multitenancy/tenant/v2', body);
+    expect(res.status).toBe(400);
+    expect(res.text).toMatch(/^Field name 'tenantId' is invalid/);
+  });
+
+  it('refuses to remove the public tenant', async () => {
+    const res = await api.post('/recipe/multitenancy/tenant/remove', { tenantId: 'public' });
+    expect(res.status).toBe(400);
+    expect(res.text).toBe("Field name 'tenantId' is invalid: the public tenant cannot be removed");
+  });
+});
+
+describe('a deployment without API keys', () => {
+  it('fails closed with 500 API key is not configured', async () => {
+    const open = await startApi({ API_KEYS: '' });
+    try {
+      const res = await open.get('/apiversion');
+      expect(res.status).toBe(500);
+      expect(res.text).toBe('API key is not configured');
+      expect((await open.request('GET', '/hello', { apiKey: null })).status).toBe(200);
+    } finally {
+      await open.stop();
+    }
+  });
+});

@@ -124,6 +124,22 @@ export const ROUTES: readonly RouteDef[] = [
     entry: 'functions/users/list-users-by-account-info.ts',
     summary: 'Users of the tenant matching an email, phone number or third-party identity.',
   }),
+  route({
+    id: 'thirdparty-signinup', method: 'POST', path: '/recipe/signinup', entry: 'functions/thirdparty/sign-in-up.ts',
+    access: 'write', summary: 'Sign a third-party user in, or create it; updates a changed email.',
+  }),
+  route({
+    id: 'users-list', method: 'GET', path: '/users', entry: 'functions/users/list-users.ts',
+    summary: 'A page of the tenant\'s users in join order (`limit`, `paginationToken`, `timeJoinedOrder`, `includeRecipeIds`).',
+  }),
+  route({
+    id: 'users-count', method: 'GET', path: '/users/count', entry: 'functions/users/count-users.ts',
+    summary: 'How many users the tenant (or, with `includeAllTenants`, the app) has.',
+  }),
+  route({
+    id: 'user-remove', method: 'POST', path: '/user/remove', entry: 'functions/users/remove-user.ts',
+    scope: 'app', access: 'write', summary: 'Remove a user and every uniqueness record it holds, in one transaction.',
+  }),
 ];
 
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */

@@ -68,15 +68,17 @@ export function createLocalServer(bundleDir: string): Server {
     return h;
   };
 
-  return createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+  const server = createServer((req, res) => {
+    let url: URL;
     let target: RouteDef;
     try {
+      // Prefixing the origin (rather than passing it as a base) keeps paths such as `//x` paths.
+      url = new URL(`http://localhost${req.url ?? '/'}`);
       target = route(req.method ?? 'GET', url.pathname);
     } catch (err) {
       req.resume();
       if (err instanceof HttpError) return sendText(res, err.statusCode, err.message);
-      return sendText(res, 500, 'Internal error');
+      return sendText(res, 400, 'Malformed request URL');
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -90,11 +92,20 @@ export function createLocalServer(bundleDir: string): Server {
     req.on('end', () => {
       if (tooLarge) return sendText(res, 413, `Request body is larger than ${MAX_PAYLOAD_BYTES} bytes`);
       const requestId = randomUUID();
-      const event = toHttpApiEvent(req, url, Buffer.concat(chunks), target, requestId);
-      handlerOf(target)(event, { awsRequestId: requestId, functionName: target.id }).then(
-        (result) => send(res, result),
-        () => sendText(res, 500, `Internal error (request id ${requestId})`),
-      );
+      Promise.resolve()
+        .then(() => handlerOf(target)(toHttpApiEvent(req, url, Buffer.concat(chunks), target, requestId), { awsRequestId: requestId, functionName: target.id }))
+        .then(
+          (result) => send(res, result),
+          () => sendText(res, 500, `Internal error (request id ${requestId})`),
+        );
     });
   });
+  // Requests Node itself refuses (headers or URL over its 16 KB limit, malformed HTTP) get a
+  // plain-text answer too, as API Gateway gives its own.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? ['431 Request Header Fields Too Large', 'Request headers or URL are too large'] : ['400 Bad Request', 'Malformed HTTP request'];
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  });
+  return server;
 }

@@ -1,6 +1,7 @@
 import { build, type BuildOptions } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS } from '../infra/bundling';
 import { ROUTES } from '../infra/routes';
 
 /**
@@ -17,10 +18,10 @@ export const BUNDLE_OPTIONS: BuildOptions = {
   keepNames: true,
   sourcemap: false,
   legalComments: 'none',
-  loader: { '.node': 'copy' },
+  loader: BUNDLE_LOADER,
+  mainFields: BUNDLE_MAIN_FIELDS,
+  external: BUNDLE_EXTERNALS,
   logLevel: 'warning',
-  // The optional peer of @middy/core for durable execution is never imported here.
-  external: ['@aws/durable-execution-sdk-js'],
 };
 
 export async function buildAll(outDir = resolve(__dirname, '..', 'dist')): Promise<void> {

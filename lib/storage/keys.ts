@@ -65,6 +65,12 @@ export const keys = {
   tenantsPartition: 'TENANTS',
   /** gsi1 partition: every user of a tenant, in join order. */
   usersOfTenant: (tenantId: string): string => `T#${tenantId}#USERS`,
+  /**
+   * gsi1 sort key: a user's place in its tenant's join order. The user id breaks ties between
+   * users who joined in the same millisecond, so every position is unique and a page can start
+   * strictly after one.
+   */
+  userListPosition: (timeJoined: number, userId: string): string => `${timeSortKey(timeJoined)}#${userId}`,
   /** gsi2 partition: users of a tenant with an email, across recipes. */
   usersWithEmail: (tenantId: string, email: string): string => `T#${tenantId}#EMAIL#${enc(email)}`,
   /** gsi2 partition: pending devices of one email or phone. */

@@ -1,4 +1,4 @@
-import type { CodeRecord, DeviceRecord, IdentityKind, PasswordlessIdentity, TenantRecord, UserRecord } from './model';
+import type { CodeRecord, DeviceRecord, IdentityKind, PasswordlessIdentity, RecipeId, TenantRecord, UserRecord } from './model';
 
 /** Result of a write that may hit a uniqueness guard or a concurrent change. */
 export type UserWriteResult =
@@ -7,6 +7,24 @@ export type UserWriteResult =
   | { readonly status: 'IDENTITY_TAKEN'; readonly identity: IdentityKind }
   /** The user changed (or vanished) since it was read. */
   | { readonly status: 'STALE' };
+
+/** A place in a tenant's join order: users are ordered by `timeJoined`, then by id. */
+export interface UserListCursor {
+  readonly timeJoined: number;
+  readonly userId: string;
+}
+
+/** One page of a tenant's users. */
+export interface UserListQuery {
+  /** At most this many users. */
+  readonly limit: number;
+  /** `ASC`: oldest first; `DESC`: newest first. */
+  readonly order: 'ASC' | 'DESC';
+  /** Start strictly after this place (in `order`); from the first user when absent. */
+  readonly after?: UserListCursor;
+  /** Only users of these recipes; every recipe when absent. */
+  readonly recipeIds?: readonly RecipeId[];
+}
 
 /** Users and their uniqueness guards. */
 export interface UserStore {
@@ -24,6 +42,21 @@ export interface UserStore {
    * and the write happens only if the stored user is still at `before.version`.
    */
   updateUser(before: UserRecord, after: UserRecord): Promise<UserWriteResult>;
+  /**
+   * Sets an email-password user's hash if the user still has `email` (no version check: the last
+   * import wins, so concurrent imports of one email never fail each other). `STALE` if the user
+   * is gone or its email changed.
+   */
+  replacePasswordHash(userId: string, email: string, passwordHash: string): Promise<UserWriteResult>;
+  /**
+   * Deletes the user and every guard it holds in one transaction, only if the stored user is still
+   * at `user.version` (else `STALE`: re-read and try again).
+   */
+  deleteUser(user: UserRecord): Promise<{ readonly status: 'OK' } | { readonly status: 'STALE' }>;
+  /** A page of a tenant's users in join order; `hasMore` tells whether another page follows. */
+  listUsers(tenantId: string, query: UserListQuery): Promise<{ users: UserRecord[]; hasMore: boolean }>;
+  /** How many users a tenant has (of the given recipes, or all). */
+  countUsers(tenantId: string, recipeIds?: readonly RecipeId[]): Promise<number>;
 }
 
 /** What consuming a code does to the user it signs in. */

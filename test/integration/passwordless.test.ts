@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { startApi, type TestApi } from '../support/api';
+import { dumpTable } from '../support/table';
 import { consumeInput, consumeLink, createCode, passwordlessSignIn, uniqueEmail, uniquePhone } from '../support/flows';
 
 let api: TestApi;
@@ -53,14 +54,7 @@ describe("the seed's passwordless migration flow", () => {
 
   it('never stores the link code, only its hash', async () => {
     const code = await createCode(api, { email: uniqueEmail() });
-    const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
-    const client = new DynamoDBClient({
-      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    const scan = JSON.stringify((await client.send(new ScanCommand({ TableName: api.tableName }))).Items);
-    client.destroy();
+    const scan = await dumpTable(api.tableName);
     expect(scan).toContain(code.preAuthSessionId);
     expect(scan).not.toContain(code.linkCode);
     expect(scan).not.toContain(code.deviceId);

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LOCAL_AWS_ENV } from '../../local/dynamodb-local';
+import { checkConsistency, type ConsistencyProblem } from '../../lib/storage/dynamo/consistency';
+import { createDynamoContext } from '../../lib/storage/dynamo';
 
 export const TEST_API_KEY = 'test-key-0123456789-abcdefghij';
 
@@ -24,7 +27,22 @@ export interface TestApi {
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   put(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   get(path: string, headers?: Record<string, string>): Promise<ApiResponse>;
+  /** Stops the server, then checks the table's consistency: a broken invariant fails the suite. */
   stop(): Promise<void>;
+}
+
+/** Runs the consistency checker on a table of the suite's DynamoDB Local. */
+export async function tableProblems(tableName: string, endpoint = process.env.TEST_DYNAMODB_ENDPOINT): Promise<ConsistencyProblem[]> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    return await checkConsistency(createDynamoContext(tableName, client));
+  } finally {
+    client.destroy();
+  }
 }
 
 /**
@@ -34,7 +52,7 @@ export interface TestApi {
 export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests with jest (global setup)');
-  const tableName = `test-${randomBytes(6).toString('hex')}`;
+  const tableName = env.TABLE_NAME ?? `test-${randomBytes(6).toString('hex')}`;
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'local', 'serve.js')], {
     env: {
       PATH: process.env.PATH,
@@ -89,10 +107,15 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
     put: (path, body, headers) => request('PUT', path, { body, headers }),
     get: (path, headers) => request('GET', path, { headers }),
     stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      const problems = await tableProblems(tableName, env.AWS_ENDPOINT_URL_DYNAMODB ?? endpoint);
+      if (problems.length > 0) {
+        throw new Error(`table ${tableName} is inconsistent:\n${problems.map((p) => `${p.kind} ${p.key}: ${p.detail}`).join('\n')}`);
+      }
     },
   };
 }

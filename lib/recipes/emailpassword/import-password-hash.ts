@@ -29,14 +29,9 @@ export async function importPasswordHash(
   });
   if (!checked.ok) throw new InvalidInputError(checked.message);
 
+  // Create first: in a migration nearly every import is a new user, so this costs one write and
+  // no read; only a taken email falls back to reading the user and replacing its hash.
   for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
-    const existing = await findEmailPasswordUser(deps, tenantId, input.email);
-    if (existing) {
-      const after: UserRecord = { ...existing, passwordHash: checked.stored };
-      const result = await deps.users.updateUser(existing, after);
-      if (result.status === 'OK') return { status: 'OK', user: toApiUser(after), didUserAlreadyExist: true };
-      continue;
-    }
     const user: UserRecord = {
       userId: deps.random.uuid(),
       recipeId: 'emailpassword',
@@ -48,8 +43,12 @@ export async function importPasswordHash(
       passwordHash: checked.stored,
       version: 1,
     };
-    const result = await deps.users.createUser(user);
-    if (result.status === 'OK') return { status: 'OK', user: toApiUser(user), didUserAlreadyExist: false };
+    const created = await deps.users.createUser(user);
+    if (created.status === 'OK') return { status: 'OK', user: toApiUser(user), didUserAlreadyExist: false };
+    const existing = await findEmailPasswordUser(deps, tenantId, input.email);
+    if (!existing) continue;
+    const replaced = await deps.users.replacePasswordHash(existing.userId, input.email, checked.stored);
+    if (replaced.status === 'OK') return { status: 'OK', user: toApiUser(existing), didUserAlreadyExist: true };
   }
   throw new Error('Importing the password hash lost the race for its email too often');
 }

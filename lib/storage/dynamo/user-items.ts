@@ -38,7 +38,7 @@ export function userItem(user: UserRecord): Record<string, unknown> {
     passwordHash: user.passwordHash,
     version: user.version,
     [ATTR.gsi1pk]: keys.usersOfTenant(tenantId),
-    [ATTR.gsi1sk]: `${timeSortKey(user.timeJoined)}#${user.userId}`,
+    [ATTR.gsi1sk]: keys.userListPosition(user.timeJoined, user.userId),
     [ATTR.gsi2pk]: user.email !== undefined ? keys.usersWithEmail(tenantId, user.email) : undefined,
     [ATTR.gsi2sk]: user.email !== undefined ? `${timeSortKey(user.timeJoined)}#${user.userId}` : undefined,
   };
@@ -131,5 +131,38 @@ export function updateUserWrites(ctx: DynamoContext, before: UserRecord, after: 
         },
         onConditionFailed: { status: 'IDENTITY_TAKEN', identity } as UserConflict,
       })),
+  ];
+}
+
+/**
+ * Writes that delete a user and every guard it holds: the user only if it is still at the version
+ * read, each guard only if it is gone already or still points at this user (never another user's).
+ */
+export function deleteUserWrites(ctx: DynamoContext, user: UserRecord): TaggedWrite<{ status: 'STALE' }>[] {
+  const stale = { status: 'STALE' } as const;
+  return [
+    {
+      item: {
+        Delete: {
+          TableName: ctx.tableName,
+          Key: keys.user(user.userId),
+          ConditionExpression: '#version = :version',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':version': user.version },
+        },
+      },
+      onConditionFailed: stale,
+    },
+    ...guardsOf(user).map(({ key }) => ({
+      item: {
+        Delete: {
+          TableName: ctx.tableName,
+          Key: key,
+          ConditionExpression: 'attribute_not_exists(pk) OR userId = :userId',
+          ExpressionAttributeValues: { ':userId': user.userId },
+        },
+      },
+      onConditionFailed: stale,
+    })),
   ];
 }

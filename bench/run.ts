@@ -1,0 +1,287 @@
+import bcrypt from 'bcryptjs';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROUTES } from '../infra/routes';
+import { LOCAL_AWS_ENV, startDynamoDbLocal } from '../local/dynamodb-local';
+import { DEFAULT_OWN_HASH_PARAMS, hashPassword, verifyPassword } from '../lib/password';
+import { createDynamoContext, createDynamoStores } from '../lib/storage/dynamo';
+import { ensureTable } from '../local/create-table';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { startApi, type TestApi } from '../test/support/api';
+import { VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../test/fixtures/password-vectors';
+import { startCountingProxy } from '../test/support/dynamo-proxy';
+import { percentile, round, runPool, table, timed } from './stats';
+
+/**
+ * `npm run bench`: every figure is measured side by side in one run on this machine, so the
+ * ratios mean something on a shared, noisy host. Prints markdown, writes JSON to bench/results/.
+ * `BENCH_USERS` (default 5000) sets the import size.
+ */
+const ROOT = resolve(__dirname, '..');
+const USERS = Number(process.env.BENCH_USERS ?? 5000);
+const CONCURRENCY = 16;
+const BCRYPT_HASH = '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq';
+const results: Record<string, unknown> = {};
+const out: string[] = [];
+const say = (s: string) => {
+  out.push(s);
+  process.stdout.write(s + '\n');
+};
+
+async function importThroughput(endpoint: string): Promise<void> {
+  const api = await startApi({ TEST_NOTE: 'bench-import' });
+  const ctx = createDynamoContext(api.tableName, new DynamoDBClient({ endpoint }));
+  const stores = createDynamoStores(ctx);
+  const direct = (i: number, label: string) =>
+    stores.users.createUser({
+      userId: randomUUID(),
+      recipeId: 'emailpassword',
+      tenantIds: ['public'],
+      timeJoined: Date.now(),
+      email: `${label}-${i}@bench.example`,
+      emailVerified: false,
+      phoneVerified: false,
+      passwordHash: BCRYPT_HASH,
+      version: 1,
+    }).then((r) => {
+      if (r.status !== 'OK') throw new Error(`direct write failed: ${r.status}`);
+    });
+  const viaHttp = (i: number, label: string) =>
+    api.post('/recipe/user/passwordhash/import', { email: `${label}-${i}@bench.example`, passwordHash: BCRYPT_HASH }).then((r) => {
+      if (r.json?.status !== 'OK') throw new Error(`import failed: ${r.status} ${r.text}`);
+    });
+  await runPool(300, CONCURRENCY, (i) => direct(i, 'warm-d'));
+  await runPool(300, CONCURRENCY, (i) => viaHttp(i, 'warm-h'));
+
+  const half = Math.floor(USERS / 2);
+  let directMs = 0;
+  let httpMs = 0;
+  // Alternate halves so that drift in the machine's load hits both sides alike.
+  for (const round_ of [0, 1]) {
+    directMs += (await timed(() => runPool(half, CONCURRENCY, (i) => direct(i, `d${round_}`)))).ms;
+    httpMs += (await timed(() => runPool(half, CONCURRENCY, (i) => viaHttp(i, `h${round_}`)))).ms;
+  }
+  const seqDirect = await runPool(300, 1, (i) => direct(i, 'seq-d'));
+  const seqHttp = await runPool(300, 1, (i) => viaHttp(i, 'seq-h'));
+  const directRate = (2 * half) / (directMs / 1000);
+  const httpRate = (2 * half) / (httpMs / 1000);
+  results.importThroughput = {
+    users: 2 * half,
+    concurrency: CONCURRENCY,
+    httpUsersPerSecond: round(httpRate, 0),
+    directUsersPerSecond: round(directRate, 0),
+    ratio: round(httpRate / directRate),
+    sequentialP50Ms: { http: round(percentile(seqHttp, 50)), direct: round(percentile(seqDirect, 50)) },
+    overheadP50Ms: round(percentile(seqHttp, 50) - percentile(seqDirect, 50)),
+  };
+  say(`\n### 1. Import throughput (${2 * half} users, concurrency ${CONCURRENCY}, in-memory DynamoDB Local)\n`);
+  say(
+    table(
+      ['path', 'users/s', 'sequential p50 ms'],
+      [
+        ['HTTP import (local server + handler bundle)', round(httpRate, 0), round(percentile(seqHttp, 50))],
+        ['same writes via the SDK directly', round(directRate, 0), round(percentile(seqDirect, 50))],
+        ['ratio (target ≥ 0.85) / overhead per request', round(httpRate / directRate), round(percentile(seqHttp, 50) - percentile(seqDirect, 50))],
+      ],
+    ),
+  );
+  ctx.doc.destroy();
+  await api.stop();
+}
+
+async function signInCost(): Promise<void> {
+  const api = await startApi({ VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey, PASSWORD_REHASH_ON_SIGNIN: 'false' });
+  const password = 'bench-Password-1';
+  const own = DEFAULT_OWN_HASH_PARAMS;
+  const cases = [
+    { name: 'BCrypt cost 10', hash: bcrypt.hashSync(password, 10), password, algorithm: undefined as string | undefined },
+    { name: `Argon2id m=${own.memoryKiB}, t=${own.iterations}, p=${own.parallelism}`, hash: await hashPassword(password, own), password, algorithm: undefined },
+    { name: 'vendor scrypt mem_cost 14, rounds 8', hash: VENDOR_SCRYPT_VECTORS[0].hash, password: VENDOR_SCRYPT_VECTORS[0].password, algorithm: 'vendor_scrypt' },
+  ];
+  const rows: (string | number)[][] = [];
+  const data: unknown[] = [];
+  const N = 40;
+  for (const c of cases) {
+    const email = `signin-${randomUUID()}@bench.example`;
+    const imported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: c.hash, ...(c.algorithm ? { hashingAlgorithm: c.algorithm } : {}) });
+    if (imported.json?.status !== 'OK') throw new Error(`import failed: ${imported.text}`);
+    const ctx = { signerKey: VENDOR_SCRYPT_PROJECT.signerKey };
+    const bare: number[] = [];
+    const http: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await verifyPassword(c.password, c.hash, ctx);
+      await api.post('/recipe/signin', { email, password: c.password });
+    }
+    // Interleaved, so both sides see the same machine load.
+    for (let i = 0; i < N; i++) {
+      bare.push((await timed(() => verifyPassword(c.password, c.hash, ctx))).ms);
+      const r = await timed(() => api.post('/recipe/signin', { email, password: c.password }));
+      if (r.value.json?.status !== 'OK') throw new Error(`sign-in failed: ${r.value.text}`);
+      http.push(r.ms);
+    }
+    const ratio = percentile(http, 50) / percentile(bare, 50);
+    rows.push([c.name, round(percentile(http, 50)), round(percentile(http, 95)), round(percentile(bare, 50)), round(ratio)]);
+    data.push({ algorithm: c.name, signInP50Ms: percentile(http, 50), signInP95Ms: percentile(http, 95), verifierP50Ms: percentile(bare, 50), ratio });
+  }
+
+  // Timing oracle: unknown email vs known email with a wrong password (own Argon2id hash).
+  const known = `known-${randomUUID()}@bench.example`;
+  await api.post('/recipe/signup', { email: known, password });
+  const unknownMs: number[] = [];
+  const wrongMs: number[] = [];
+  for (let i = 0; i < N; i++) {
+    unknownMs.push((await timed(() => api.post('/recipe/signin', { email: `nobody-${i}@bench.example`, password: 'wrong-password' }))).ms);
+    wrongMs.push((await timed(() => api.post('/recipe/signin', { email: known, password: 'wrong-password' }))).ms);
+  }
+  const timingRatio = percentile(unknownMs, 50) / percentile(wrongMs, 50);
+  results.signIn = data;
+  results.timing = { unknownEmailP50Ms: percentile(unknownMs, 50), knownEmailWrongPasswordP50Ms: percentile(wrongMs, 50), ratio: round(timingRatio) };
+  say(`\n### 2. Sign-in cost (${N} sequential sign-ins each, interleaved with the bare verifier)\n`);
+  say(table(['hash', 'sign-in p50 ms', 'sign-in p95 ms', 'bare verifier p50 ms', 'ratio (target ≤ 1.10)'], rows));
+  say(`\nTiming: unknown email p50 ${round(percentile(unknownMs, 50))} ms vs known email + wrong password p50 ${round(percentile(wrongMs, 50))} ms → ratio ${round(timingRatio)} (target 0.8–1.25)`);
+  await api.stop();
+}
+
+async function passwordlessRoundTrip(endpoint: string): Promise<void> {
+  const proxy = await startCountingProxy(endpoint);
+  const api: TestApi = await startApi({ AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
+  const N = 60;
+  const createMs: number[] = [];
+  const consumeMs: number[] = [];
+  let createCalls: Record<string, number> = {};
+  let consumeCalls: Record<string, number> = {};
+  for (let i = 0; i < N + 5; i++) {
+    proxy.reset();
+    const c = await timed(() => api.post('/recipe/signinup/code', { email: `pl-${i}@bench.example` }));
+    const created = Object.fromEntries(proxy.counts);
+    proxy.reset();
+    const u = await timed(() => api.post('/recipe/signinup/code/consume', { preAuthSessionId: c.value.json.preAuthSessionId, linkCode: c.value.json.linkCode }));
+    if (u.value.json?.status !== 'OK') throw new Error(`consume failed: ${u.value.text}`);
+    const consumed = Object.fromEntries(proxy.counts);
+    if (i < 5) continue;
+    createMs.push(c.ms);
+    consumeMs.push(u.ms);
+    createCalls = created;
+    consumeCalls = consumed;
+  }
+  const describe = (calls: Record<string, number>) =>
+    `${Object.values(calls).reduce((a, b) => a + b, 0)} (${Object.entries(calls).map(([k, v]) => `${v} ${k}`).join(', ')})`;
+  results.passwordless = {
+    createP50Ms: percentile(createMs, 50),
+    createP95Ms: percentile(createMs, 95),
+    consumeP50Ms: percentile(consumeMs, 50),
+    consumeP95Ms: percentile(consumeMs, 95),
+    createDynamoCalls: createCalls,
+    consumeDynamoCalls: consumeCalls,
+  };
+  say(`\n### 3. Passwordless round trip (${N} new users, sequential; DynamoDB calls counted on the wire)\n`);
+  say(
+    table(
+      ['operation', 'p50 ms', 'p95 ms', 'DynamoDB calls'],
+      [
+        ['create code (new email)', round(percentile(createMs, 50)), round(percentile(createMs, 95)), describe(createCalls)],
+        ['consume link (new user)', round(percentile(consumeMs, 50)), round(percentile(consumeMs, 95)), describe(consumeCalls)],
+      ],
+    ),
+  );
+  await api.stop();
+  await proxy.close();
+}
+
+/** One cheap but real request per route, for the cold-start figure. */
+function sampleRequest(route: (typeof ROUTES)[number]): { path: string; body?: string; query?: Record<string, string> } {
+  if (route.method === 'GET') {
+    const query: Record<string, Record<string, string>> = {
+      'user-get': { userId: 'nobody' },
+      'users-by-account-info': { email: 'nobody@bench.example' },
+      'user-get-by-recipe': { userId: 'nobody' },
+    };
+    return { path: route.path, query: query[route.id] };
+  }
+  const bodies: Record<string, unknown> = {
+    'passwordless-create-code': { email: 'cold@bench.example' },
+    'emailpassword-signin': { email: 'nobody@bench.example', password: 'x' },
+    'emailpassword-import': { email: 'cold@bench.example', passwordHash: BCRYPT_HASH },
+    'tenant-create': { tenantId: 'cold' },
+  };
+  return { path: route.path, body: JSON.stringify(bodies[route.id] ?? {}) };
+}
+
+async function coldStart(endpoint: string): Promise<void> {
+  const api = await startApi({ TEST_NOTE: 'bench-cold' });
+  await api.stop();
+  const rows: (string | number)[][] = [];
+  const data: unknown[] = [];
+  for (const route of ROUTES) {
+    const dir = join(ROOT, 'dist', 'functions', route.id);
+    const files = readdirSync(dir);
+    const jsKb = files.filter((f) => f.endsWith('.js')).reduce((s, f) => s + statSync(join(dir, f)).size, 0) / 1024;
+    const nativeKb = files.filter((f) => f.endsWith('.node')).reduce((s, f) => s + statSync(join(dir, f)).size, 0) / 1024;
+    const sample = sampleRequest(route);
+    const script = `
+      const t0 = performance.now();
+      const { handler } = require(${JSON.stringify(join(dir, 'index.js'))});
+      const t1 = performance.now();
+      handler(${JSON.stringify({
+        version: '2.0',
+        rawPath: sample.path,
+        headers: { 'api-key': 'bench-key-0123456789abcdef', 'content-type': 'application/json' },
+        queryStringParameters: sample.query,
+        body: sample.body,
+        isBase64Encoded: false,
+        requestContext: { http: { method: route.method, path: sample.path } },
+      })}, { awsRequestId: 'cold' }).then((r) => {
+        const t2 = performance.now();
+        process.stdout.write(JSON.stringify({ load: t1 - t0, first: t2 - t1, status: r.statusCode }) + '\\n');
+      });`;
+    const runs: { load: number; first: number; status: number }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const child = spawnSync(process.execPath, ['-e', script], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, ...LOCAL_AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint, TABLE_NAME: api.tableName, API_KEYS: 'bench-key-0123456789abcdef' },
+      });
+      const last = child.stdout.trim().split('\n').pop() ?? '';
+      runs.push(JSON.parse(last));
+    }
+    const load = percentile(runs.map((r) => r.load), 50);
+    const first = percentile(runs.map((r) => r.first), 50);
+    rows.push([route.id, round(jsKb, 0), round(nativeKb, 0), round(load, 1), round(first, 1), round(load + first, 1), runs[0].status]);
+    data.push({ route: route.id, jsKb, nativeKb, loadMs: load, firstRequestMs: first, totalMs: load + first, status: runs[0].status, hashesPasswords: route.hashesPasswords });
+  }
+  results.coldStart = data;
+  say('\n### 4. Cold start (fresh Node process per run, median of 5; targets: ≤ 300 KB JS, ≤ 150 ms for functions that do not hash)\n');
+  say(table(['function', 'JS KB', 'native KB', 'load ms', 'first request ms', 'total ms', 'status'], rows));
+}
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  const dynamo = await startDynamoDbLocal();
+  process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
+  const client = new DynamoDBClient({ endpoint: dynamo.endpoint });
+  await ensureTable(client, 'bench-probe');
+  client.destroy();
+  say(`## Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${require('node:os').cpus().length} cores)`);
+  try {
+    const only = process.env.BENCH_ONLY?.split(',');
+    const want = (n: string) => !only || only.includes(n);
+    if (want('import')) await importThroughput(dynamo.endpoint);
+    if (want('signin')) await signInCost();
+    if (want('passwordless')) await passwordlessRoundTrip(dynamo.endpoint);
+    if (want('cold')) await coldStart(dynamo.endpoint);
+  } finally {
+    await dynamo.stop();
+  }
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), node: process.version, results }, null, 2));
+  say(`\nJSON: ${file}`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

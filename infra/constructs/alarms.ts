@@ -1,0 +1,126 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { RouteFunction } from './route-function';
+
+/** Alarm when more than this share (percent) of requests in a period end in a 5xx. */
+export const SERVER_ERROR_RATE_PERCENT = 1;
+
+/** Below this many requests per period a single 5xx says little; the rate alarm stays quiet. */
+export const SERVER_ERROR_MIN_REQUESTS = 20;
+
+/** DynamoDB operations the functions send (see `lib/storage/dynamo`). */
+const TABLE_OPERATIONS: readonly dynamodb.Operation[] = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+
+/**
+ * Throttled requests summed over the operations. DynamoDB only emits `ThrottledRequests` for an
+ * operation that was throttled, and `a + b` has no value where one series has none, so each
+ * series is filled with 0 first; otherwise a throttle on one operation alone would never alarm.
+ */
+function tableThrottles(table: dynamodb.ITable, period: Duration): cloudwatch.MathExpression {
+  const usingMetrics: Record<string, cloudwatch.IMetric> = {};
+  for (const op of TABLE_OPERATIONS) {
+    usingMetrics[op.toLowerCase()] = table.metric('ThrottledRequests', {
+      dimensionsMap: { TableName: table.tableName, Operation: op },
+      statistic: 'Sum',
+      period,
+    });
+  }
+  return new cloudwatch.MathExpression({
+    label: 'Throttled requests',
+    expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+    usingMetrics,
+    period,
+  });
+}
+
+/** Props of {@link AuthAlarms}. */
+export interface AuthAlarmsProps {
+  /** `auth-core-<stage>`: every alarm name starts with it. */
+  readonly namePrefix: string;
+  readonly api: apigw.HttpApi;
+  readonly functions: readonly RouteFunction[];
+  readonly table: dynamodb.Table;
+  /** Alarms notify this topic when given; otherwise they only show in the console. */
+  readonly alarmTopicArn?: string;
+}
+
+/**
+ * CloudWatch alarms: the API's 5xx rate, throttles of every function, and DynamoDB throttling.
+ */
+export class AuthAlarms extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: AuthAlarmsProps) {
+    super(scope, id);
+    const period = Duration.minutes(5);
+    const topic = props.alarmTopicArn ? sns.Topic.fromTopicArn(this, 'Topic', props.alarmTopicArn) : undefined;
+
+    const serverErrorRate = new cloudwatch.MathExpression({
+      label: '5xx rate (%)',
+      expression: `IF(requests >= ${SERVER_ERROR_MIN_REQUESTS}, 100 * FILL(errors, 0) / requests, 0)`,
+      usingMetrics: {
+        errors: props.api.metricServerError({ period, statistic: 'Sum' }),
+        requests: props.api.metricCount({ period, statistic: 'Sum' }),
+      },
+      period,
+    });
+    this.add(
+      new cloudwatch.Alarm(this, 'ServerErrorRate', {
+        alarmName: `${props.namePrefix}-api-5xx-rate`,
+        alarmDescription: `More than ${SERVER_ERROR_RATE_PERCENT}% of API requests answered 5xx (min ${SERVER_ERROR_MIN_REQUESTS} requests per 5 minutes)`,
+        metric: serverErrorRate,
+        threshold: SERVER_ERROR_RATE_PERCENT,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      topic,
+    );
+
+    for (const f of props.functions) {
+      this.add(
+        new cloudwatch.Alarm(this, `Throttles-${f.route.id}`, {
+          alarmName: `${props.namePrefix}-${f.route.id}-throttles`,
+          alarmDescription: `Lambda throttled invocations of ${f.route.method} ${f.route.path} (account concurrency exhausted)`,
+          metric: f.fn.metricThrottles({ period, statistic: 'Sum' }),
+          threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+        topic,
+      );
+    }
+
+    this.add(
+      new cloudwatch.Alarm(this, 'TableThrottles', {
+        alarmName: `${props.namePrefix}-table-throttles`,
+        alarmDescription: 'DynamoDB throttled requests on the table (hot partition or on-demand scaling limit)',
+        metric: tableThrottles(props.table, period),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      topic,
+    );
+  }
+
+  private add(alarm: cloudwatch.Alarm, topic: sns.ITopic | undefined): void {
+    if (topic) alarm.addAlarmAction(new actions.SnsAction(topic));
+    this.alarms.push(alarm);
+  }
+}

@@ -1,0 +1,108 @@
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { RouteDef } from '../routes';
+import type { Throttling } from '../settings';
+
+/**
+ * The API Gateway paths of a route (SPEC §2 tenant forms). API Gateway matches literally and
+ * case-sensitively, so only the lower-case spellings are routed; the handler resolves the tenant
+ * from the raw path itself (`lib/http/tenant-path.ts`).
+ * - every route: `/path` and `/{tenantId}/path` (for `app` routes the handler refuses a tenant
+ *   other than `public` with 403; `/appid-public/path` also arrives here as `tenantId=appid-public`);
+ * - `tenant` routes also: `/appid-public/{tenantId}/path`.
+ */
+export function apiPathsOf(route: RouteDef): string[] {
+  const paths = [route.path, `/{tenantId}${route.path}`];
+  if (route.scope === 'tenant') paths.push(`/appid-public/{tenantId}${route.path}`);
+  return paths;
+}
+
+/** A route and the function that answers it. */
+export interface RoutedFunction {
+  readonly route: RouteDef;
+  readonly fn: lambda.IFunction;
+}
+
+/** Props of {@link AuthHttpApi}. */
+export interface AuthHttpApiProps {
+  readonly apiName: string;
+  readonly functions: readonly RoutedFunction[];
+  readonly throttling: Throttling;
+  readonly logRetention: logs.RetentionDays;
+  readonly isProduction: boolean;
+}
+
+/**
+ * The HTTP API: one Lambda integration (payload format 2.0) per route of the route table, routed
+ * on each of the route's tenant forms and nothing else; the `$default` stage with throttling and
+ * JSON access logs. No CORS: this is a server-to-server API.
+ */
+export class AuthHttpApi extends Construct {
+  readonly api: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+  readonly accessLogs: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: AuthHttpApiProps) {
+    super(scope, id);
+    this.api = new apigw.HttpApi(this, 'Api', {
+      apiName: props.apiName,
+      description: 'Authentication core (SuperTokens CDI 5.x migration interface)',
+      createDefaultStage: false,
+    });
+
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      logGroupName: `/aws/apigateway/${props.apiName}/access`,
+      retention: props.logRetention,
+      removalPolicy: props.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+
+    this.stage = new apigw.HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttling,
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(this.accessLogs),
+        // The path without its query string, and no headers: query strings carry emails and
+        // phone numbers, headers carry the API key. Neither belongs in access logs.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTimeEpoch',
+            method: '$context.httpMethod',
+            path: '$context.path',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            latency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+
+    for (const { route, fn } of props.functions) {
+      const integration = new HttpLambdaIntegration(`${route.id}-integration`, fn, {
+        payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+      });
+      for (const path of apiPathsOf(route)) {
+        this.api.addRoutes({ path, methods: [apigw.HttpMethod[route.method]], integration });
+      }
+    }
+
+    // Every handler but /hello checks the `api-key` header itself, in constant time, against
+    // keys in SSM (SPEC §1). API Gateway authorizers would add latency and a second key store
+    // without adding a check; /hello is a public health check by design.
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Each Lambda checks the api-key header against the SSM-held key list in constant time; /hello is public by design.',
+    });
+  }
+}

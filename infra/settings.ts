@@ -1,0 +1,181 @@
+/**
+ * Deployment settings: the names every resource derives from the stage, and how the CDK context
+ * (`-c stage=prod`, `cdk.json`) turns into the stack's props. Pure functions, no CDK imports, so
+ * the tests and the app read the context the same way.
+ */
+
+/** Prefix of every resource name and of the SSM parameter paths. */
+export const APP_NAME = 'auth-core';
+
+/**
+ * A stage name becomes part of resource names (table, functions, log groups, API) and of SSM
+ * paths: lower-case, starts with a letter, short enough that `auth-core-<stage>-<route id>` stays
+ * within Lambda's 64-character function name limit.
+ */
+export const STAGE_NAME = /^[a-z][a-z0-9-]{0,20}$/;
+
+/** Stages treated as production unless the `productionStages` context says otherwise. */
+export const DEFAULT_PRODUCTION_STAGES: readonly string[] = ['prod'];
+
+export type LambdaArch = 'x86_64' | 'arm64';
+
+/** Requests per second (steady) and burst of the API stage. */
+export interface Throttling {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+/**
+ * Stage throttling defaults. Far below the account's 10,000 rps so that a runaway client of one
+ * stage cannot starve the others, or run up the DynamoDB on-demand bill unbounded.
+ */
+export const DEFAULT_THROTTLING: Readonly<Record<'production' | 'other', Throttling>> = {
+  production: { rateLimit: 2000, burstLimit: 4000 },
+  other: { rateLimit: 500, burstLimit: 1000 },
+};
+
+/**
+ * Configuration variables an operator may set for every function through the
+ * `functionEnvironment` context (see `lib/config/config.ts`). Anything else is refused, so that
+ * secrets (API keys, signer key) can never end up as plain-text Lambda environment variables:
+ * they live in SSM SecureString parameters only.
+ */
+export const ALLOWED_FUNCTION_ENV: readonly string[] = [
+  'PASSWORDLESS_CODE_LIFETIME',
+  'PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS',
+  'PASSWORD_REHASH_ON_SIGNIN',
+  'BCRYPT_MIN_COST',
+  'BCRYPT_MAX_COST',
+  'ARGON2_MAX_MEMORY_KIB',
+  'ARGON2_MAX_ITERATIONS',
+  'ARGON2_MAX_PARALLELISM',
+  'SCRYPT_MAX_MEM_COST',
+  'SCRYPT_MAX_ROUNDS',
+  'ARGON2_MEMORY_KIB',
+  'ARGON2_ITERATIONS',
+  'ARGON2_PARALLELISM',
+];
+
+/** Everything the stack needs to know about the stage it deploys. */
+export interface StageSettings {
+  readonly stage: string;
+  /** Production stages keep their table and logs on stack deletion and protect the table. */
+  readonly isProduction: boolean;
+  readonly architecture: LambdaArch;
+  readonly throttling: Throttling;
+  /** Extra configuration variables for every function (keys from `ALLOWED_FUNCTION_ENV`). */
+  readonly functionEnvironment: Readonly<Record<string, string>>;
+  /** SNS topic the alarms notify, when given. */
+  readonly alarmTopicArn?: string;
+}
+
+/** A context value is malformed: synth stops with a message naming the key. */
+export class SettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SettingsError';
+  }
+}
+
+/** `auth-core-<stage>-<suffix>`, or `auth-core-<stage>` without a suffix. */
+export function resourceName(stage: string, suffix?: string): string {
+  return suffix === undefined ? `${APP_NAME}-${stage}` : `${APP_NAME}-${stage}-${suffix}`;
+}
+
+/** The CloudFormation stack name of a stage. */
+export function stackName(stage: string): string {
+  return `AuthCore-${stage}`;
+}
+
+/** The SSM parameter names (SecureString, created by the operator) a stage reads its secrets from. */
+export function parameterNames(stage: string): { apiKeys: string; signerKey: string } {
+  return {
+    apiKeys: `/${APP_NAME}/${stage}/api_keys`,
+    signerKey: `/${APP_NAME}/${stage}/vendor_password_hashing_signer_key`,
+  };
+}
+
+/** Reads one context value; `undefined` when unset. */
+export type ContextReader = (key: string) => unknown;
+
+function str(read: ContextReader, key: string): string | undefined {
+  const v = read(key);
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new SettingsError(`Context "${key}" must be a string`);
+  return v.trim();
+}
+
+function list(read: ContextReader, key: string): string[] | undefined {
+  const v = read(key);
+  if (v === undefined || v === null) return undefined;
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.map((x) => x.trim());
+  if (typeof v === 'string') return v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  throw new SettingsError(`Context "${key}" must be a list of strings or a comma-separated string`);
+}
+
+function positiveInt(read: ContextReader, key: string, fallback: number): number {
+  const v = read(key);
+  if (v === undefined || v === null || v === '') return fallback;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new SettingsError(`Context "${key}" must be a positive integer`);
+  return n;
+}
+
+function functionEnvironment(read: ContextReader): Record<string, string> {
+  const v = read('functionEnvironment');
+  if (v === undefined || v === null) return {};
+  const raw: unknown = typeof v === 'string' ? JSON.parse(v) : v;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new SettingsError('Context "functionEnvironment" must be an object of configuration variables');
+  }
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (!ALLOWED_FUNCTION_ENV.includes(name)) {
+      throw new SettingsError(
+        `Context "functionEnvironment" may not set ${name}: allowed are ${ALLOWED_FUNCTION_ENV.join(', ')} (secrets belong in SSM)`,
+      );
+    }
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw new SettingsError(`Context "functionEnvironment.${name}" must be a string, number or boolean`);
+    }
+    env[name] = String(value);
+  }
+  return env;
+}
+
+/**
+ * Turns the CDK context into stage settings. Keys: `stage` (default `dev`), `productionStages`,
+ * `arch` (`x86_64` | `arm64`), `throttleRateLimit`, `throttleBurstLimit`, `functionEnvironment`,
+ * `alarmTopicArn`. Throws a `SettingsError` naming the key when a value is malformed.
+ */
+export function settingsFromContext(read: ContextReader): StageSettings {
+  const stage = str(read, 'stage') ?? 'dev';
+  if (!STAGE_NAME.test(stage)) {
+    throw new SettingsError(
+      `Context "stage" must match ${STAGE_NAME.source} (lower-case letter first, then up to 20 of a-z, 0-9, "-"), got "${stage}"`,
+    );
+  }
+  const productionStages = list(read, 'productionStages') ?? DEFAULT_PRODUCTION_STAGES;
+  const isProduction = productionStages.includes(stage);
+  const arch = str(read, 'arch') ?? 'x86_64';
+  if (arch !== 'x86_64' && arch !== 'arm64') {
+    throw new SettingsError(`Context "arch" must be x86_64 or arm64, got "${arch}"`);
+  }
+  const defaults = DEFAULT_THROTTLING[isProduction ? 'production' : 'other'];
+  const throttling = {
+    rateLimit: positiveInt(read, 'throttleRateLimit', defaults.rateLimit),
+    burstLimit: positiveInt(read, 'throttleBurstLimit', defaults.burstLimit),
+  };
+  const alarmTopicArn = str(read, 'alarmTopicArn');
+  if (alarmTopicArn !== undefined && !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/.test(alarmTopicArn)) {
+    throw new SettingsError(`Context "alarmTopicArn" must be an SNS topic ARN, got "${alarmTopicArn}"`);
+  }
+  return {
+    stage,
+    isProduction,
+    architecture: arch,
+    throttling,
+    functionEnvironment: functionEnvironment(read),
+    ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
+  };
+}

@@ -1,0 +1,58 @@
+import { DEFAULT_OWN_HASH_PARAMS, DEFAULT_PASSWORD_LIMITS } from '../lib/password/limits';
+
+const MIB = 1024 * 1024;
+
+/**
+ * Lambda gives a function one full vCPU at 1,769 MB and proportionally less below. Hashing is
+ * CPU-bound: bcrypt at the highest accepted cost (16) takes ~4.6 s of one core, Argon2 at
+ * m=256 MiB, t=16 about 1.3–2.3 s, so password functions get at least one whole vCPU.
+ */
+export const HASHING_MIN_MEMORY_MB = 1769;
+
+/** Node, the SDK and the bundle stay well under this; the hash's own buffer comes on top. */
+export const RUNTIME_HEADROOM_MB = 256;
+
+/** Memory of functions that never hash: JSON, one SSM call, a few DynamoDB requests. */
+export const DEFAULT_MEMORY_MB = 256;
+
+/** Hashing functions may spend this long: about 3× the slowest accepted hash on one vCPU. */
+export const HASHING_TIMEOUT_SECONDS = 15;
+
+/** Everything else answers within a few DynamoDB round trips; cold starts fit comfortably. */
+export const DEFAULT_TIMEOUT_SECONDS = 5;
+
+/** Lambda's ceiling. */
+const MAX_MEMORY_MB = 10240;
+
+function intOr(env: Readonly<Record<string, string>>, name: string, fallback: number): number {
+  const raw = env[name];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(n) && n > 0 ? n : fallback;
+}
+
+/**
+ * The largest memory one hash operation may need, in MiB, under the configured limits (SPEC §8):
+ * an imported Argon2 hash holds `m` KiB, vendor scrypt `128 · 2^mem_cost · rounds` bytes, and the
+ * service's own Argon2id `ARGON2_MEMORY_KIB`.
+ */
+export function largestHashMemoryMiB(env: Readonly<Record<string, string>> = {}): number {
+  const l = DEFAULT_PASSWORD_LIMITS;
+  const argon2 = intOr(env, 'ARGON2_MAX_MEMORY_KIB', l.argon2MaxMemoryKiB) / 1024;
+  const own = intOr(env, 'ARGON2_MEMORY_KIB', DEFAULT_OWN_HASH_PARAMS.memoryKiB) / 1024;
+  const scrypt =
+    (128 * 2 ** intOr(env, 'SCRYPT_MAX_MEM_COST', l.scryptMaxMemCost) * intOr(env, 'SCRYPT_MAX_ROUNDS', l.scryptMaxRounds)) / MIB;
+  return Math.ceil(Math.max(argon2, own, scrypt));
+}
+
+/**
+ * Memory for a function that verifies or computes password hashes: the largest allowed hash plus
+ * runtime headroom, never below one full vCPU. With the default limits (256 MiB hashes) that is
+ * 1,769 MB.
+ */
+export function hashingMemoryMb(env: Readonly<Record<string, string>> = {}): number {
+  const needed = largestHashMemoryMiB(env) + RUNTIME_HEADROOM_MB;
+  if (needed > MAX_MEMORY_MB) {
+    throw new Error(`Hash limits need ${needed} MB of Lambda memory, above Lambda's ${MAX_MEMORY_MB} MB: lower them`);
+  }
+  return Math.max(HASHING_MIN_MEMORY_MB, needed);
+}

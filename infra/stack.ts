@@ -1,0 +1,119 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { resolve } from 'node:path';
+import { AuthAlarms } from './constructs/alarms';
+import { AuthHttpApi } from './constructs/http-api';
+import { RouteFunction } from './constructs/route-function';
+import { AuthTable } from './constructs/table';
+import { ROUTES, type RouteDef } from './routes';
+import { parameterNames, resourceName, type LambdaArch, type Throttling } from './settings';
+
+/** Props of {@link AuthCoreStack}; `settingsFromContext` builds most of them from the CDK context. */
+export interface AuthCoreStackProps extends StackProps {
+  readonly stage: string;
+  readonly isProduction: boolean;
+  readonly throttling: Throttling;
+  /** @default 'x86_64' */
+  readonly architecture?: LambdaArch;
+  /** @default ROUTES, the shared route table */
+  readonly routes?: readonly RouteDef[];
+  /** Configuration variables for every function. @default none */
+  readonly functionEnvironment?: Readonly<Record<string, string>>;
+  readonly alarmTopicArn?: string;
+  /** Repository root holding the route entries and the lockfile. @default the parent of `infra/` */
+  readonly projectRoot?: string;
+}
+
+/** The npm package whose `.node` file the bundles need, per Lambda architecture. */
+export const ARGON2_BINARY_PACKAGE: Readonly<Record<LambdaArch, string>> = {
+  x86_64: '@node-rs/argon2-linux-x64-gnu',
+  arm64: '@node-rs/argon2-linux-arm64-gnu',
+};
+
+/**
+ * esbuild copies only the Argon2 binaries npm installed for the build machine. A bundle without
+ * the Lambda architecture's binary would deploy fine and then fail every password request, so
+ * synth stops here instead.
+ */
+export function assertArgon2BinaryInstalled(arch: LambdaArch, projectRoot: string): void {
+  const pkg = ARGON2_BINARY_PACKAGE[arch];
+  try {
+    require.resolve(pkg, { paths: [projectRoot] });
+  } catch {
+    const cpu = arch === 'arm64' ? 'arm64' : 'x64';
+    throw new Error(
+      `The ${arch} Lambdas need ${pkg}, which is not installed. ` +
+        `Run: npm i --cpu=${cpu} --os=linux --libc=glibc @node-rs/argon2 (or deploy with -c arch=x86_64).`,
+    );
+  }
+}
+
+/**
+ * The service in one stack: the table, one Lambda per route of the route table, the HTTP API that
+ * routes to them, alarms, and the `ApiUrl` / `TableName` outputs. Every name carries the stage.
+ */
+export class AuthCoreStack extends Stack {
+  readonly table: AuthTable;
+  readonly functions: readonly RouteFunction[];
+  readonly httpApi: AuthHttpApi;
+  readonly alarms: AuthAlarms;
+
+  constructor(scope: Construct, id: string, props: AuthCoreStackProps) {
+    super(scope, id, {
+      description: `auth-core (${props.stage}): authentication core with user import`,
+      ...props,
+    });
+    const routes = props.routes ?? ROUTES;
+    const arch = props.architecture ?? 'x86_64';
+    const projectRoot = props.projectRoot ?? resolve(__dirname, '..');
+    if (routes.some((r) => r.hashesPasswords)) assertArgon2BinaryInstalled(arch, projectRoot);
+
+    const logRetention = props.isProduction ? logs.RetentionDays.THREE_MONTHS : logs.RetentionDays.ONE_MONTH;
+
+    this.table = new AuthTable(this, 'Storage', {
+      tableName: resourceName(props.stage),
+      isProduction: props.isProduction,
+    });
+
+    const parameters = parameterNames(props.stage);
+    this.functions = routes.map(
+      (route) =>
+        new RouteFunction(this, `Route-${route.id}`, {
+          route,
+          stage: props.stage,
+          isProduction: props.isProduction,
+          table: this.table.table,
+          indexNames: this.table.indexNames,
+          architecture: arch === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+          parameters,
+          environment: props.functionEnvironment ?? {},
+          logRetention,
+          projectRoot,
+        }),
+    );
+
+    this.httpApi = new AuthHttpApi(this, 'Http', {
+      apiName: resourceName(props.stage),
+      functions: this.functions.map((f) => ({ route: f.route, fn: f.fn })),
+      throttling: props.throttling,
+      logRetention,
+      isProduction: props.isProduction,
+    });
+
+    this.alarms = new AuthAlarms(this, 'Alarms', {
+      namePrefix: resourceName(props.stage),
+      api: this.httpApi.api,
+      functions: this.functions,
+      table: this.table.table,
+      alarmTopicArn: props.alarmTopicArn,
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Base URL of the HTTP API (no trailing slash): curl "$URL/hello"',
+      value: this.httpApi.api.apiEndpoint,
+    });
+    new CfnOutput(this, 'TableName', { description: 'DynamoDB table', value: this.table.table.tableName });
+  }
+}

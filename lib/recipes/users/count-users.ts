@@ -1,0 +1,20 @@
+import type { RecipeId } from '../../storage/model';
+import type { Deps } from '../deps';
+import { listTenants } from '../multitenancy/tenants';
+
+export interface CountUsersInput {
+  readonly recipeIds?: readonly RecipeId[];
+  /** Count the users of every tenant of the app (what the SDK's `getUserCount()` asks without a tenant). */
+  readonly allTenants: boolean;
+}
+
+/** Counts the users of a tenant, or of every tenant; optionally only of some recipes. */
+export async function countUsers(
+  deps: Pick<Deps, 'users' | 'tenants'>,
+  tenantId: string,
+  input: CountUsersInput,
+): Promise<{ status: 'OK'; count: number }> {
+  const tenantIds = input.allTenants ? (await listTenants(deps)).tenants.map((t) => t.tenantId) : [tenantId];
+  const counts = await Promise.all(tenantIds.map((t) => deps.users.countUsers(t, input.recipeIds)));
+  return { status: 'OK', count: counts.reduce((a, b) => a + b, 0) };
+}

@@ -1,0 +1,65 @@
+import { parameterNames, resourceName, settingsFromContext } from '../../infra/settings';
+import { HASHING_MIN_MEMORY_MB, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
+
+const read = (ctx: Record<string, unknown>) => (key: string) => ctx[key];
+
+describe('stage settings from the CDK context', () => {
+  it('defaults to the dev stage, x86_64, non-production throttling', () => {
+    expect(settingsFromContext(read({}))).toEqual({
+      stage: 'dev',
+      isProduction: false,
+      architecture: 'x86_64',
+      throttling: { rateLimit: 500, burstLimit: 1000 },
+      functionEnvironment: {},
+    });
+  });
+
+  it('treats prod as production with higher throttling, and honours overrides', () => {
+    const s = settingsFromContext(read({ stage: 'prod', throttleRateLimit: '50', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:t' }));
+    expect(s).toMatchObject({ isProduction: true, throttling: { rateLimit: 50, burstLimit: 4000 } });
+    expect(s.alarmTopicArn).toBe('arn:aws:sns:eu-west-1:123456789012:t');
+    expect(settingsFromContext(read({ stage: 'live', productionStages: 'prod,live' })).isProduction).toBe(true);
+  });
+
+  it.each(['Prod', '1dev', 'dev_1', 'dev.1', '-dev', 'a'.repeat(22), ' '])('refuses the stage name %j', (stage) => {
+    expect(() => settingsFromContext(read({ stage }))).toThrow('Context "stage" must match');
+  });
+
+  it('refuses malformed architecture, throttling and topic values, naming the key', () => {
+    expect(() => settingsFromContext(read({ arch: 'arm' }))).toThrow('Context "arch"');
+    expect(() => settingsFromContext(read({ throttleBurstLimit: '-1' }))).toThrow('Context "throttleBurstLimit"');
+    expect(() => settingsFromContext(read({ alarmTopicArn: 'my-topic' }))).toThrow('Context "alarmTopicArn"');
+  });
+
+  it('accepts configuration variables but never secrets in the function environment', () => {
+    expect(settingsFromContext(read({ functionEnvironment: { PASSWORD_REHASH_ON_SIGNIN: false } })).functionEnvironment).toEqual({
+      PASSWORD_REHASH_ON_SIGNIN: 'false',
+    });
+    expect(() => settingsFromContext(read({ functionEnvironment: { API_KEYS: 'x'.repeat(24) } }))).toThrow(/may not set API_KEYS.*SSM/);
+    expect(() => settingsFromContext(read({ functionEnvironment: '{"VENDOR_PASSWORD_HASHING_SIGNER_KEY":"k"}' }))).toThrow(
+      /may not set VENDOR_PASSWORD_HASHING_SIGNER_KEY/,
+    );
+  });
+
+  it('derives resource names and SSM paths from the stage', () => {
+    expect(resourceName('dev')).toBe('auth-core-dev');
+    expect(resourceName('dev', 'hello')).toBe('auth-core-dev-hello');
+    expect(parameterNames('prod')).toEqual({
+      apiKeys: '/auth-core/prod/api_keys',
+      signerKey: '/auth-core/prod/vendor_password_hashing_signer_key',
+    });
+  });
+});
+
+describe('memory sizing', () => {
+  it('sizes hashing functions for 256 MiB hashes with a full vCPU by default', () => {
+    expect(largestHashMemoryMiB()).toBe(256);
+    expect(hashingMemoryMb()).toBe(HASHING_MIN_MEMORY_MB);
+  });
+
+  it('grows with raised hash limits and refuses limits beyond Lambda\'s memory', () => {
+    expect(hashingMemoryMb({ ARGON2_MAX_MEMORY_KIB: String(2 * 1024 * 1024) })).toBe(2048 + 256);
+    expect(hashingMemoryMb({ SCRYPT_MAX_MEM_COST: '20', SCRYPT_MAX_ROUNDS: '16' })).toBe(2048 + 256);
+    expect(() => hashingMemoryMb({ ARGON2_MAX_MEMORY_KIB: String(16 * 1024 * 1024) })).toThrow(/above Lambda/);
+  });
+});

@@ -1,0 +1,388 @@
+import { Validations } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { BUNDLE_EXTERNALS } from '../../infra/bundling';
+import { ROUTES, type RouteDef } from '../../infra/routes';
+import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled } from '../../infra/stack';
+import { DEFAULT_MEMORY_MB, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
+import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
+import { ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
+
+const ROOT = resolve(__dirname, '..', '..');
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:auth-core-alarms';
+/** The commands `lib/storage/dynamo` sends, as IAM actions (TransactWriteItems authorises per item). */
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
+
+/** The expected API Gateway paths, written out from SPEC §2 rather than taken from the construct. */
+function expectedPaths(route: RouteDef): string[] {
+  const forms = [route.path, `/{tenantId}${route.path}`];
+  return route.scope === 'tenant' ? [...forms, `/appid-public/{tenantId}${route.path}`] : forms;
+}
+
+let dev: Synthesized;
+let prod: Synthesized;
+
+beforeAll(() => {
+  dev = synthStage({ stage: 'dev' });
+  prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC }, { bundle: false });
+});
+
+/** The Lambda of each route, found by its stage-qualified name. */
+function functionsByRoute(s: Synthesized, stage: string): Map<string, [string, CfnResource]> {
+  const byName = new Map(ofType(s.resources, 'AWS::Lambda::Function').map(([id, r]) => [r.Properties?.FunctionName, [id, r]] as const));
+  return new Map(
+    ROUTES.map((route) => {
+      const found = byName.get(`auth-core-${stage}-${route.id}`);
+      if (!found) throw new Error(`no function for route ${route.id}`);
+      return [route.id, found as [string, CfnResource]];
+    }),
+  );
+}
+
+function roleIdOf(fn: CfnResource): string {
+  return fn.Properties?.Role['Fn::GetAtt'][0] as string;
+}
+
+describe('HTTP API routes', () => {
+  it('routes every path form of every route to that route\'s function, and nothing else', () => {
+    const fnIdToRoute = new Map([...functionsByRoute(dev, 'dev')].map(([routeId, [fnId]]) => [fnId, routeId]));
+    const actual = new Map<string, string>();
+    for (const [, r] of ofType(dev.resources, 'AWS::ApiGatewayV2::Route')) {
+      const integrationId = render(r.Properties?.Target).replace(/^integrations\/<(.+)>$/, '$1');
+      const integration = dev.resources[integrationId];
+      expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      const fnId = integration.Properties?.IntegrationUri['Fn::GetAtt'][0];
+      expect(actual.has(r.Properties?.RouteKey)).toBe(false);
+      actual.set(r.Properties?.RouteKey, fnIdToRoute.get(fnId) ?? `unknown function ${fnId}`);
+    }
+    const expected = new Map(ROUTES.flatMap((route) => expectedPaths(route).map((p) => [`${route.method} ${p}`, route.id] as const)));
+    expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
+  });
+
+  it('has one integration per route and no catch-all route', () => {
+    expect(ofType(dev.resources, 'AWS::ApiGatewayV2::Integration')).toHaveLength(ROUTES.length);
+    const keys = ofType(dev.resources, 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties?.RouteKey as string);
+    expect(keys.filter((k) => k === '$default' || k.startsWith('ANY ') || k.includes('{proxy+}'))).toEqual([]);
+    dev.template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.anyValue() }, 0);
+  });
+
+  it('lets only API Gateway invoke the functions', () => {
+    for (const [, p] of ofType(dev.resources, 'AWS::Lambda::Permission')) {
+      expect(p.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      expect(render(p.Properties?.SourceArn)).toMatch(/^arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<Http/);
+    }
+  });
+
+  it('throttles the $default stage per stage and writes JSON access logs without query strings or headers', () => {
+    dev.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },
+    });
+    prod.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 2000, ThrottlingBurstLimit: 4000 },
+    });
+    const [[, stage]] = ofType(dev.resources, 'AWS::ApiGatewayV2::Stage');
+    const format = JSON.parse(stage.Properties?.AccessLogSettings.Format as string) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', routeKey: '$context.routeKey', status: '$context.status' });
+    expect(Object.values(format).join(' ')).not.toMatch(/querystring|header|authorizer/i);
+  });
+
+  it('outputs the API URL and the table name', () => {
+    const [[apiId]] = ofType(dev.resources, 'AWS::ApiGatewayV2::Api');
+    const [[tableId]] = ofType(dev.resources, 'AWS::DynamoDB::Table');
+    expect(dev.outputs.ApiUrl.Value).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+    expect(dev.outputs.TableName.Value).toEqual({ Ref: tableId });
+  });
+});
+
+describe('DynamoDB table', () => {
+  it('has the keys, indexes and TTL of the storage design, on demand, with point-in-time recovery', () => {
+    dev.template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    dev.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TableName: 'auth-core-dev',
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE_SCHEMA.globalSecondaryIndexes.map((g) => ({
+        IndexName: g.indexName,
+        KeySchema: [
+          { AttributeName: g.partitionKey, KeyType: 'HASH' },
+          { AttributeName: g.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.ttlAttribute, Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    const [[, table]] = ofType(dev.resources, 'AWS::DynamoDB::Table');
+    for (const a of table.Properties?.AttributeDefinitions as { AttributeType: string }[]) expect(a.AttributeType).toBe('S');
+  });
+
+  it('protects and retains the table in production only', () => {
+    const [[, devTable]] = ofType(dev.resources, 'AWS::DynamoDB::Table');
+    const [[, prodTable]] = ofType(prod.resources, 'AWS::DynamoDB::Table');
+    expect(devTable.Properties?.DeletionProtectionEnabled).not.toBe(true);
+    expect(devTable.DeletionPolicy).toBe('Delete');
+    expect(prodTable.Properties?.DeletionProtectionEnabled).toBe(true);
+    expect(prodTable.DeletionPolicy).toBe('Retain');
+    expect(prodTable.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it('treats any stage listed in productionStages as production', () => {
+    const staging = synthStage({ stage: 'staging', productionStages: ['prod', 'staging'] }, { bundle: false });
+    staging.template.hasResourceProperties('AWS::DynamoDB::Table', { TableName: 'auth-core-staging', DeletionProtectionEnabled: true });
+  });
+});
+
+describe('Lambda functions', () => {
+  it('runs one function per route on Node 22 (or 24), x86_64, with the handler export', () => {
+    const fns = ofType(dev.resources, 'AWS::Lambda::Function');
+    expect(fns).toHaveLength(ROUTES.length);
+    for (const [, fn] of fns) {
+      expect(['nodejs22.x', 'nodejs24.x']).toContain(fn.Properties?.Runtime);
+      expect(fn.Properties?.Architectures).toEqual(['x86_64']);
+      expect(fn.Properties?.Handler).toBe('index.handler');
+    }
+    expect(functionsByRoute(dev, 'dev').size).toBe(ROUTES.length);
+  });
+
+  it('sizes memory for the largest allowed hash in the functions that hash passwords', () => {
+    const fns = functionsByRoute(dev, 'dev');
+    for (const route of ROUTES) {
+      const props = fns.get(route.id)![1].Properties!;
+      if (route.hashesPasswords) {
+        expect(props.MemorySize).toBe(hashingMemoryMb());
+        expect(props.MemorySize).toBeGreaterThanOrEqual(largestHashMemoryMiB() + 256);
+        expect(props.Timeout).toBeGreaterThan(5);
+      } else {
+        expect(props.MemorySize).toBe(DEFAULT_MEMORY_MB);
+      }
+      expect(props.Timeout).toBeLessThanOrEqual(29);
+    }
+  });
+
+  it('gives each function its own log group with retention, kept in production', () => {
+    for (const [stage, s] of [['dev', dev], ['prod', prod]] as const) {
+      for (const [routeId, [, fn]] of functionsByRoute(s, stage)) {
+        const logGroupId = fn.Properties?.LoggingConfig.LogGroup.Ref as string;
+        const lg = s.resources[logGroupId];
+        expect(lg.Type).toBe('AWS::Logs::LogGroup');
+        expect(lg.Properties?.LogGroupName).toBe(`/aws/lambda/auth-core-${stage}-${routeId}`);
+        expect(lg.Properties?.RetentionInDays).toBeGreaterThan(0);
+        expect(lg.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
+      }
+    }
+  });
+
+  it('passes the table name and only the SSM parameter names the route needs', () => {
+    for (const route of ROUTES) {
+      const env = (functionsByRoute(dev, 'dev').get(route.id)![1].Properties?.Environment?.Variables ?? {}) as Record<string, unknown>;
+      expect(env.TABLE_NAME !== undefined).toBe(route.access !== 'none');
+      expect(env.API_KEYS_PARAMETER).toBe(route.secrets.includes('apiKeys') ? '/auth-core/dev/api_keys' : undefined);
+      expect(env.SIGNER_KEY_PARAMETER).toBe(
+        route.secrets.includes('signerKey') ? '/auth-core/dev/vendor_password_hashing_signer_key' : undefined,
+      );
+      expect(Object.keys(env).join(' ')).not.toMatch(/^API_KEYS$|SIGNER_KEY$|SECRET/);
+    }
+  });
+});
+
+describe('IAM: least privilege', () => {
+  const tableArn = () => `<${ofType(dev.resources, 'AWS::DynamoDB::Table')[0][0]}.Arn>`;
+  const statementsOf = (routeId: string) => statementsOfRole(dev.resources, roleIdOf(functionsByRoute(dev, 'dev').get(routeId)![1]));
+
+  it('uses no wildcard action or resource and no managed policy', () => {
+    for (const route of ROUTES) {
+      const roleId = roleIdOf(functionsByRoute(dev, 'dev').get(route.id)![1]);
+      expect(dev.resources[roleId].Properties?.ManagedPolicyArns).toBeUndefined();
+      for (const s of statementsOf(route.id)) {
+        expect(s.effect).toBe('Allow');
+        for (const a of s.actions) expect(a).not.toContain('*');
+        for (const r of s.resources) expect(r).not.toContain('*');
+      }
+    }
+  });
+
+  it('grants exactly the DynamoDB actions of the route\'s access, on the table and its indexes only', () => {
+    const table = tableArn();
+    const indexes = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => `${table}/index/${g.indexName}`);
+    for (const route of ROUTES) {
+      const dynamo = statementsOf(route.id).filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
+      const actions = new Set(dynamo.flatMap((s) => s.actions));
+      const expected =
+        route.access === 'none' ? [] : route.access === 'read' ? READ_ACTIONS : [...READ_ACTIONS, ...WRITE_ACTIONS];
+      expect([...actions].sort()).toEqual([...expected].sort());
+      for (const s of dynamo) {
+        for (const r of s.resources) expect([table, ...indexes]).toContain(r);
+        // Indexes are only ever queried.
+        if (s.resources.some((r) => indexes.includes(r))) expect(s.actions).toEqual(['dynamodb:Query']);
+      }
+    }
+  });
+
+  it('gives read-only routes no write action', () => {
+    for (const route of ROUTES.filter((r) => r.access !== 'write')) {
+      const actions = statementsOf(route.id).flatMap((s) => s.actions);
+      expect(actions.filter((a) => /^dynamodb:(Put|Update|Delete|BatchWrite|ConditionCheck|PartiQL|Execute)/.test(a))).toEqual([]);
+    }
+  });
+
+  it('lets only the functions that need a secret read it, by parameter ARN', () => {
+    const arn = (name: string) => `arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter/auth-core/dev/${name}`;
+    const names = { apiKeys: 'api_keys', signerKey: 'vendor_password_hashing_signer_key' } as const;
+    for (const route of ROUTES) {
+      const ssm = statementsOf(route.id).filter((s) => s.actions.some((a) => a.startsWith('ssm:')));
+      expect(ssm.flatMap((s) => s.actions).every((a) => a === 'ssm:GetParameters')).toBe(true);
+      expect(ssm.flatMap((s) => s.resources).sort()).toEqual(route.secrets.map((sec) => arn(names[sec])).sort());
+    }
+    expect(ROUTES.find((r) => r.auth === 'none' && r.secrets.length > 0)).toBeUndefined();
+  });
+
+  it('lets each function write only to its own log group, and touch no other service', () => {
+    for (const [routeId, [, fn]] of functionsByRoute(dev, 'dev')) {
+      const statements = statementsOf(routeId);
+      const services = new Set(statements.flatMap((s) => s.actions.map((a) => a.split(':')[0])));
+      for (const svc of services) expect(['logs', 'dynamodb', 'ssm']).toContain(svc);
+      const logs = statements.filter((s) => s.actions.some((a) => a.startsWith('logs:')));
+      expect(logs.flatMap((s) => s.resources)).toEqual([`<${fn.Properties?.LoggingConfig.LogGroup.Ref}.Arn>`]);
+      expect(logs.flatMap((s) => s.actions).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    }
+  });
+});
+
+describe('bundles', () => {
+  const assetDir = (routeId: string): string => {
+    const key = functionsByRoute(dev, 'dev').get(routeId)![1].Properties?.Code.S3Key as string;
+    return join(dev.outdir, `asset.${key.replace(/\.zip$/, '')}`);
+  };
+  const nativeFiles = (routeId: string) => readdirSync(assetDir(routeId)).filter((f) => f.endsWith('.node'));
+
+  it('holds the x64 glibc Argon2 binary, next to index.js, in every function that hashes passwords', () => {
+    for (const route of ROUTES.filter((r) => r.hashesPasswords)) {
+      const native = nativeFiles(route.id);
+      expect(native).toEqual([expect.stringMatching(/^argon2\.linux-x64-gnu-[A-Z0-9]+\.node$/)]);
+      expect(readFileSync(join(assetDir(route.id), 'index.js'), 'utf8')).toContain(`./${native[0]}`);
+    }
+  });
+
+  it('carries no binary for another architecture, and none at all where no password code is bundled', () => {
+    for (const route of ROUTES) {
+      const dir = assetDir(route.id);
+      expect(existsSync(join(dir, 'index.js'))).toBe(true);
+      const native = nativeFiles(route.id);
+      for (const f of native) expect(f).toMatch(/^argon2\.linux-x64-gnu-/);
+      const js = readFileSync(join(dir, 'index.js'), 'utf8');
+      if (!js.includes('argon2')) expect(native).toEqual([]);
+    }
+    expect(nativeFiles('hello')).toEqual([]);
+  });
+
+  it('bundles the AWS SDK instead of relying on the runtime\'s copy', () => {
+    for (const route of ROUTES.filter((r) => r.access !== 'none')) {
+      const js = readFileSync(join(assetDir(route.id), 'index.js'), 'utf8');
+      // Left out: the SDK's optional CRT signer (an unused, try/catch-guarded require) and the
+      // lazily imported credential providers Lambda never loads (infra/bundling.ts says why).
+      const external = [...js.matchAll(/(?:require|import)\("(@aws-sdk\/[^"]+|@smithy\/[^"]+)"\)/g)].map((m) => m[1]);
+      const allowed = new Set(['@aws-sdk/signature-v4-crt', ...BUNDLE_EXTERNALS]);
+      expect(external.filter((m) => !allowed.has(m))).toEqual([]);
+      expect(js.includes('DynamoDBDocumentClient')).toBe(true);
+    }
+  });
+
+  it('refuses to synthesise arm64 functions without the arm64 Argon2 binary', () => {
+    let installed = true;
+    try {
+      require.resolve(ARGON2_BINARY_PACKAGE.arm64, { paths: [ROOT] });
+    } catch {
+      installed = false;
+    }
+    if (installed) {
+      expect(() => assertArgon2BinaryInstalled('arm64', ROOT)).not.toThrow();
+    } else {
+      expect(() => assertArgon2BinaryInstalled('arm64', ROOT)).toThrow(
+        'npm i --cpu=arm64 --os=linux --libc=glibc @node-rs/argon2',
+      );
+      expect(() => synthStage({ stage: 'dev', arch: 'arm64' }, { bundle: false })).toThrow(/arm64/);
+    }
+    expect(() => assertArgon2BinaryInstalled('x86_64', ROOT)).not.toThrow();
+  });
+});
+
+describe('alarms', () => {
+  it('alarms on the API 5xx rate, each function\'s throttles and DynamoDB throttling', () => {
+    dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'auth-core-dev-api-5xx-rate',
+      Metrics: Match.arrayWith([
+        Match.objectLike({ MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: '5xx', Namespace: 'AWS/ApiGateway' }) }) }),
+      ]),
+    });
+    for (const route of ROUTES) {
+      dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `auth-core-dev-${route.id}-throttles`,
+        MetricName: 'Throttles',
+        Namespace: 'AWS/Lambda',
+      });
+    }
+    dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'auth-core-dev-table-throttles',
+      Metrics: Match.arrayWith([
+        Match.objectLike({ MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'ThrottledRequests' }) }) }),
+      ]),
+    });
+  });
+
+  it('notifies the alarm topic when one is configured, and nothing otherwise', () => {
+    for (const [, a] of ofType(prod.resources, 'AWS::CloudWatch::Alarm')) expect(a.Properties?.AlarmActions).toEqual([TOPIC]);
+    for (const [, a] of ofType(dev.resources, 'AWS::CloudWatch::Alarm')) expect(a.Properties?.AlarmActions).toBeUndefined();
+  });
+});
+
+describe('names', () => {
+  it('names every named resource after the app and the stage', () => {
+    const named: [string, string][] = [
+      ['AWS::DynamoDB::Table', 'TableName'],
+      ['AWS::Lambda::Function', 'FunctionName'],
+      ['AWS::Logs::LogGroup', 'LogGroupName'],
+      ['AWS::ApiGatewayV2::Api', 'Name'],
+      ['AWS::CloudWatch::Alarm', 'AlarmName'],
+    ];
+    for (const [type, prop] of named) {
+      const names = ofType(prod.resources, type).map(([, r]) => r.Properties?.[prop] as string);
+      expect(names.length).toBeGreaterThan(0);
+      for (const n of names) expect(n).toContain('auth-core-prod');
+    }
+  });
+});
+
+describe('cdk-nag (AwsSolutions)', () => {
+  it('reports nothing unacknowledged, in dev and in production', () => {
+    for (const s of [dev, prod]) {
+      const report = new AwsSolutionsChecks(s.app).validateScope(s.stack);
+      expect(report.violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    }
+  });
+
+  it('gives every acknowledgment a reason', () => {
+    const acks: [string, string][] = [];
+    const walk = (c: IConstruct) => {
+      for (const m of c.node.metadata) {
+        if (m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY) acks.push(...Object.entries(m.data as Record<string, string>));
+      }
+      c.node.children.forEach(walk);
+    };
+    walk(dev.stack);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const [id, reason] of acks) {
+      expect(id).toMatch(/AwsSolutions-/);
+      expect(reason.length).toBeGreaterThan(30);
+    }
+  });
+});

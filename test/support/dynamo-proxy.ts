@@ -1,0 +1,57 @@
+import { createServer, request, type Server } from 'node:http';
+
+/**
+ * A pass-through proxy in front of DynamoDB Local that counts requests by operation
+ * (`X-Amz-Target`), so the benchmarks report how many DynamoDB calls each API operation makes
+ * from what went over the wire, not from reading the code. It can also answer the next requests
+ * with DynamoDB's `ThrottlingException`, as DynamoDB does when it sheds load.
+ */
+export interface CountingProxy {
+  readonly endpoint: string;
+  readonly counts: Map<string, number>;
+  reset(): void;
+  /** Answers the next `n` requests with a ThrottlingException (Infinity: until set to 0). */
+  throttleNext(n: number): void;
+  total(): number;
+  close(): Promise<void>;
+}
+
+export async function startCountingProxy(target: string): Promise<CountingProxy> {
+  const upstream = new URL(target);
+  const counts = new Map<string, number>();
+  let throttle = 0;
+  const server: Server = createServer((req, res) => {
+    const op = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
+    counts.set(op, (counts.get(op) ?? 0) + 1);
+    if (throttle > 0) {
+      throttle--;
+      req.resume();
+      const body = JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' });
+      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'proxy' });
+      res.end(body);
+      return;
+    }
+    const fwd = request(
+      { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    fwd.on('error', () => res.destroy());
+    req.pipe(fwd);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    counts,
+    reset: () => counts.clear(),
+    throttleNext: (n: number) => {
+      throttle = n;
+    },
+    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

@@ -1,0 +1,39 @@
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+
+/** A document client on the suite's DynamoDB Local, for reading what the service stored. */
+export function testDocClient(): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return DynamoDBDocumentClient.from(client);
+}
+
+/** The stored user item (with its password hash, which no endpoint returns). */
+export async function readStoredUser(tableName: string, userId: string): Promise<Record<string, unknown> | undefined> {
+  const doc = testDocClient();
+  try {
+    return (await doc.send(new GetCommand({ TableName: tableName, Key: { pk: `USER#${userId}`, sk: 'USER' }, ConsistentRead: true }))).Item;
+  } finally {
+    doc.destroy();
+  }
+}
+
+/** Every item of a table as raw JSON text (to check what is, and is not, stored). */
+export async function dumpTable(tableName: string): Promise<string> {
+  const doc = testDocClient();
+  try {
+    const items: unknown[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start as never }));
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return JSON.stringify(items);
+  } finally {
+    doc.destroy();
+  }
+}

@@ -91,8 +91,18 @@ async function importThroughput(endpoint: string): Promise<void> {
   await api.stop();
 }
 
-async function signInCost(): Promise<void> {
-  const api = await startApi({ VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey, PASSWORD_REHASH_ON_SIGNIN: 'false' });
+/**
+ * `BENCH_DYNAMO_LATENCY_MS` (default 0) delays every DynamoDB call of the sign-in server by that
+ * much, to show the cost of storage round trips as AWS has them (a few ms each).
+ */
+async function signInCost(endpoint: string): Promise<void> {
+  const latency = Number(process.env.BENCH_DYNAMO_LATENCY_MS ?? 0);
+  const proxy = latency > 0 ? await startCountingProxy(endpoint, latency) : undefined;
+  const api = await startApi({
+    VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey,
+    PASSWORD_REHASH_ON_SIGNIN: 'false',
+    ...(proxy ? { AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint } : {}),
+  });
   const password = 'bench-Password-1';
   const own = DEFAULT_OWN_HASH_PARAMS;
   const cases = [
@@ -136,12 +146,13 @@ async function signInCost(): Promise<void> {
     wrongMs.push((await timed(() => api.post('/recipe/signin', { email: known, password: 'wrong-password' }))).ms);
   }
   const timingRatio = percentile(unknownMs, 50) / percentile(wrongMs, 50);
-  results.signIn = data;
+  results.signIn = { dynamoLatencyMs: latency, cases: data };
   results.timing = { unknownEmailP50Ms: percentile(unknownMs, 50), knownEmailWrongPasswordP50Ms: percentile(wrongMs, 50), ratio: round(timingRatio) };
-  say(`\n### 2. Sign-in cost (${N} sequential sign-ins each, interleaved with the bare verifier)\n`);
+  say(`\n### 2. Sign-in cost (${N} sequential sign-ins each, interleaved with the bare verifier${latency ? `; ${latency} ms added to every DynamoDB call` : ''})\n`);
   say(table(['hash', 'sign-in p50 ms', 'sign-in p95 ms', 'bare verifier p50 ms', 'ratio (target ≤ 1.10)'], rows));
   say(`\nTiming: unknown email p50 ${round(percentile(unknownMs, 50))} ms vs known email + wrong password p50 ${round(percentile(wrongMs, 50))} ms → ratio ${round(timingRatio)} (target 0.8–1.25)`);
   await api.stop();
+  await proxy?.close();
 }
 
 async function passwordlessRoundTrip(endpoint: string): Promise<void> {
@@ -268,7 +279,7 @@ async function main(): Promise<void> {
     const only = process.env.BENCH_ONLY?.split(',');
     const want = (n: string) => !only || only.includes(n);
     if (want('import')) await importThroughput(dynamo.endpoint);
-    if (want('signin')) await signInCost();
+    if (want('signin')) await signInCost(dynamo.endpoint);
     if (want('passwordless')) await passwordlessRoundTrip(dynamo.endpoint);
     if (want('cold')) await coldStart(dynamo.endpoint);
   } finally {

@@ -43,11 +43,17 @@ export interface UserStore {
    */
   updateUser(before: UserRecord, after: UserRecord): Promise<UserWriteResult>;
   /**
-   * Sets an email-password user's hash if the user still has `email` (no version check: the last
-   * import wins, so concurrent imports of one email never fail each other). `STALE` if the user
-   * is gone or its email changed.
+   * Sets an email-password user's hash (and the copy on its email guard) if the user still has
+   * the email it was read with (no version check: the last import wins, so concurrent imports of
+   * one email never fail each other). `STALE` if the user is gone or its email changed.
    */
-  replacePasswordHash(userId: string, email: string, passwordHash: string): Promise<UserWriteResult>;
+  replacePasswordHash(user: UserRecord, passwordHash: string): Promise<UserWriteResult>;
+  /**
+   * The email-password login of an email in a tenant, read consistently from its guard: the user
+   * id and (on guards written by this version) the password hash, so sign-in can verify while it
+   * fetches the user.
+   */
+  getEmailPasswordLogin(tenantId: string, email: string): Promise<{ userId: string; passwordHash?: string } | undefined>;
   /**
    * Deletes the user and every guard it holds in one transaction, only if the stored user is still
    * at `user.version` (else `STALE`: re-read and try again).

@@ -29,10 +29,12 @@ describe('the consistency checker', () => {
       await doc.send(new PutCommand({ TableName: T, Item: { pk: 'T#public#PL#EMAIL#stolen%40x.y', sk: 'GUARD', type: 'guard', userId: user.id } }));
       await doc.send(new DeleteCommand({ TableName: T, Key: { pk: `PLDEV#${code.preAuthSessionId}`, sk: 'DEVICE' } }));
       await doc.send(new PutCommand({ TableName: T, Item: { pk: 'PLDEV#lonely', sk: 'DEVICE', type: 'device', preAuthSessionId: 'lonely' } }));
+      const ep = (await api.post('/recipe/user/passwordhash/import', { email: 'stale@x.y', passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq' })).json.user;
+      await doc.send(new PutCommand({ TableName: T, Item: { pk: 'T#public#EP#EMAIL#stale%40x.y', sk: 'GUARD', type: 'guard', userId: ep.id, passwordHash: '$2a$10$old' } }));
     } finally {
       doc.destroy();
     }
     const kinds = (await tableProblems(api.tableName)).map((p) => p.kind).sort();
-    expect(kinds).toEqual(['code-without-device', 'device-without-code', 'guard-not-held', 'guard-without-user', 'user-missing-guard']);
+    expect(kinds).toEqual(['code-without-device', 'device-without-code', 'guard-not-held', 'guard-stale-hash', 'guard-without-user', 'user-missing-guard']);
   });
 });

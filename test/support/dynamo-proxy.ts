@@ -16,7 +16,11 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(target: string): Promise<CountingProxy> {
+/**
+ * `latencyMs` delays every request, to stand in for the network round trip to DynamoDB in AWS
+ * (DynamoDB Local on loopback answers in well under a millisecond of network time).
+ */
+export async function startCountingProxy(target: string, latencyMs = 0): Promise<CountingProxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
   let throttle = 0;
@@ -31,6 +35,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       res.end(body);
       return;
     }
+    const forward = () => {
     const fwd = request(
       { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
       (up) => {
@@ -40,6 +45,9 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     );
     fwd.on('error', () => res.destroy());
     req.pipe(fwd);
+    };
+    if (latencyMs > 0) setTimeout(forward, latencyMs);
+    else forward();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const address = server.address();

@@ -47,7 +47,7 @@ export async function importPasswordHash(
     if (created.status === 'OK') return { status: 'OK', user: toApiUser(user), didUserAlreadyExist: false };
     const existing = await findEmailPasswordUser(deps, tenantId, input.email);
     if (!existing) continue;
-    const replaced = await deps.users.replacePasswordHash(existing.userId, input.email, checked.stored);
+    const replaced = await deps.users.replacePasswordHash(existing, checked.stored);
     if (replaced.status === 'OK') return { status: 'OK', user: toApiUser(existing), didUserAlreadyExist: true };
   }
   throw new Error('Importing the password hash lost the race for its email too often');

@@ -1,7 +1,6 @@
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../../password';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { findEmailPasswordUser } from './find-user';
 
 export type SignInResult = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' };
 
@@ -18,14 +17,22 @@ export async function signIn(
   password: string,
 ): Promise<SignInResult> {
   const { ownHash, rehashOnSignin } = deps.config.password;
-  const user = await findEmailPasswordUser(deps, tenantId, email);
-  if (!user || user.passwordHash === undefined) {
+  const ctx = { signerKey: deps.config.signerKey };
+  const login = await deps.users.getEmailPasswordLogin(tenantId, email);
+  if (!login) {
     // Why: an unknown email must cost about as much as a known one, or response times would tell
     // an attacker which emails have accounts.
     await dummyVerify(password, ownHash);
     return { status: 'WRONG_CREDENTIALS_ERROR' };
   }
-  const ok = await verifyPassword(password, user.passwordHash, { signerKey: deps.config.signerKey });
+  // The guard carries the hash: verify while the user is fetched, not after.
+  const [guardVerdict, user] = await Promise.all([
+    login.passwordHash === undefined ? Promise.resolve(undefined) : verifyPassword(password, login.passwordHash, ctx),
+    deps.users.getUser(login.userId),
+  ]);
+  if (!user || user.passwordHash === undefined) return { status: 'WRONG_CREDENTIALS_ERROR' };
+  // The user item is authoritative: if its hash changed between the two reads, verify that one.
+  const ok = login.passwordHash === user.passwordHash && guardVerdict !== undefined ? guardVerdict : await verifyPassword(password, user.passwordHash, ctx);
   if (!ok) return { status: 'WRONG_CREDENTIALS_ERROR' };
   if (rehashOnSignin && needsRehash(user.passwordHash, ownHash)) {
     const passwordHash = await hashPassword(password, ownHash);

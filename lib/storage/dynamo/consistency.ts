@@ -1,18 +1,19 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import type { DynamoContext } from './transact';
-import { guardsOf, userFromItem } from './user-items';
+import { guardItem, guardsOf, userFromItem } from './user-items';
 
 /** One inconsistency found in the table. */
 export interface ConsistencyProblem {
-  readonly kind: 'guard-without-user' | 'guard-not-held' | 'user-missing-guard' | 'code-without-device' | 'device-without-code' | 'unknown-item';
+  readonly kind: 'guard-without-user' | 'guard-not-held' | 'user-missing-guard' | 'guard-stale-hash' | 'code-without-device' | 'device-without-code' | 'unknown-item';
   readonly key: string;
   readonly detail: string;
 }
 
 /**
  * Scans the whole table and reports every broken invariant of the storage design: a guard that
- * does not point at a user holding it, a user missing one of its guards, a code whose device is
+ * does not point at a user holding it, a user missing one of its guards (or an email-password
+ * guard whose hash copy differs from its user's), a code whose device is
  * gone, a device with no code. Reads only; meant for tests, audits after a migration, and
  * `npm run check-consistency`. Never reports secrets (keys only).
  */
@@ -34,11 +35,13 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
   const users = items.filter((i) => i.type === 'user').map(userFromItem);
   const heldGuards = new Map<string, string>();
   for (const user of users) {
-    for (const { key } of guardsOf(user)) {
+    for (const { key, identity } of guardsOf(user)) {
       heldGuards.set(key.pk, user.userId);
       const guard = byPk.get(key.pk)?.find((i) => i.sk === key.sk);
       if (!guard || guard.userId !== user.userId) {
         problems.push({ kind: 'user-missing-guard', key: key.pk, detail: `user ${user.userId} holds no guard ${key.pk}` });
+      } else if (guard.passwordHash !== guardItem(user, key, identity).passwordHash) {
+        problems.push({ kind: 'guard-stale-hash', key: key.pk, detail: `the guard's hash copy differs from user ${user.userId}'s` });
       }
     }
   }

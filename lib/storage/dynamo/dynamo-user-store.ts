@@ -3,7 +3,7 @@ import { ATTR, INDEX, keys, type Key } from '../keys';
 import type { RecipeId, UserRecord } from '../model';
 import type { UserListQuery, UserStore, UserWriteResult } from '../ports';
 import { writeAtomically, type DynamoContext } from './transact';
-import { createUserWrites, deleteUserWrites, updateUserWrites, userFromItem } from './user-items';
+import { createUserWrites, deleteUserWrites, guardsOf, updateUserWrites, userFromItem } from './user-items';
 
 /**
  * Items a filtered page reads at least per Query: `Limit` counts items before the filter, so a
@@ -84,23 +84,47 @@ export class DynamoUserStore implements UserStore {
     return result.ok ? { status: 'OK' } : result.failed;
   }
 
-  async replacePasswordHash(userId: string, email: string, passwordHash: string): Promise<UserWriteResult> {
-    try {
-      await this.ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: keys.user(userId),
-          UpdateExpression: 'SET passwordHash = :hash ADD #version :one',
-          ConditionExpression: 'attribute_exists(pk) AND email = :email AND recipeId = :recipe',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':hash': passwordHash, ':one': 1, ':email': email, ':recipe': 'emailpassword' },
-        }),
-      );
-      return { status: 'OK' };
-    } catch (err) {
-      if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return { status: 'STALE' };
-      throw err;
-    }
+  async replacePasswordHash(user: UserRecord, passwordHash: string): Promise<UserWriteResult> {
+    const stale = { status: 'STALE' } as const;
+    const { userId, email } = user;
+    const result = await writeAtomically(this.ctx, [
+      {
+        item: {
+          Update: {
+            TableName: this.ctx.tableName,
+            Key: keys.user(userId),
+            UpdateExpression: 'SET passwordHash = :hash ADD #version :one',
+            ConditionExpression: 'attribute_exists(pk) AND email = :email AND recipeId = :recipe',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':hash': passwordHash, ':one': 1, ':email': email, ':recipe': 'emailpassword' },
+          },
+        },
+        onConditionFailed: stale,
+      },
+      ...guardsOf(user)
+        .filter((g) => g.identity === 'email')
+        .map(({ key }) => ({
+        item: {
+          Update: {
+            TableName: this.ctx.tableName,
+            Key: key,
+            UpdateExpression: 'SET passwordHash = :hash',
+            ConditionExpression: 'userId = :userId',
+            ExpressionAttributeValues: { ':hash': passwordHash, ':userId': userId },
+          },
+        },
+          onConditionFailed: stale,
+        })),
+    ]);
+    return result.ok ? { status: 'OK' } : result.failed;
+  }
+
+  async getEmailPasswordLogin(tenantId: string, email: string): Promise<{ userId: string; passwordHash?: string } | undefined> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({ TableName: this.ctx.tableName, Key: keys.emailGuard(tenantId, 'emailpassword', email), ConsistentRead: true }),
+    );
+    if (!out.Item) return undefined;
+    return { userId: out.Item.userId as string, ...(typeof out.Item.passwordHash === 'string' ? { passwordHash: out.Item.passwordHash } : {}) };
   }
 
   async deleteUser(user: UserRecord): Promise<{ status: 'OK' } | { status: 'STALE' }> {

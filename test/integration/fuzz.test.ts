@@ -38,7 +38,12 @@ const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(
   fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.concat([Buffer.from('{"email":"'), Buffer.from(b), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])),
   fc.integer({ min: 1, max: 20_000 }).map((n) => '{"a":'.repeat(n)),
 );
-const query = fc.dictionary(fc.constantFrom(...FIELDS, 'doUnionOfAccountInfo', 'limit', 'paginationToken', 'timeJoinedOrder'), fc.oneof(fc.string(), hugeString.map((s) => s.slice(0, 3000))), { maxKeys: 4 });
+/**
+ * Query values stay below Node's 16 KB header limit together (URLs above it are answered 431 by
+ * the server before the body is read, which a client still uploading sees as EPIPE; the
+ * oversized-URL case has its own test in http-and-tenants).
+ */
+const query = fc.dictionary(fc.constantFrom(...FIELDS, 'doUnionOfAccountInfo', 'limit', 'paginationToken', 'timeJoinedOrder'), fc.oneof(fc.string(), hugeString.map((s) => s.slice(0, 600))), { maxKeys: 4 });
 const headers = fc.record(
   {
     rid: fc.constantFrom('passwordless', 'emailpassword', 'thirdparty', 'PASSWORDLESS', 'nonsense', ''),
@@ -72,10 +77,14 @@ describe.each(ROUTES.filter((r) => r.id !== 'hello').map((r) => [r.id, r] as con
         async (body, q, h, prefix) => {
           const search = new URLSearchParams(q).toString();
           const path = `${prefix}${route.path}${search ? `?${search}` : ''}`;
-          const res = await api.request(route.method, path, {
-            rawBody: route.method === 'GET' ? undefined : body,
-            headers: { ...h, 'content-type': 'application/json' },
-          });
+          const res = await api
+            .request(route.method, path, {
+              rawBody: route.method === 'GET' ? undefined : body,
+              headers: { ...h, 'content-type': 'application/json' },
+            })
+            .catch((err: Error & { cause?: Error }) => {
+              throw new Error(`${route.method} ${path.slice(0, 100)}: no answer (${err.cause?.message ?? err.message}); server log tail:\n${api.logs.slice(-5).join('\n')}`);
+            });
           checkAnswer(res, `${route.method} ${path.slice(0, 200)}`);
         },
       ),

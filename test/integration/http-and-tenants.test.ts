@@ -73,6 +73,13 @@ describe('transport and authentication', () => {
     expect(res.status).toBe(413);
   });
 
+  it('answers 431 in plain text for a URL over the 16 KB header limit', async () => {
+    const res = await api.get(`/users/by-accountinfo?email=${'a'.repeat(20_000)}`);
+    expect(res.status).toBe(431);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe('Request headers or URL are too large');
+  });
+
   it('accepts cdi-version 5.0 to 5.4 and refuses others', async () => {
     expect((await api.get('/apiversion', { 'cdi-version': '5.4' })).status).toBe(200);
     expect((await api.get('/apiversion', { 'cdi-version': '5.0' })).status).toBe(200);

@@ -1,3 +1,4 @@
+import type { CreateCodeResult } from '../../lib/recipes/passwordless/create-code';
 import type { ApiResponse, TestApi } from './api';
 
 /** `/recipe/...` for the public tenant, `/<t>/recipe/...` otherwise. */
@@ -7,16 +8,7 @@ export const tenantPath = (tenantId: string | undefined, path: string): string =
 export async function createCode(api: TestApi, body: Record<string, unknown>, tenantId?: string) {
   const res = await api.post(tenantPath(tenantId, '/recipe/signinup/code'), body);
   if (res.status !== 200 || res.json?.status !== 'OK') throw new Error(`createCode failed: ${res.status} ${res.text}`);
-  return res.json as {
-    status: 'OK';
-    preAuthSessionId: string;
-    codeId: string;
-    deviceId: string;
-    userInputCode: string;
-    linkCode: string;
-    timeCreated: number;
-    codeLifetime: number;
-  };
+  return res.json as Extract<CreateCodeResult, { status: 'OK' }>;
 }
 
 export function consumeLink(api: TestApi, code: { preAuthSessionId: string; linkCode: string }, tenantId?: string): Promise<ApiResponse> {

@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, timeSortKey } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
-import { MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { createUserWrites, updateUserWrites, type UserConflict } from './user-items';
 
 /** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
@@ -134,23 +134,13 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
 
   /** Sort keys of every code of a device. */
   private async codeSortKeys(preAuthSessionId: string): Promise<string[]> {
-    const sks: string[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :code)',
-          ExpressionAttributeValues: { ':pk': keys.device(preAuthSessionId).pk, ':code': keys.codePrefix },
-          ProjectionExpression: 'sk',
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) sks.push(item.sk as string);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return sks;
+    const items = await queryAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :code)',
+      ExpressionAttributeValues: { ':pk': keys.device(preAuthSessionId).pk, ':code': keys.codePrefix },
+      ProjectionExpression: 'sk',
+      ConsistentRead: true,
+    });
+    return items.map((item) => item.sk as string);
   }
 
   private deleteWrites<T>(pk: string, sks: readonly string[], tag: T): TaggedWrite<T>[] {
@@ -169,23 +159,13 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
   }
 
   async listDevicesOfIdentity(tenantId: string, identity: PasswordlessIdentity): Promise<string[]> {
-    const ids: string[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.tableName,
-          IndexName: INDEX.byIdentity,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
-          ExpressionAttributeValues: { ':pk': keys.devicesOfIdentity(tenantId, identity) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) ids.push(item.preAuthSessionId as string);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return ids;
+    const items = await queryAll(this.ctx, {
+      IndexName: INDEX.byIdentity,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
+      ExpressionAttributeValues: { ':pk': keys.devicesOfIdentity(tenantId, identity) },
+    });
+    return items.map((item) => item.preAuthSessionId as string);
   }
 
   async consumeDevice(device: DeviceRecord, userWrite: ConsumeUserWrite): Promise<UserWriteResult | { status: 'DEVICE_GONE' }> {

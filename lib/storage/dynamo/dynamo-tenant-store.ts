@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import type { TenantRecord } from '../model';
 import type { TenantStore } from '../ports';
-import type { DynamoContext } from './transact';
+import { queryAll, type DynamoContext } from './transact';
 
 /** `TenantStore` on DynamoDB: all tenants in one small partition. */
 export class DynamoTenantStore implements TenantStore {
@@ -32,22 +32,12 @@ export class DynamoTenantStore implements TenantStore {
   }
 
   async listTenants(): Promise<TenantRecord[]> {
-    const tenants: TenantRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.tenantsPartition },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) tenants.push({ tenantId: item.tenantId as string, createdAt: item.createdAt as number });
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return tenants;
+    const items = await queryAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.tenantsPartition },
+      ConsistentRead: true,
+    });
+    return items.map((item) => ({ tenantId: item.tenantId as string, createdAt: item.createdAt as number }));
   }
 
   async removeTenant(tenantId: string): Promise<boolean> {

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, type Key } from '../keys';
 import type { RecipeId, UserRecord } from '../model';
 import type { UserListQuery, UserStore, UserWriteResult } from '../ports';
-import { writeAtomically, type DynamoContext } from './transact';
+import { queryAll, writeAtomically, type DynamoContext } from './transact';
 import { createUserWrites, deleteUserWrites, guardsOf, updateUserWrites, userFromItem } from './user-items';
 
 /**
@@ -55,23 +55,13 @@ export class DynamoUserStore implements UserStore {
   }
 
   async listUsersByEmail(tenantId: string, email: string): Promise<UserRecord[]> {
-    const users: UserRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.tableName,
-          IndexName: INDEX.byIdentity,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
-          ExpressionAttributeValues: { ':pk': keys.usersWithEmail(tenantId, email) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) users.push(userFromItem(item));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return users;
+    const items = await queryAll(this.ctx, {
+      IndexName: INDEX.byIdentity,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
+      ExpressionAttributeValues: { ':pk': keys.usersWithEmail(tenantId, email) },
+    });
+    return items.map(userFromItem);
   }
 
   async createUser(user: UserRecord): Promise<UserWriteResult> {

@@ -3,8 +3,10 @@ import {
   DeleteCommand,
   DynamoDBDocumentClient,
   PutCommand,
+  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
+  type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 
@@ -18,6 +20,21 @@ export interface DynamoContext {
 export function createDynamoContext(tableName: string, client = new DynamoDBClient({})): DynamoContext {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return { doc, tableName };
+}
+
+/** Every item a query matches, following `LastEvaluatedKey` across pages. */
+export async function queryAll(
+  ctx: DynamoContext,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ctx.doc.send(new QueryCommand({ ...input, TableName: ctx.tableName, ExclusiveStartKey: startKey }));
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }
 
 export type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

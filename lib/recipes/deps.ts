@@ -25,6 +25,12 @@ export interface Deps {
   readonly config: Config;
 }
 
+/**
+ * A write that loses a race (a concurrent request created or changed the same user first) is
+ * re-read and tried again this often before the request fails with an error.
+ */
+export const WRITE_TRIES = 4;
+
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** `node:crypto`'s CSPRNG: device ids, salts and codes must be unguessable. */

@@ -10,6 +10,3 @@ export async function findEmailPasswordUser(
   const userId = await deps.users.getUserIdByEmail(tenantId, 'emailpassword', email);
   return userId === undefined ? undefined : deps.users.getUser(userId);
 }
-
-/** A race with a concurrent write is re-read and tried again this often. */
-export const WRITE_TRIES = 4;

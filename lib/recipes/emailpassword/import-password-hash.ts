@@ -1,9 +1,9 @@
 import { validateImportedHash } from '../../password';
 import type { UserRecord } from '../../storage/model';
-import type { Deps } from '../deps';
+import { WRITE_TRIES, type Deps } from '../deps';
 import { InvalidInputError } from '../errors';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { findEmailPasswordUser, WRITE_TRIES } from './find-user';
+import { findEmailPasswordUser } from './find-user';
 
 export interface ImportPasswordHashInput {
   readonly email: string;

@@ -1,7 +1,6 @@
 import { hashPassword } from '../../password';
 import type { UserRecord } from '../../storage/model';
-import type { Deps } from '../deps';
-import { WRITE_TRIES } from './find-user';
+import { WRITE_TRIES, type Deps } from '../deps';
 
 export interface UpdateEmailPasswordUserInput {
   readonly userId: string;

@@ -1,6 +1,6 @@
 import type { DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
 import type { ConsumeUserWrite } from '../../storage/ports';
-import type { Deps } from '../deps';
+import { WRITE_TRIES, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { deletePendingDevices } from './pending-devices';
 import { consumedDeviceOf, verifyCode, type CodeFailure, type CodeProof, type ConsumedDevice } from './verify-code';
@@ -9,11 +9,6 @@ export type ConsumeCodeResult =
   | { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string; consumedDevice: ConsumedDevice }
   | CodeFailure;
 
-/**
- * A write can lose a race (a concurrent consume created the user, or changed it): it is re-read and
- * tried again this often before giving up with an error.
- */
-const WRITE_TRIES = 4;
 
 function identityOf(device: DeviceRecord): PasswordlessIdentity {
   return device.email !== undefined ? { email: device.email } : { phoneNumber: device.phoneNumber ?? '' };

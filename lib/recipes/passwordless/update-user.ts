@@ -1,5 +1,5 @@
 import type { UserRecord } from '../../storage/model';
-import type { Deps } from '../deps';
+import { WRITE_TRIES, type Deps } from '../deps';
 import { InvalidInputError } from '../errors';
 import { deletePendingDevices } from './pending-devices';
 
@@ -16,7 +16,6 @@ export type UpdatePasswordlessUserResult =
   | { status: 'EMAIL_ALREADY_EXISTS_ERROR' }
   | { status: 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' };
 
-const WRITE_TRIES = 4;
 
 /**
  * Sets or clears a passwordless user's email and phone number (seed 4.3). The uniqueness guards

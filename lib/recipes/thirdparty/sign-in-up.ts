@@ -1,5 +1,5 @@
 import type { UserRecord } from '../../storage/model';
-import type { Deps } from '../deps';
+import { WRITE_TRIES, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 
 export interface ThirdPartySignInUpInput {
@@ -15,11 +15,6 @@ export interface ThirdPartySignInUpInput {
 
 export type ThirdPartySignInUpResult = { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string };
 
-/**
- * A write can lose a race (a concurrent sign-in created the user first, or changed it): it is
- * re-read and tried again this often before giving up with an error.
- */
-const WRITE_TRIES = 4;
 
 /**
  * Whether the email counts as verified after a sign-in: a provider's `isVerified: true` verifies

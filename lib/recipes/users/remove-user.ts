@@ -1,7 +1,5 @@
-import type { Deps } from '../deps';
+import { WRITE_TRIES, type Deps } from '../deps';
 
-/** A race with a concurrent change of the user is re-read and tried again this often. */
-const WRITE_TRIES = 4;
 
 /**
  * Removes a user with every uniqueness guard it holds (email, phone, third-party identity), in one

@@ -57,7 +57,9 @@ function route(
 export const ROUTES: readonly RouteDef[] = [
   route({
     id: 'hello', method: 'GET', path: '/hello', entry: 'functions/core/hello.ts',
-    auth: 'none', access: 'none', summary: 'Health check, no API key.',
+    // App-wide: a health check reads no tenant data, and a tenant segment would need a table
+    // read (the tenant check) that this function has no permission for in AWS.
+    auth: 'none', scope: 'app', access: 'none', summary: 'Health check, no API key.',
   }),
   route({
     id: 'api-version', method: 'GET', path: '/apiversion', entry: 'functions/core/api-version.ts',

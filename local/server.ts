@@ -32,6 +32,7 @@ export function toHttpApiEvent(req: IncomingMessage, url: URL, body: Buffer, rou
   const isText = type === '' || type.startsWith('text/') || type.includes('json') || type.includes('x-www-form-urlencoded');
   return {
     version: '2.0',
+    routeKey: `${route.method} ${route.path}`,
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
@@ -41,7 +42,6 @@ export function toHttpApiEvent(req: IncomingMessage, url: URL, body: Buffer, rou
       requestId,
       http: { method: req.method ?? 'GET', path: url.pathname },
     },
-    ...{ routeKey: `${route.method} ${route.path}` },
   };
 }
 

@@ -1,6 +1,8 @@
 /** The parts of an API Gateway HTTP API (payload format 2.0) event this service reads. */
 export interface HttpApiEvent {
   readonly version?: string;
+  /** `METHOD /path` of the matched route. */
+  readonly routeKey?: string;
   readonly rawPath: string;
   readonly rawQueryString?: string;
   readonly headers?: Readonly<Record<string, string | undefined>>;

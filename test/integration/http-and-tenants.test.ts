@@ -146,7 +146,7 @@ describe('tenants', () => {
 
   it('refuses a tenant segment on app-wide endpoints with 403', async () => {
     await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'west' });
-    for (const [method, path] of [['GET', '/west/user/id?userId=x'], ['PUT', '/west/recipe/user'], ['GET', '/west/apiversion'], ['GET', '/west/recipe/multitenancy/tenant/list/v2']]) {
+    for (const [method, path] of [['GET', '/west/hello'], ['GET', '/west/user/id?userId=x'], ['PUT', '/west/recipe/user'], ['GET', '/west/apiversion'], ['GET', '/west/recipe/multitenancy/tenant/list/v2']]) {
       const res = await api.request(method, path, { body: method === 'PUT' ? { userId: 'x', email: 'a@b.c' } : undefined });
       expect([path, res.status, res.text]).toEqual([path, 403, 'Only public tenantId can call this app specific API']);
     }

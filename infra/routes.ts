@@ -140,7 +140,33 @@ export const ROUTES: readonly RouteDef[] = [
   }),
   route({
     id: 'user-remove', method: 'POST', path: '/user/remove', entry: 'functions/users/remove-user.ts',
-    scope: 'app', access: 'write', summary: 'Remove a user and every uniqueness record it holds, in one transaction.',
+    scope: 'app', access: 'write',
+    summary: 'Remove a user (`removeAllLinkedAccounts`, default true: with every linked login method) and every uniqueness record it holds, in one transaction.',
+  }),
+  route({
+    id: 'accountlinking-primary-check', method: 'GET', path: '/recipe/accountlinking/user/primary/check',
+    entry: 'functions/accountlinking/can-create-primary-user.ts', scope: 'app',
+    summary: 'Whether a login method can become a primary user (`recipeUserId`).',
+  }),
+  route({
+    id: 'accountlinking-primary', method: 'POST', path: '/recipe/accountlinking/user/primary',
+    entry: 'functions/accountlinking/create-primary-user.ts', scope: 'app', access: 'write',
+    summary: 'Make a login method a primary user, claiming its account info in its tenants.',
+  }),
+  route({
+    id: 'accountlinking-link-check', method: 'GET', path: '/recipe/accountlinking/user/link/check',
+    entry: 'functions/accountlinking/can-link-accounts.ts', scope: 'app',
+    summary: 'Whether a login method can be linked to a primary user (`recipeUserId`, `primaryUserId`).',
+  }),
+  route({
+    id: 'accountlinking-link', method: 'POST', path: '/recipe/accountlinking/user/link',
+    entry: 'functions/accountlinking/link-accounts.ts', scope: 'app', access: 'write',
+    summary: 'Link a login method to a primary user.',
+  }),
+  route({
+    id: 'accountlinking-unlink', method: 'POST', path: '/recipe/accountlinking/user/unlink',
+    entry: 'functions/accountlinking/unlink-account.ts', scope: 'app', access: 'write',
+    summary: 'Unlink a login method from its primary user (the primary user\'s own login method is deleted).',
   }),
 ];
 

@@ -4,14 +4,11 @@ import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
 import { removeUser } from '../../lib/recipes/users/remove-user';
 
-/**
- * `POST /user/remove` `{"userId"}`. The SDK's `removeAllLinkedAccounts` (a boolean) is accepted;
- * without account linking every user is its only account, so it changes nothing.
- */
+/** `POST /user/remove` `{"userId","removeAllLinkedAccounts"?}` (default `true`, as in the core). */
 export const handle: ApiHandler = (req, deps) => {
   const userId = requiredString(req.body, 'userId');
   const all = req.body.removeAllLinkedAccounts;
   if (all !== undefined && all !== null && typeof all !== 'boolean') throw invalidField('removeAllLinkedAccounts');
-  return removeUser(deps, userId);
+  return removeUser(deps, userId, all !== false);
 };
 export const handler = createHttpHandler(routeById('user-remove'), handle);

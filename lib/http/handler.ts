@@ -6,6 +6,7 @@ import { createLogger, describeError, type Logger } from '../log/logger';
 import { SignerKeyNotConfiguredError } from '../password/errors';
 import type { Deps } from '../recipes/deps';
 import { InvalidInputError } from '../recipes/errors';
+import { TooManyItemsError } from '../storage/errors';
 import { tenantExists } from '../recipes/multitenancy/tenants';
 import { isValidApiKey, presentedApiKey } from './api-key';
 import { APP_WIDE_ONLY, BadRequestError, HttpError, TENANT_NOT_FOUND } from './errors';
@@ -128,7 +129,7 @@ function logRequest(request: MiddyRequest, statusCode: number): void {
 /** Maps an error to its response: the message for expected kinds, a generic text (logged once) for the rest. */
 function errorResult(err: unknown, requestId: string, log: Logger): HttpApiResult {
   if (err instanceof HttpError) return textResult(err.statusCode, err.message, requestId);
-  if (err instanceof InvalidInputError) return textResult(400, err.message, requestId);
+  if (err instanceof InvalidInputError || err instanceof TooManyItemsError) return textResult(400, err.message, requestId);
   if (err instanceof SignerKeyNotConfiguredError) {
     log.error('vendor_password_hashing_signer_key is not configured', {});
     return textResult(500, err.message, requestId);

@@ -40,6 +40,8 @@ export function parseJsonObject(raw: string | undefined): Fields {
 }
 
 function checkLength(name: string, value: string): string {
+  // A lone UTF-16 surrogate (JSON `"\ud800"`) is no text: it cannot be stored or encoded into a key.
+  if (!value.isWellFormed()) throw new BadRequestError(`Field name '${name}' is not valid Unicode: it holds a lone surrogate`);
   const max = MAX_LENGTH[name] ?? DEFAULT_MAX_LENGTH;
   if (value.length > max) {
     throw new BadRequestError(`Field name '${name}' is too long: the maximum is ${max} characters`);
@@ -62,6 +64,13 @@ export function requiredString(fields: Fields, name: string, opts: { nonEmpty?: 
   if (opts.nonEmpty && value.trim() === '') {
     throw new BadRequestError(`Field name '${name}' must not be empty`);
   }
+  return value;
+}
+
+/** A required query parameter of a GET request (the core's text when it is missing). */
+export function requiredQueryParam(query: Fields, name: string): string {
+  const value = optionalString(query, name);
+  if (value === undefined) throw new BadRequestError(`Field name '${name}' is missing in GET request`);
   return value;
 }
 
@@ -115,6 +124,7 @@ export function normalisePhoneNumber(raw: string): string {
 export function requiredPassword(fields: Fields, name = 'password'): string {
   const value = fields[name];
   if (typeof value !== 'string') throw invalidField(name);
+  if (!value.isWellFormed()) throw new BadRequestError(`Field name '${name}' is not valid Unicode: it holds a lone surrogate`);
   if (Buffer.byteLength(value, 'utf8') > MAX_PASSWORD_BYTES) {
     throw new BadRequestError(`Field name '${name}' is too long: the maximum is ${MAX_PASSWORD_BYTES} bytes`);
   }

@@ -1,15 +1,20 @@
-import type { RecipeId } from './model';
+import type { AccountInfo, RecipeId } from './model';
 
 /**
  * The only place key strings are built. One table, generic key attributes:
  *
- * | item    | pk                                   | sk                  | gsi1 (users of a tenant)      | gsi2 (by identity)              |
- * |---------|--------------------------------------|---------------------|-------------------------------|---------------------------------|
- * | user    | `USER#<userId>`                      | `USER`              | `T#<t>#USERS` / `<ts>#<id>`   | `T#<t>#EMAIL#<email>` / `<ts>`  |
- * | guard   | `T#<t>#EP#EMAIL#<email>` (and PL/TP) | `GUARD`             |                               |                                 |
- * | device  | `PLDEV#<preAuthSessionId>`           | `DEVICE`            |                               | `T#<t>#PLDEV#EMAIL#<email>`     |
- * | code    | `PLDEV#<preAuthSessionId>`           | `CODE#<linkHash>`   |                               |                                 |
- * | tenant  | `TENANTS`                            | `TENANT#<t>`        |                               |                                 |
+ * | item         | pk                                   | sk                | gsi1 (users of a tenant)        | gsi2 (by identity)             |
+ * |--------------|--------------------------------------|-------------------|---------------------------------|--------------------------------|
+ * | login method | `USER#<userId>`                      | `LM#<recipeUserId>` | `T#<t>#USERS` / `<ts>#<userId>` (one per user and tenant) | `T#<t>#EMAIL#<email>` / `<ts>` |
+ * | link         | `USER#<recipeUserId>`                | `LINK`            |                                 |                                |
+ * | guard        | `T#<t>#EP#EMAIL#<email>` (and PL/TP) | `GUARD`           |                                 |                                |
+ * | primary info | `T#<t>#PRIMARY#EMAIL#<email>` (PHONE, TP) | `PRIMARY`    |                                 |                                |
+ * | device       | `PLDEV#<preAuthSessionId>`           | `DEVICE`          |                                 | `T#<t>#PLDEV#EMAIL#<email>`    |
+ * | code         | `PLDEV#<preAuthSessionId>`           | `CODE#<linkHash>` |                                 |                                |
+ * | tenant       | `TENANTS`                            | `TENANT#<t>`      |                                 |                                |
+ *
+ * A user's partition (`USER#<userId>`) holds all its login methods, so a primary user is read with
+ * one Query; a login method linked to another user leaves a `LINK` item in its own partition.
  *
  * Variable parts that may contain `#` (emails, third-party ids) are URI-encoded so that two
  * different identities can never build the same key.
@@ -41,8 +46,26 @@ const RECIPE_TAG: Record<RecipeId, string> = { emailpassword: 'EP', passwordless
 /** Sort key part for time order: fixed width so that string order is numeric order. */
 export const timeSortKey = (ms: number): string => ms.toString().padStart(15, '0');
 
+const USER_PREFIX = 'USER#';
+
 export const keys = {
-  user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
+  /** The partition of a user: every login method it holds, or the `LINK` of a linked login method. */
+  userPartition: (userId: string): string => `${USER_PREFIX}${userId}`,
+  /** The user id a user partition key names. */
+  userIdOfPartition: (pk: string): string => pk.slice(USER_PREFIX.length),
+  loginMethod: (userId: string, recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${userId}`, sk: `LM#${recipeUserId}` }),
+  /** Where a login method linked to another user finds that user. */
+  link: (recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${recipeUserId}`, sk: 'LINK' }),
+  /** A primary user's claim on one piece of account info in one tenant (SPEC §11). */
+  primaryInfo: (tenantId: string, info: AccountInfo): Key => ({
+    pk:
+      info.kind === 'email'
+        ? `T#${tenantId}#PRIMARY#EMAIL#${enc(info.email)}`
+        : info.kind === 'phone'
+          ? `T#${tenantId}#PRIMARY#PHONE#${enc(info.phoneNumber)}`
+          : `T#${tenantId}#PRIMARY#TP#${enc(info.thirdPartyId)}#${enc(info.thirdPartyUserId)}`,
+    sk: 'PRIMARY',
+  }),
   emailGuard: (tenantId: string, recipe: RecipeId, email: string): Key => ({
     pk: `T#${tenantId}#${RECIPE_TAG[recipe]}#EMAIL#${enc(email)}`,
     sk: 'GUARD',
@@ -71,6 +94,11 @@ export const keys = {
    * strictly after one.
    */
   userListPosition: (timeJoined: number, userId: string): string => `${timeSortKey(timeJoined)}#${userId}`,
+  /** The place a `userListPosition` names. */
+  parseUserListPosition: (position: string): { timeJoined: number; userId: string } => {
+    const hash = position.indexOf('#');
+    return { timeJoined: Number(position.slice(0, hash)), userId: position.slice(hash + 1) };
+  },
   /** gsi2 partition: users of a tenant with an email, across recipes. */
   usersWithEmail: (tenantId: string, email: string): string => `T#${tenantId}#EMAIL#${enc(email)}`,
   /** gsi2 partition: pending devices of one email or phone. */

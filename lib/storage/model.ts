@@ -2,8 +2,13 @@
 
 export type RecipeId = 'emailpassword' | 'thirdparty' | 'passwordless';
 
-/** One user: exactly one login method (no account linking in this service). */
+/**
+ * One login method (a "recipe user"): an email-password, third-party or passwordless account with
+ * its own `recipeUserId` (`userId` here). On its own it is a user; account linking (SPEC §11)
+ * groups several into one primary user (`AuthUser`).
+ */
 export interface UserRecord {
+  /** The recipe user id. */
   readonly userId: string;
   readonly recipeId: RecipeId;
   readonly tenantIds: readonly string[];
@@ -21,8 +26,33 @@ export interface UserRecord {
   readonly version: number;
 }
 
+/**
+ * A user as the API shows it: one login method on its own, or a primary user with every login
+ * method linked to it (SPEC §11).
+ */
+export interface AuthUser {
+  /**
+   * The user's id: the primary user's id (the recipe user id of the login method that became
+   * primary; it stays the id even after that login method is removed), else the one login
+   * method's own id.
+   */
+  readonly id: string;
+  readonly isPrimary: boolean;
+  /** Oldest first (`timeJoined`, then recipe user id); exactly one unless `isPrimary`. */
+  readonly loginMethods: readonly UserRecord[];
+}
+
 /** A unique identity a user holds in a tenant, protected by a guard item. */
 export type IdentityKind = 'email' | 'phone' | 'thirdParty';
+
+/**
+ * One piece of account info (SPEC §11): an email (any recipe), a phone number or a third-party
+ * identity. No two primary users sharing a tenant may hold the same one.
+ */
+export type AccountInfo =
+  | { readonly kind: 'email'; readonly email: string }
+  | { readonly kind: 'phone'; readonly phoneNumber: string }
+  | { readonly kind: 'thirdParty'; readonly thirdPartyId: string; readonly thirdPartyUserId: string };
 
 /** Passwordless identity of a device. */
 export type PasswordlessIdentity = { readonly email: string } | { readonly phoneNumber: string };

@@ -1,12 +1,30 @@
-import type { CodeRecord, DeviceRecord, IdentityKind, PasswordlessIdentity, RecipeId, TenantRecord, UserRecord } from './model';
+import type {
+  AccountInfo,
+  AuthUser,
+  CodeRecord,
+  DeviceRecord,
+  IdentityKind,
+  PasswordlessIdentity,
+  RecipeId,
+  TenantRecord,
+  UserRecord,
+} from './model';
 
 /** Result of a write that may hit a uniqueness guard or a concurrent change. */
 export type UserWriteResult =
   | { readonly status: 'OK' }
-  /** Another user holds this identity in the tenant. */
+  /** Another login method of the same recipe holds this identity in the tenant. */
   | { readonly status: 'IDENTITY_TAKEN'; readonly identity: IdentityKind }
-  /** The user changed (or vanished) since it was read. */
+  /** Another primary user holds this account info in one of the user's tenants (SPEC §11). */
+  | { readonly status: 'ACCOUNT_INFO_TAKEN'; readonly identity: IdentityKind }
+  /** A user changed (or vanished) since it was read. */
   | { readonly status: 'STALE' };
+
+/** One piece of account info in one tenant: what a primary user claims. */
+export interface TenantAccountInfo {
+  readonly tenantId: string;
+  readonly info: AccountInfo;
+}
 
 /** A place in a tenant's join order: users are ordered by `timeJoined`, then by id. */
 export interface UserListCursor {
@@ -22,32 +40,50 @@ export interface UserListQuery {
   readonly order: 'ASC' | 'DESC';
   /** Start strictly after this place (in `order`); from the first user when absent. */
   readonly after?: UserListCursor;
-  /** Only users of these recipes; every recipe when absent. */
+  /** Only users with a login method of one of these recipes in the tenant; every user when absent. */
   readonly recipeIds?: readonly RecipeId[];
 }
 
-/** Users and their uniqueness guards. */
+/** One page of a tenant's users; `next` (the place of its last user) only when another page follows. */
+export interface UserListPage {
+  readonly users: AuthUser[];
+  readonly next?: UserListCursor;
+}
+
+/** Users, their login methods, their uniqueness guards and the account info of primary users. */
 export interface UserStore {
-  getUser(userId: string): Promise<UserRecord | undefined>;
-  /** The user holding an email-password or passwordless email in a tenant (strongly consistent). */
+  /**
+   * The user with this id, read consistently: a primary user by its own id or by the recipe user
+   * id of any of its login methods, or a login method on its own.
+   */
+  getUser(userId: string): Promise<AuthUser | undefined>;
+  /** The recipe user id holding an email-password or passwordless email in a tenant (strongly consistent). */
   getUserIdByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<string | undefined>;
   getUserIdByPhone(tenantId: string, phoneNumber: string): Promise<string | undefined>;
   getUserIdByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<string | undefined>;
-  /** Users of a tenant with this email in any recipe, oldest first. */
-  listUsersByEmail(tenantId: string, email: string): Promise<UserRecord[]>;
-  /** Creates the user and its guards in one transaction. */
-  createUser(user: UserRecord): Promise<UserWriteResult>;
+  /** Users with a login method in the tenant that has this email (any recipe), each once. */
+  listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
   /**
-   * Replaces `before` with `after` in one transaction: guards of identities that changed move,
-   * and the write happens only if the stored user is still at `before.version`.
+   * The primary user claiming each piece of account info in its tenant, read consistently
+   * (`undefined` where none does), in the order asked.
    */
-  updateUser(before: UserRecord, after: UserRecord): Promise<UserWriteResult>;
+  getPrimaryHolders(claims: readonly TenantAccountInfo[]): Promise<(string | undefined)[]>;
+  /** Creates a login method on its own, with its guards, in one transaction. */
+  createUser(loginMethod: UserRecord): Promise<UserWriteResult>;
   /**
-   * Sets an email-password user's hash (and the copy on its email guard) if the user still has
-   * the email it was read with (no version check: the last import wins, so concurrent imports of
-   * one email never fail each other). `STALE` if the user is gone or its email changed.
+   * Replaces the stored state of the `before` users with the `after` users in one transaction:
+   * login methods, links, guards and primary-user claims all follow from the users, so linking,
+   * unlinking, removing and changing a login method are each this one call. Every login method
+   * written or removed is conditional on the version read (`STALE` otherwise); a new guard or
+   * claim is conditional on being free (`IDENTITY_TAKEN`, `ACCOUNT_INFO_TAKEN`).
    */
-  replacePasswordHash(user: UserRecord, passwordHash: string): Promise<UserWriteResult>;
+  writeUsers(before: readonly AuthUser[], after: readonly AuthUser[]): Promise<UserWriteResult>;
+  /**
+   * Sets an email-password login method's hash (and the copy on its email guard) if it is still
+   * in this user and has the email it was read with (no version check: the last import wins, so
+   * concurrent imports of one email never fail each other). `STALE` otherwise.
+   */
+  replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult>;
   /**
    * The email-password login of an email in a tenant, read consistently from its guard: the user
    * id and (on guards written by this version) the password hash, so sign-in can verify while it
@@ -55,20 +91,19 @@ export interface UserStore {
    */
   getEmailPasswordLogin(tenantId: string, email: string): Promise<{ userId: string; passwordHash?: string } | undefined>;
   /**
-   * Deletes the user and every guard it holds in one transaction, only if the stored user is still
-   * at `user.version` (else `STALE`: re-read and try again).
+   * A page of a tenant's users in join order (a primary user once, at its oldest login method's
+   * time); `hasMore` tells whether another page follows.
    */
-  deleteUser(user: UserRecord): Promise<{ readonly status: 'OK' } | { readonly status: 'STALE' }>;
-  /** A page of a tenant's users in join order; `hasMore` tells whether another page follows. */
-  listUsers(tenantId: string, query: UserListQuery): Promise<{ users: UserRecord[]; hasMore: boolean }>;
-  /** How many users a tenant has (of the given recipes, or all). */
+  listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage>;
+  /** How many users a tenant has (a primary user once; of the given recipes, or all). */
   countUsers(tenantId: string, recipeIds?: readonly RecipeId[]): Promise<number>;
 }
 
-/** What consuming a code does to the user it signs in. */
-export type ConsumeUserWrite =
-  | { readonly kind: 'create'; readonly user: UserRecord }
-  | { readonly kind: 'update'; readonly before: UserRecord; readonly after: UserRecord };
+/** What consuming a code does to the user it signs in: the users before and after (see `writeUsers`). */
+export interface ConsumeUserWrite {
+  readonly before: readonly AuthUser[];
+  readonly after: readonly AuthUser[];
+}
 
 /** Passwordless devices and codes. */
 export interface PasswordlessStore {

@@ -1,5 +1,6 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lib/storage/keys';
 
 /** A document client on the suite's DynamoDB Local, for reading what the service stored. */
 export function testDocClient(): DynamoDBDocumentClient {
@@ -11,11 +12,16 @@ export function testDocClient(): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client);
 }
 
-/** The stored user item (with its password hash, which no endpoint returns). */
-export async function readStoredUser(tableName: string, userId: string): Promise<Record<string, unknown> | undefined> {
+/**
+ * The stored login method item of a recipe user id (with its password hash, which no endpoint
+ * returns), in its own partition or, when linked, in its primary user's.
+ */
+export async function readStoredUser(tableName: string, recipeUserId: string): Promise<Record<string, unknown> | undefined> {
   const doc = testDocClient();
+  const get = async (key: { pk: string; sk: string }) => (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
   try {
-    return (await doc.send(new GetCommand({ TableName: tableName, Key: { pk: `USER#${userId}`, sk: 'USER' }, ConsistentRead: true }))).Item;
+    const link = await get(keys.link(recipeUserId));
+    return get(keys.loginMethod(link ? (link.primaryUserId as string) : recipeUserId, recipeUserId));
   } finally {
     doc.destroy();
   }

@@ -1,4 +1,5 @@
 import { validateImportedHash } from '../../password';
+import { standaloneUser } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
 import { WRITE_TRIES, type Deps } from '../deps';
 import { InvalidInputError } from '../errors';
@@ -44,11 +45,11 @@ export async function importPasswordHash(
       version: 1,
     };
     const created = await deps.users.createUser(user);
-    if (created.status === 'OK') return { status: 'OK', user: toApiUser(user), didUserAlreadyExist: false };
+    if (created.status === 'OK') return { status: 'OK', user: toApiUser(standaloneUser(user)), didUserAlreadyExist: false };
     const existing = await findEmailPasswordUser(deps, tenantId, input.email);
     if (!existing) continue;
-    const replaced = await deps.users.replacePasswordHash(existing, checked.stored);
-    if (replaced.status === 'OK') return { status: 'OK', user: toApiUser(existing), didUserAlreadyExist: true };
+    const replaced = await deps.users.replacePasswordHash(existing.user, existing.loginMethod, checked.stored);
+    if (replaced.status === 'OK') return { status: 'OK', user: toApiUser(existing.user), didUserAlreadyExist: true };
   }
   throw new Error('Importing the password hash lost the race for its email too often');
 }

@@ -1,6 +1,7 @@
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../../password';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
+import { findLogin, updateLoginMethod } from '../users/find-login';
 
 export type SignInResult = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' };
 
@@ -26,18 +27,20 @@ export async function signIn(
     return { status: 'WRONG_CREDENTIALS_ERROR' };
   }
   // The guard carries the hash: verify while the user is fetched, not after.
-  const [guardVerdict, user] = await Promise.all([
+  const [guardVerdict, found] = await Promise.all([
     login.passwordHash === undefined ? Promise.resolve(undefined) : verifyPassword(password, login.passwordHash, ctx),
-    deps.users.getUser(login.userId),
+    findLogin(deps, login.userId),
   ]);
-  if (!user || user.passwordHash === undefined) return { status: 'WRONG_CREDENTIALS_ERROR' };
-  // The user item is authoritative: if its hash changed between the two reads, verify that one.
-  const ok = login.passwordHash === user.passwordHash && guardVerdict !== undefined ? guardVerdict : await verifyPassword(password, user.passwordHash, ctx);
+  const stored = found?.loginMethod.passwordHash;
+  if (!found || stored === undefined) return { status: 'WRONG_CREDENTIALS_ERROR' };
+  // The login method item is authoritative: if its hash changed between the two reads, verify that one.
+  const ok = login.passwordHash === stored && guardVerdict !== undefined ? guardVerdict : await verifyPassword(password, stored, ctx);
   if (!ok) return { status: 'WRONG_CREDENTIALS_ERROR' };
-  if (rehashOnSignin && needsRehash(user.passwordHash, ownHash)) {
+  if (rehashOnSignin && needsRehash(stored, ownHash)) {
     const passwordHash = await hashPassword(password, ownHash);
     // A STALE result means the user changed since it was read (e.g. a password change): keep theirs.
-    await deps.users.updateUser(user, { ...user, passwordHash });
+    await updateLoginMethod(deps, found, { ...found.loginMethod, passwordHash });
   }
-  return { status: 'OK', user: toApiUser(user), recipeUserId: user.userId };
+  // A linked login method signs in as its primary user: `user.id` is the primary user's id.
+  return { status: 'OK', user: toApiUser(found.user), recipeUserId: found.loginMethod.userId };
 }

@@ -1,4 +1,5 @@
 import { hashPassword } from '../../password';
+import { standaloneUser } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
@@ -6,7 +7,12 @@ import { findEmailPasswordUser } from './find-user';
 
 export type SignUpResult = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
 
-/** Creates an email-password user, hashing the password with the service's own Argon2id parameters. */
+/**
+ * Creates an email-password user, hashing the password with the service's own Argon2id parameters.
+ * Only another email-password login method with the email in the tenant blocks it (a primary user
+ * holding the email through another recipe does not), and the new user is never linked: linking is
+ * the SDK's decision (SPEC §11).
+ */
 export async function signUp(
   deps: Pick<Deps, 'users' | 'clock' | 'random' | 'config'>,
   tenantId: string,
@@ -27,5 +33,5 @@ export async function signUp(
   };
   const result = await deps.users.createUser(user);
   if (result.status !== 'OK') return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
-  return { status: 'OK', user: toApiUser(user), recipeUserId: user.userId };
+  return { status: 'OK', user: toApiUser(standaloneUser(user)), recipeUserId: user.userId };
 }

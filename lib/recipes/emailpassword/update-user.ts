@@ -1,8 +1,10 @@
 import { hashPassword } from '../../password';
 import type { UserRecord } from '../../storage/model';
 import { WRITE_TRIES, type Deps } from '../deps';
+import { findLogin, updateLoginMethod } from '../users/find-login';
 
 export interface UpdateEmailPasswordUserInput {
+  /** The email-password login method's recipe user id. */
   readonly userId: string;
   readonly email?: string;
   readonly password?: string;
@@ -11,29 +13,41 @@ export interface UpdateEmailPasswordUserInput {
 export type UpdateEmailPasswordUserResult =
   | { status: 'OK' }
   | { status: 'UNKNOWN_USER_ID_ERROR' }
-  | { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
+  | { status: 'EMAIL_ALREADY_EXISTS_ERROR' }
+  | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
 
-/** Changes an email-password user's email (the guard moves atomically) and/or password (own Argon2id). */
+/** The core's reason when a new email would give a primary user another primary user's email. */
+export const EMAIL_CHANGE_NOT_ALLOWED_REASON = 'New email is associated with another primary user ID';
+
+/**
+ * Changes an email-password login method's email (the guard moves atomically) and/or password (own
+ * Argon2id). The id must name an email-password login method. When the login method belongs to a
+ * primary user, a new email that another primary user sharing one of its tenants holds is refused
+ * (`EMAIL_CHANGE_NOT_ALLOWED_ERROR`, checked before a same-recipe duplicate, as in the core).
+ */
 export async function updateEmailPasswordUser(
   deps: Pick<Deps, 'users' | 'config'>,
   input: UpdateEmailPasswordUserInput,
 ): Promise<UpdateEmailPasswordUserResult> {
-  const first = await deps.users.getUser(input.userId);
-  if (!first || first.recipeId !== 'emailpassword') return { status: 'UNKNOWN_USER_ID_ERROR' };
+  const first = await findLogin(deps, input.userId);
+  if (!first || first.loginMethod.recipeId !== 'emailpassword') return { status: 'UNKNOWN_USER_ID_ERROR' };
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password, deps.config.password.ownHash);
-  let user: UserRecord | undefined = first;
+  let login = first;
   for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
-    if (!user || user.recipeId !== 'emailpassword') return { status: 'UNKNOWN_USER_ID_ERROR' };
-    const emailChanged = input.email !== undefined && input.email !== user.email;
+    const lm = login.loginMethod;
+    const emailChanged = input.email !== undefined && input.email !== lm.email;
     const after: UserRecord = {
-      ...user,
+      ...lm,
       ...(emailChanged ? { email: input.email, emailVerified: false } : {}),
       ...(passwordHash !== undefined ? { passwordHash } : {}),
     };
-    const result = await deps.users.updateUser(user, after);
+    const result = await updateLoginMethod(deps, login, after);
     if (result.status === 'OK') return { status: 'OK' };
+    if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: EMAIL_CHANGE_NOT_ALLOWED_REASON };
     if (result.status === 'IDENTITY_TAKEN') return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
-    user = await deps.users.getUser(input.userId);
+    const again = await findLogin(deps, input.userId);
+    if (!again || again.loginMethod.recipeId !== 'emailpassword') return { status: 'UNKNOWN_USER_ID_ERROR' };
+    login = again;
   }
   throw new Error('Updating the user lost the race too often');
 }

@@ -1,7 +1,9 @@
-import type { DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
+import { standaloneUser, withLoginMethod } from '../../storage/auth-user';
+import type { AuthUser, DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
 import type { ConsumeUserWrite } from '../../storage/ports';
 import { WRITE_TRIES, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
+import { findLogin } from '../users/find-login';
 import { deletePendingDevices } from './pending-devices';
 import { consumedDeviceOf, verifyCode, type CodeFailure, type CodeProof, type ConsumedDevice } from './verify-code';
 
@@ -15,8 +17,10 @@ function identityOf(device: DeviceRecord): PasswordlessIdentity {
 }
 
 /**
- * Consumes a code: signs in the passwordless user of the device's email or phone in the tenant,
- * creating it if there is none. The device is deleted in the same transaction as the user write,
+ * Consumes a code: signs in the passwordless login method of the device's email or phone in the
+ * tenant (as its primary user when it is linked), creating it if there is none (only passwordless
+ * login methods count: a primary user holding the email through another recipe gets a new,
+ * unlinked login method, as in the core). The device is deleted in the same transaction as the user write,
  * so a code works once, also under concurrent consumes; the identity's other pending devices are
  * deleted afterwards.
  */
@@ -31,18 +35,22 @@ export async function consumeCode(
   const identity = identityOf(device);
 
   for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
-    const existingId =
+    const existing = await findLogin(
+      deps,
       'email' in identity
         ? await deps.users.getUserIdByEmail(tenantId, 'passwordless', identity.email)
-        : await deps.users.getUserIdByPhone(tenantId, identity.phoneNumber);
-    const existing = existingId === undefined ? undefined : await deps.users.getUser(existingId);
+        : await deps.users.getUserIdByPhone(tenantId, identity.phoneNumber),
+    );
     let write: ConsumeUserWrite;
-    let user: UserRecord;
+    let lm: UserRecord;
+    let user: AuthUser;
     if (existing) {
-      user = 'email' in identity ? { ...existing, emailVerified: true } : { ...existing, phoneVerified: true };
-      write = { kind: 'update', before: existing, after: user };
+      const before = existing.loginMethod;
+      lm = 'email' in identity ? { ...before, emailVerified: true } : { ...before, phoneVerified: true };
+      user = withLoginMethod(existing.user, lm);
+      write = { before: [existing.user], after: [user] };
     } else {
-      user = {
+      lm = {
         userId: deps.random.uuid(),
         recipeId: 'passwordless',
         tenantIds: [tenantId],
@@ -52,7 +60,8 @@ export async function consumeCode(
         phoneVerified: 'phoneNumber' in identity,
         version: 1,
       };
-      write = { kind: 'create', user };
+      user = standaloneUser(lm);
+      write = { before: [], after: [user] };
     }
     const result = await deps.passwordless.consumeDevice(device, write);
     if (result.status === 'DEVICE_GONE') return { status: 'RESTART_FLOW_ERROR' };
@@ -62,7 +71,7 @@ export async function consumeCode(
         status: 'OK',
         createdNewUser: !existing,
         user: toApiUser(user),
-        recipeUserId: user.userId,
+        recipeUserId: lm.userId,
         consumedDevice: consumedDeviceOf(device),
       };
     }

@@ -1,9 +1,12 @@
 import type { UserRecord } from '../../storage/model';
 import { WRITE_TRIES, type Deps } from '../deps';
+import { EMAIL_CHANGE_NOT_ALLOWED_REASON } from '../emailpassword/update-user';
 import { InvalidInputError } from '../errors';
+import { findLogin, updateLoginMethod } from '../users/find-login';
 import { deletePendingDevices } from './pending-devices';
 
 export interface UpdatePasswordlessUserInput {
+  /** The passwordless login method's recipe user id. */
   readonly userId: string;
   /** Normalised email to set, `null` to clear, `undefined` to leave unchanged. */
   readonly email?: string | null;
@@ -14,44 +17,53 @@ export type UpdatePasswordlessUserResult =
   | { status: 'OK' }
   | { status: 'UNKNOWN_USER_ID_ERROR' }
   | { status: 'EMAIL_ALREADY_EXISTS_ERROR' }
-  | { status: 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' };
-
+  | { status: 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' }
+  | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string }
+  | { status: 'PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
 
 /**
- * Sets or clears a passwordless user's email and phone number (seed 4.3). The uniqueness guards
- * move in the same transaction as the user; a changed value starts unverified; pending devices of
- * the old and the new value are deleted.
+ * Sets or clears a passwordless login method's email and phone number (seed 4.3). The uniqueness
+ * guards move in the same transaction as the user; a changed value starts unverified; pending
+ * devices of the old and the new value are deleted. When the login method belongs to a primary
+ * user, a value another primary user sharing one of its tenants holds is refused
+ * (`EMAIL_CHANGE_NOT_ALLOWED_ERROR` / `PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR`, as in the core).
  */
 export async function updatePasswordlessUser(
   deps: Pick<Deps, 'users' | 'passwordless'>,
   input: UpdatePasswordlessUserInput,
 ): Promise<UpdatePasswordlessUserResult> {
   for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
-    const user = await deps.users.getUser(input.userId);
-    if (!user || user.recipeId !== 'passwordless') return { status: 'UNKNOWN_USER_ID_ERROR' };
-    const email = input.email === undefined ? user.email : (input.email ?? undefined);
-    const phoneNumber = input.phoneNumber === undefined ? user.phoneNumber : (input.phoneNumber ?? undefined);
+    const login = await findLogin(deps, input.userId);
+    if (!login || login.loginMethod.recipeId !== 'passwordless') return { status: 'UNKNOWN_USER_ID_ERROR' };
+    const lm = login.loginMethod;
+    const email = input.email === undefined ? lm.email : (input.email ?? undefined);
+    const phoneNumber = input.phoneNumber === undefined ? lm.phoneNumber : (input.phoneNumber ?? undefined);
     if (email === undefined && phoneNumber === undefined) {
       throw new InvalidInputError('You cannot clear both email and phone number of a user');
     }
-    if (email === user.email && phoneNumber === user.phoneNumber) return { status: 'OK' };
-    const { email: _e, phoneNumber: _p, ...rest } = user;
+    if (email === lm.email && phoneNumber === lm.phoneNumber) return { status: 'OK' };
+    const { email: _e, phoneNumber: _p, ...rest } = lm;
     const after: UserRecord = {
       ...rest,
       ...(email !== undefined ? { email } : {}),
       ...(phoneNumber !== undefined ? { phoneNumber } : {}),
-      emailVerified: email === user.email && user.emailVerified,
-      phoneVerified: phoneNumber === user.phoneNumber && user.phoneVerified,
+      emailVerified: email === lm.email && lm.emailVerified,
+      phoneVerified: phoneNumber === lm.phoneNumber && lm.phoneVerified,
     };
-    const result = await deps.users.updateUser(user, after);
+    const result = await updateLoginMethod(deps, login, after);
+    if (result.status === 'ACCOUNT_INFO_TAKEN') {
+      return result.identity === 'phone'
+        ? { status: 'PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR', reason: 'New phone number is associated with another primary user ID' }
+        : { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: EMAIL_CHANGE_NOT_ALLOWED_REASON };
+    }
     if (result.status === 'IDENTITY_TAKEN') {
       return { status: result.identity === 'phone' ? 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' : 'EMAIL_ALREADY_EXISTS_ERROR' };
     }
     if (result.status === 'OK') {
-      const tenantId = user.tenantIds[0];
+      const tenantId = lm.tenantIds[0];
       const touched = [
-        ...(email !== user.email ? [user.email, email] : []).filter((e): e is string => e !== undefined).map((e) => ({ email: e })),
-        ...(phoneNumber !== user.phoneNumber ? [user.phoneNumber, phoneNumber] : [])
+        ...(email !== lm.email ? [lm.email, email] : []).filter((e): e is string => e !== undefined).map((e) => ({ email: e })),
+        ...(phoneNumber !== lm.phoneNumber ? [lm.phoneNumber, phoneNumber] : [])
           .filter((p): p is string => p !== undefined)
           .map((p) => ({ phoneNumber: p })),
       ];

@@ -1,6 +1,8 @@
-import type { UserRecord } from '../../storage/model';
+import { standaloneUser, withLoginMethod } from '../../storage/auth-user';
+import type { AuthUser, UserRecord } from '../../storage/model';
 import { WRITE_TRIES, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
+import { findLogin, updateLoginMethod } from '../users/find-login';
 
 export interface ThirdPartySignInUpInput {
   /** Provider id, as given (case-sensitive, not trimmed). */
@@ -13,7 +15,9 @@ export interface ThirdPartySignInUpInput {
   readonly isVerified: boolean;
 }
 
-export type ThirdPartySignInUpResult = { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string };
+export type ThirdPartySignInUpResult =
+  | { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string }
+  | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
 
 
 /**
@@ -28,7 +32,10 @@ function emailVerifiedAfter(user: UserRecord, email: string, isVerified: boolean
 /**
  * Signs a third-party user in, or up (seed 4.4). The identity is (tenant, thirdPartyId,
  * thirdPartyUserId), guarded in the same transaction as the user, so concurrent first sign-ins of
- * one identity make exactly one user. An existing user's changed email is updated.
+ * one identity make exactly one user. An existing login method's changed email is updated, unless
+ * it belongs to a primary user and another primary user sharing a tenant holds the new email
+ * (`EMAIL_CHANGE_NOT_ALLOWED_ERROR`, the core's answer). A linked login method signs in as its
+ * primary user.
  */
 export async function signInUp(
   deps: Pick<Deps, 'users' | 'clock' | 'random'>,
@@ -36,16 +43,15 @@ export async function signInUp(
   input: ThirdPartySignInUpInput,
 ): Promise<ThirdPartySignInUpResult> {
   for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
-    const existingId = await deps.users.getUserIdByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId);
-    const existing = existingId === undefined ? undefined : await deps.users.getUser(existingId);
+    const existing = await findLogin(deps, await deps.users.getUserIdByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId));
     if (existing) {
-      const emailVerified = emailVerifiedAfter(existing, input.email, input.isVerified);
-      if (existing.email === input.email && existing.emailVerified === emailVerified) {
-        return signedIn(existing, false);
-      }
-      const after: UserRecord = { ...existing, email: input.email, emailVerified };
-      const result = await deps.users.updateUser(existing, after);
-      if (result.status === 'OK') return signedIn({ ...after, version: existing.version + 1 }, false);
+      const lm = existing.loginMethod;
+      const emailVerified = emailVerifiedAfter(lm, input.email, input.isVerified);
+      if (lm.email === input.email && lm.emailVerified === emailVerified) return signedIn(existing.user, lm, false);
+      const after: UserRecord = { ...lm, email: input.email, emailVerified };
+      const result = await updateLoginMethod(deps, existing, after);
+      if (result.status === 'OK') return signedIn(withLoginMethod(existing.user, after), after, false);
+      if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: 'Email already associated with another primary user.' };
       continue;
     }
     const user: UserRecord = {
@@ -60,13 +66,13 @@ export async function signInUp(
       version: 1,
     };
     const result = await deps.users.createUser(user);
-    if (result.status === 'OK') return signedIn(user, true);
+    if (result.status === 'OK') return signedIn(standaloneUser(user), user, true);
     // IDENTITY_TAKEN: a concurrent sign-in created this identity's user first; the next round
     // reads it and signs it in.
   }
   throw new Error('Third-party sign-in lost the race for its user too often');
 }
 
-function signedIn(user: UserRecord, createdNewUser: boolean): ThirdPartySignInUpResult {
-  return { status: 'OK', createdNewUser, user: toApiUser(user), recipeUserId: user.userId };
+function signedIn(user: AuthUser, loginMethod: UserRecord, createdNewUser: boolean): ThirdPartySignInUpResult {
+  return { status: 'OK', createdNewUser, user: toApiUser(user), recipeUserId: loginMethod.userId };
 }

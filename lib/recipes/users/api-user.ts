@@ -1,4 +1,5 @@
-import type { UserRecord } from '../../storage/model';
+import { tenantsOf, timeJoinedOf } from '../../storage/auth-user';
+import type { AuthUser, UserRecord } from '../../storage/model';
 
 /** A login method as the CDI 5.4 user object shows it. Optional keys are omitted, never `null`. */
 export interface ApiLoginMethod {
@@ -15,7 +16,7 @@ export interface ApiLoginMethod {
 /** The CDI 5.4 user object (SPEC §4). It never carries a password hash. */
 export interface ApiUser {
   id: string;
-  isPrimaryUser: false;
+  isPrimaryUser: boolean;
   tenantIds: string[];
   timeJoined: number;
   emails: string[];
@@ -26,34 +27,52 @@ export interface ApiUser {
 }
 
 /**
- * Whether the login method counts as verified: the email when the user has one, else the phone.
+ * Whether the login method counts as verified: the email when it has one, else the phone.
  * Passwordless consume proves whichever identity it used; a changed value starts unproven.
  */
-function isVerified(user: UserRecord): boolean {
-  return user.email !== undefined ? user.emailVerified : user.phoneVerified;
+function isVerified(lm: UserRecord): boolean {
+  return lm.email !== undefined ? lm.emailVerified : lm.phoneVerified;
 }
 
-/** Builds the API user object from a stored user. */
-export function toApiUser(user: UserRecord): ApiUser {
-  const method: ApiLoginMethod = {
-    tenantIds: [...user.tenantIds],
-    recipeUserId: user.userId,
-    verified: isVerified(user),
-    timeJoined: user.timeJoined,
-    recipeId: user.recipeId,
-    ...(user.email !== undefined ? { email: user.email } : {}),
-    ...(user.phoneNumber !== undefined ? { phoneNumber: user.phoneNumber } : {}),
-    ...(user.thirdParty !== undefined ? { thirdParty: { id: user.thirdParty.id, userId: user.thirdParty.userId } } : {}),
-  };
+function toApiLoginMethod(lm: UserRecord): ApiLoginMethod {
   return {
-    id: user.userId,
-    isPrimaryUser: false,
-    tenantIds: [...user.tenantIds],
-    timeJoined: user.timeJoined,
-    emails: user.email !== undefined ? [user.email] : [],
-    phoneNumbers: user.phoneNumber !== undefined ? [user.phoneNumber] : [],
-    thirdParty: user.thirdParty !== undefined ? [{ id: user.thirdParty.id, userId: user.thirdParty.userId }] : [],
+    tenantIds: [...lm.tenantIds],
+    recipeUserId: lm.userId,
+    verified: isVerified(lm),
+    timeJoined: lm.timeJoined,
+    recipeId: lm.recipeId,
+    ...(lm.email !== undefined ? { email: lm.email } : {}),
+    ...(lm.phoneNumber !== undefined ? { phoneNumber: lm.phoneNumber } : {}),
+    ...(lm.thirdParty !== undefined ? { thirdParty: { id: lm.thirdParty.id, userId: lm.thirdParty.userId } } : {}),
+  };
+}
+
+/** Each value once, in first-seen order. */
+function unique<T>(values: readonly T[], id: (v: T) => string = String): T[] {
+  const seen = new Map<string, T>();
+  for (const v of values) if (!seen.has(id(v))) seen.set(id(v), v);
+  return [...seen.values()];
+}
+
+/**
+ * Builds the API user object from a stored user: for a primary user, every login method (oldest
+ * first), the union of their emails, phone numbers, third-party identities and tenants (oldest
+ * login method's first), and the oldest time joined (SPEC §4, §11).
+ */
+export function toApiUser(user: AuthUser): ApiUser {
+  const methods = user.loginMethods;
+  return {
+    id: user.id,
+    isPrimaryUser: user.isPrimary,
+    tenantIds: tenantsOf(user),
+    timeJoined: timeJoinedOf(user),
+    emails: unique(methods.flatMap((lm) => (lm.email !== undefined ? [lm.email] : []))),
+    phoneNumbers: unique(methods.flatMap((lm) => (lm.phoneNumber !== undefined ? [lm.phoneNumber] : []))),
+    thirdParty: unique(
+      methods.flatMap((lm) => (lm.thirdParty !== undefined ? [{ id: lm.thirdParty.id, userId: lm.thirdParty.userId }] : [])),
+      (tp) => JSON.stringify([tp.id, tp.userId]),
+    ),
     webauthn: { credentialIds: [] },
-    loginMethods: [method],
+    loginMethods: methods.map(toApiLoginMethod),
   };
 }

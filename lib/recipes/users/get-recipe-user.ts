@@ -1,6 +1,7 @@
-import type { RecipeId, UserRecord } from '../../storage/model';
+import type { RecipeId } from '../../storage/model';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from './api-user';
+import { findLogin } from './find-login';
 
 /** How `GET /recipe/user` names the user it wants. */
 export type RecipeUserLookup =
@@ -23,7 +24,10 @@ const NOT_FOUND: Record<RecipeUserLookup['by'], Exclude<GetRecipeUserResult, { s
   thirdParty: { status: 'UNKNOWN_THIRD_PARTY_USER_ERROR' },
 };
 
-/** Reads one recipe's user by id, email, phone or third-party identity, within a tenant. */
+/**
+ * Reads a login method of one recipe by its id, email, phone or third-party identity (within the
+ * tenant), and answers its user (the primary user when it is linked).
+ */
 export async function getRecipeUser(
   deps: Pick<Deps, 'users'>,
   tenantId: string,
@@ -45,9 +49,10 @@ export async function getRecipeUser(
       userId = await deps.users.getUserIdByThirdParty(tenantId, lookup.thirdPartyId, lookup.thirdPartyUserId);
       break;
   }
-  const user: UserRecord | undefined = userId === undefined ? undefined : await deps.users.getUser(userId);
-  if (!user || user.recipeId !== recipeId || (lookup.by !== 'userId' && !user.tenantIds.includes(tenantId))) {
+  const login = await findLogin(deps, userId);
+  const lm = login?.loginMethod;
+  if (!login || !lm || lm.recipeId !== recipeId || (lookup.by !== 'userId' && !lm.tenantIds.includes(tenantId))) {
     return NOT_FOUND[lookup.by];
   }
-  return { status: 'OK', user: toApiUser(user) };
+  return { status: 'OK', user: toApiUser(login.user) };
 }

@@ -1,4 +1,5 @@
-import type { UserRecord } from '../../storage/model';
+import type { AuthUser, UserRecord } from '../../storage/model';
+import { timeJoinedOf } from '../../storage/auth-user';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from './api-user';
 
@@ -9,8 +10,9 @@ export interface AccountInfo {
 }
 
 /**
- * Users of a tenant matching the account info: all given values (`doUnion` false) or any of them
- * (`doUnion` true), oldest first.
+ * Users with a login method in the tenant matching the account info, each once (a primary user
+ * with two matching login methods too): all given values (`doUnion` false: each value on some
+ * login method of the user) or any of them (`doUnion` true), oldest first (SPEC §9, §11).
  */
 export async function listUsersByAccountInfo(
   deps: Pick<Deps, 'users'>,
@@ -18,25 +20,28 @@ export async function listUsersByAccountInfo(
   info: AccountInfo,
   doUnion: boolean,
 ): Promise<{ status: 'OK'; users: ApiUser[] }> {
-  const candidates = new Map<string, UserRecord>();
-  const add = (u: UserRecord | undefined) => {
-    if (u && u.tenantIds.includes(tenantId)) candidates.set(u.userId, u);
+  const candidates = new Map<string, AuthUser>();
+  const add = (u: AuthUser | undefined) => {
+    if (u) candidates.set(u.id, u);
   };
   const byId = async (id: string | undefined) => add(id === undefined ? undefined : await deps.users.getUser(id));
-  if (info.email !== undefined) for (const u of await deps.users.listUsersByEmail(tenantId, info.email)) add(u);
-  if (info.phoneNumber !== undefined) await byId(await deps.users.getUserIdByPhone(tenantId, info.phoneNumber));
+  const lookups: Promise<void>[] = [];
+  if (info.email !== undefined) lookups.push(deps.users.listUsersByEmail(tenantId, info.email).then((users) => users.forEach(add)));
+  if (info.phoneNumber !== undefined) lookups.push(deps.users.getUserIdByPhone(tenantId, info.phoneNumber).then(byId));
   if (info.thirdParty !== undefined) {
-    await byId(await deps.users.getUserIdByThirdParty(tenantId, info.thirdParty.id, info.thirdParty.userId));
+    lookups.push(deps.users.getUserIdByThirdParty(tenantId, info.thirdParty.id, info.thirdParty.userId).then(byId));
   }
-  const tests: ((u: UserRecord) => boolean)[] = [];
-  if (info.email !== undefined) tests.push((u) => u.email === info.email);
-  if (info.phoneNumber !== undefined) tests.push((u) => u.phoneNumber === info.phoneNumber);
+  await Promise.all(lookups);
+  const tests: ((lm: UserRecord) => boolean)[] = [];
+  if (info.email !== undefined) tests.push((lm) => lm.email === info.email);
+  if (info.phoneNumber !== undefined) tests.push((lm) => lm.phoneNumber === info.phoneNumber);
   if (info.thirdParty !== undefined) {
     const tp = info.thirdParty;
-    tests.push((u) => u.thirdParty?.id === tp.id && u.thirdParty?.userId === tp.userId);
+    tests.push((lm) => lm.thirdParty?.id === tp.id && lm.thirdParty?.userId === tp.userId);
   }
+  const holds = (u: AuthUser, test: (lm: UserRecord) => boolean) => u.loginMethods.some(test);
   const users = [...candidates.values()]
-    .filter((u) => (doUnion ? tests.some((t) => t(u)) : tests.every((t) => t(u))))
-    .sort((a, b) => a.timeJoined - b.timeJoined || a.userId.localeCompare(b.userId));
+    .filter((u) => (doUnion ? tests.some((t) => holds(u, t)) : tests.every((t) => holds(u, t))))
+    .sort((a, b) => timeJoinedOf(a) - timeJoinedOf(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { status: 'OK', users: users.map(toApiUser) };
 }

@@ -16,15 +16,15 @@ export interface ListUsersInput {
 export type ListUsersResult = { status: 'OK'; users: ApiUser[]; nextPaginationToken?: string };
 
 /**
- * One page of a tenant's users in join order. `nextPaginationToken` is present only when another
+ * One page of a tenant's users in join order (a primary user once, at its oldest login method's
+ * time, if any of its login methods is in the tenant). `nextPaginationToken` is present only when another
  * page follows, so a client pages until the key is absent and sees every user once.
  */
 export async function listUsers(deps: Pick<Deps, 'users'>, tenantId: string, input: ListUsersInput): Promise<ListUsersResult> {
   const page = await deps.users.listUsers(tenantId, input);
-  const last = page.users[page.users.length - 1];
   return {
     status: 'OK',
     users: page.users.map(toApiUser),
-    ...(page.hasMore && last ? { nextPaginationToken: encodePaginationToken({ timeJoined: last.timeJoined, userId: last.userId }) } : {}),
+    ...(page.next ? { nextPaginationToken: encodePaginationToken(page.next) } : {}),
   };
 }

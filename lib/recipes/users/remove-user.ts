@@ -1,16 +1,25 @@
+import { withoutLoginMethod } from '../../storage/auth-user';
 import { WRITE_TRIES, type Deps } from '../deps';
 
-
 /**
- * Removes a user with every uniqueness guard it holds (email, phone, third-party identity), in one
- * transaction, so each identity can be used again at once. Pending passwordless devices are not
- * the user's (they belong to an email or phone) and stay: consuming one later signs up a new user.
+ * Removes a user (SPEC §9, §11). With `removeAllLinkedAccounts` (the default), the whole user: a
+ * primary user with every login method linked to it, whichever of their ids is given. Without it,
+ * only the login method with that id (a user of one login method goes entirely); the primary user
+ * keeps its id and stays primary when its own login method goes. Every uniqueness guard, link and
+ * primary-user claim goes in the same transaction, so each identity can be used again at once.
+ * Pending passwordless devices are not the user's (they belong to an email or phone) and stay:
+ * consuming one later signs up a new user.
  */
-export async function removeUser(deps: Pick<Deps, 'users'>, userId: string): Promise<{ status: 'OK'; didUserExist: boolean }> {
+export async function removeUser(
+  deps: Pick<Deps, 'users'>,
+  userId: string,
+  removeAllLinkedAccounts = true,
+): Promise<{ status: 'OK'; didUserExist: boolean }> {
   for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
     const user = await deps.users.getUser(userId);
     if (!user) return { status: 'OK', didUserExist: false };
-    const result = await deps.users.deleteUser(user);
+    const rest = removeAllLinkedAccounts || user.loginMethods.length === 1 ? undefined : withoutLoginMethod(user, userId);
+    const result = await deps.users.writeUsers([user], rest ? [rest] : []);
     if (result.status === 'OK') return { status: 'OK', didUserExist: true };
   }
   throw new Error('Removing the user lost the race with its updates too often');

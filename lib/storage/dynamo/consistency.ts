@@ -1,21 +1,63 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
+import type { AuthUser } from '../model';
 import type { DynamoContext } from './transact';
-import { guardItem, guardsOf, userFromItem } from './user-items';
+import { ITEM_TYPE, itemsOfUser, userFromItems, type DerivedItem } from './user-items';
 
 /** One inconsistency found in the table. */
 export interface ConsistencyProblem {
-  readonly kind: 'guard-without-user' | 'guard-not-held' | 'user-missing-guard' | 'guard-stale-hash' | 'code-without-device' | 'device-without-code' | 'unknown-item';
+  readonly kind:
+    | 'guard-without-user'
+    | 'guard-not-held'
+    | 'user-missing-guard'
+    | 'guard-stale-hash'
+    | 'user-missing-claim'
+    | 'claim-not-held'
+    | 'user-missing-link'
+    | 'link-not-held'
+    | 'login-method-differs'
+    | 'user-not-one-user'
+    | 'code-without-device'
+    | 'device-without-code'
+    | 'unknown-item';
   readonly key: string;
   readonly detail: string;
 }
 
+/** A JSON form independent of attribute order, without absent attributes, to compare items. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Names (never values: they may be secrets) of the attributes in which two items differ. */
+function differingAttributes(expected: Record<string, unknown>, actual: Record<string, unknown>): string[] {
+  const names = new Set([...Object.keys(expected), ...Object.keys(actual)]);
+  return [...names].filter((n) => canonical(expected[n]) !== canonical(actual[n])).sort();
+}
+
+const MISSING: Record<Exclude<DerivedItem['role'], 'loginMethod'>, ConsistencyProblem['kind']> = {
+  guard: 'user-missing-guard',
+  primaryInfo: 'user-missing-claim',
+  link: 'user-missing-link',
+};
+
 /**
- * Scans the whole table and reports every broken invariant of the storage design: a guard that
- * does not point at a user holding it, a user missing one of its guards (or an email-password
- * guard whose hash copy differs from its user's), a code whose device is
- * gone, a device with no code. Reads only; meant for tests, audits after a migration, and
- * `npm run check-consistency`. Never reports secrets (keys only).
+ * Scans the whole table and reports every broken invariant of the storage design. A user's items
+ * all follow from its login methods (see `itemsOfUser`), so the check derives them from the login
+ * method items and compares: a guard, claim or link that no user implies, one a user implies that
+ * is missing or holds something else (a stale hash copy), a login method whose list entry or
+ * primary mark is wrong, a partition whose login methods do not make one user (a login method
+ * that is neither primary nor linked outside its own partition, or primary and non-primary login
+ * methods together). Also: a code whose device is gone, a device with no code. Reads only; meant
+ * for tests, audits after a migration, and `npm run check-consistency`. Never reports secrets
+ * (keys and attribute names only).
  */
 export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyProblem[]> {
   const items: Record<string, unknown>[] = [];
@@ -26,38 +68,72 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
     startKey = out.LastEvaluatedKey;
   } while (startKey);
 
+  const problems: ConsistencyProblem[] = [];
+  const byKey = new Map(items.map((i) => [`${i.pk as string}\u0000${i.sk as string}`, i]));
   const byPk = new Map<string, Record<string, unknown>[]>();
   for (const item of items) {
     const pk = item.pk as string;
     byPk.set(pk, [...(byPk.get(pk) ?? []), item]);
   }
-  const problems: ConsistencyProblem[] = [];
-  const users = items.filter((i) => i.type === 'user').map(userFromItem);
-  const heldGuards = new Map<string, string>();
+
+  const users: AuthUser[] = [];
+  for (const [pk, partition] of byPk) {
+    const user = pk.startsWith(keys.userPartition('')) ? userFromItems(keys.userIdOfPartition(pk), partition) : undefined;
+    if (!user) continue;
+    const lmItems = partition.filter((i) => i.type === ITEM_TYPE.loginMethod);
+    const marks = new Set(lmItems.map((i) => i.primaryUserId));
+    if (marks.size > 1 || (!user.isPrimary && (user.loginMethods.length !== 1 || user.loginMethods[0].userId !== user.id))) {
+      problems.push({ kind: 'user-not-one-user', key: pk, detail: `its ${lmItems.length} login methods do not make one primary or one non-primary user` });
+    }
+    users.push(user);
+  }
+
+  const expected = new Set<string>();
+  const recipeUserIds = new Set(users.flatMap((u) => u.loginMethods.map((lm) => lm.userId)));
   for (const user of users) {
-    for (const { key, identity } of guardsOf(user)) {
-      heldGuards.set(key.pk, user.userId);
-      const guard = byPk.get(key.pk)?.find((i) => i.sk === key.sk);
-      if (!guard || guard.userId !== user.userId) {
-        problems.push({ kind: 'user-missing-guard', key: key.pk, detail: `user ${user.userId} holds no guard ${key.pk}` });
-      } else if (guard.passwordHash !== guardItem(user, key, identity).passwordHash) {
-        problems.push({ kind: 'guard-stale-hash', key: key.pk, detail: `the guard's hash copy differs from user ${user.userId}'s` });
+    for (const d of itemsOfUser(user)) {
+      const k = `${d.key.pk}\u0000${d.key.sk}`;
+      expected.add(k);
+      const actual = byKey.get(k);
+      if (d.role === 'loginMethod') {
+        const differs = actual ? differingAttributes(d.item, actual) : [];
+        if (differs.length > 0) problems.push({ kind: 'login-method-differs', key: d.key.pk, detail: `login method ${d.loginMethod.userId} differs in ${differs.join(', ')}` });
+        continue;
+      }
+      if (!actual || canonical(actual.type) !== canonical(d.item.type)) {
+        problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id} lacks ${d.role} ${d.key.pk}` });
+        continue;
+      }
+      const differs = differingAttributes(d.item, actual);
+      if (differs.length === 0) continue;
+      if (d.role === 'guard' && actual.userId === d.item.userId) {
+        problems.push({ kind: 'guard-stale-hash', key: d.key.pk, detail: `the guard's ${differs.join(', ')} differs from login method ${d.ownerId}'s` });
+      } else {
+        problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id}'s ${d.role} is held by another user` });
       }
     }
   }
-  const userIds = new Set(users.map((u) => u.userId));
+
   for (const item of items) {
     const pk = item.pk as string;
+    const unexpected = !expected.has(`${pk}\u0000${item.sk as string}`);
     switch (item.type) {
-      case 'user':
+      case ITEM_TYPE.loginMethod:
       case 'tenant':
         break;
-      case 'guard':
-        if (!userIds.has(item.userId as string)) {
-          problems.push({ kind: 'guard-without-user', key: pk, detail: `guard points at missing user ${String(item.userId)}` });
-        } else if (heldGuards.get(pk) !== item.userId) {
-          problems.push({ kind: 'guard-not-held', key: pk, detail: `user ${String(item.userId)} does not hold this identity` });
+      case ITEM_TYPE.guard:
+        if (!unexpected) break;
+        if (!recipeUserIds.has(item.userId as string)) {
+          problems.push({ kind: 'guard-without-user', key: pk, detail: `guard points at missing login method ${String(item.userId)}` });
+        } else {
+          problems.push({ kind: 'guard-not-held', key: pk, detail: `login method ${String(item.userId)} does not hold this identity` });
         }
+        break;
+      case ITEM_TYPE.primaryInfo:
+        if (unexpected) problems.push({ kind: 'claim-not-held', key: pk, detail: `user ${String(item.primaryUserId)} is not a primary user holding this account info` });
+        break;
+      case ITEM_TYPE.link:
+        if (unexpected) problems.push({ kind: 'link-not-held', key: pk, detail: `login method ${String(item.userId)} is not linked to user ${String(item.primaryUserId)}` });
         break;
       case 'device':
         if (!(byPk.get(pk) ?? []).some((i) => i.type === 'code')) {

@@ -3,7 +3,7 @@ import { ATTR, INDEX, keys, timeSortKey } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
 import { MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
-import { createUserWrites, updateUserWrites, type UserConflict } from './user-items';
+import { userChangeWrites, type UserConflict } from './user-items';
 
 /** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
 const ttlOf = (ms: number): number => Math.ceil(ms / 1000);
@@ -170,16 +170,13 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
 
   async consumeDevice(device: DeviceRecord, userWrite: ConsumeUserWrite): Promise<UserWriteResult | { status: 'DEVICE_GONE' }> {
     const { pk, sk } = keys.device(device.preAuthSessionId);
-    const userWrites: TaggedWrite<ConsumeFailure>[] =
-      userWrite.kind === 'create'
-        ? createUserWrites(this.ctx, userWrite.user)
-        : updateUserWrites(this.ctx, userWrite.before, userWrite.after);
+    const userWrites: TaggedWrite<ConsumeFailure>[] = userChangeWrites(this.ctx, userWrite.before, userWrite.after);
     const deviceWrite: TaggedWrite<ConsumeFailure> = {
       item: { Delete: { TableName: this.ctx.tableName, Key: { pk, sk }, ConditionExpression: 'attribute_exists(pk)' } },
       onConditionFailed: { status: 'DEVICE_GONE' },
     };
     const codeSks = await this.codeSortKeys(device.preAuthSessionId);
-    const room = MAX_TRANSACTION_ITEMS - userWrites.length - 1;
+    const room = Math.max(0, MAX_TRANSACTION_ITEMS - userWrites.length - 1);
     const inTransaction = codeSks.slice(0, room);
     const result = await writeAtomically<ConsumeFailure>(this.ctx, [
       deviceWrite,

@@ -1,9 +1,10 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { standaloneUser } from '../auth-user';
 import { ATTR, INDEX, keys, type Key } from '../keys';
-import type { RecipeId, UserRecord } from '../model';
-import type { UserListQuery, UserStore, UserWriteResult } from '../ports';
+import type { AuthUser, RecipeId, UserRecord } from '../model';
+import type { TenantAccountInfo, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
 import { queryAll, writeAtomically, type DynamoContext } from './transact';
-import { createUserWrites, deleteUserWrites, guardsOf, updateUserWrites, userFromItem } from './user-items';
+import { guardsOf, ITEM_TYPE, loginMethodFromItem, userChangeWrites, userFromItems } from './user-items';
 
 /**
  * Items a filtered page reads at least per Query: `Limit` counts items before the filter, so a
@@ -11,7 +12,16 @@ import { createUserWrites, deleteUserWrites, guardsOf, updateUserWrites, userFro
  */
 const FILTERED_READ_BATCH = 200;
 
-/** `recipeId IN (...)` over the user items, or nothing for every recipe. */
+/**
+ * How often a read follows a link to a user that no longer holds the login method (it was
+ * unlinked or moved between the two reads) before giving up.
+ */
+const LINK_HOPS = 4;
+
+/** BatchGetItem reads at most 100 keys per call. */
+const BATCH_GET_KEYS = 100;
+
+/** Only list entries of users with a login method of one of these recipes in the tenant; nothing for every recipe. */
 function recipeFilter(recipeIds: readonly RecipeId[] | undefined): {
   FilterExpression?: string;
   names: Record<string, string>;
@@ -20,21 +30,37 @@ function recipeFilter(recipeIds: readonly RecipeId[] | undefined): {
   if (recipeIds === undefined || recipeIds.length === 0) return { names: {}, values: {} };
   const values = Object.fromEntries(recipeIds.map((r, i) => [`:r${i}`, r]));
   return {
-    FilterExpression: `#recipeId IN (${Object.keys(values).join(', ')})`,
-    names: { '#recipeId': 'recipeId' },
+    FilterExpression: Object.keys(values).map((v) => `contains(#listRecipeIds, ${v})`).join(' OR '),
+    names: { '#listRecipeIds': 'listRecipeIds' },
     values,
   };
 }
 
-/** `UserStore` on DynamoDB: user items plus guard items for every unique identity. */
+/** `UserStore` on DynamoDB: a partition per user holding its login methods, plus guard and claim items. */
 export class DynamoUserStore implements UserStore {
   constructor(private readonly ctx: DynamoContext) {}
 
-  async getUser(userId: string): Promise<UserRecord | undefined> {
-    const out = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.tableName, Key: keys.user(userId), ConsistentRead: true }),
-    );
-    return out.Item ? userFromItem(out.Item) : undefined;
+  /** Every item of a user's partition, read consistently. */
+  private readPartition(userId: string): Promise<Record<string, unknown>[]> {
+    return queryAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
+      ConsistentRead: true,
+    });
+  }
+
+  async getUser(userId: string): Promise<AuthUser | undefined> {
+    for (let hop = 0; hop < LINK_HOPS; hop++) {
+      const items = await this.readPartition(userId);
+      const own = userFromItems(userId, items);
+      if (own) return own;
+      const link = items.find((i) => i.type === ITEM_TYPE.link);
+      if (!link) return undefined;
+      const primary = userFromItems(link.primaryUserId as string, await this.readPartition(link.primaryUserId as string));
+      if (primary?.loginMethods.some((lm) => lm.userId === userId)) return primary;
+      // Unlinked or moved between the two reads: read the login method's own partition again.
+    }
+    throw new Error(`The user of login method ${userId} kept moving while it was read`);
   }
 
   private async guardOwner(key: Key): Promise<string | undefined> {
@@ -54,35 +80,77 @@ export class DynamoUserStore implements UserStore {
     return this.guardOwner(keys.thirdPartyGuard(tenantId, thirdPartyId, thirdPartyUserId));
   }
 
-  async listUsersByEmail(tenantId: string, email: string): Promise<UserRecord[]> {
+  /**
+   * Users from login method items read off an index: a login method on its own is complete in its
+   * item; a primary user's other login methods are read from its partition (consistently).
+   */
+  private async usersOfItems(items: readonly Record<string, unknown>[]): Promise<AuthUser[]> {
+    const order: string[] = [];
+    const found = new Map<string, Promise<AuthUser | undefined>>();
+    for (const item of items) {
+      const userId = keys.userIdOfPartition(item.pk as string);
+      if (found.has(userId)) continue;
+      order.push(userId);
+      found.set(
+        userId,
+        item.primaryUserId === undefined
+          ? Promise.resolve(standaloneUser(loginMethodFromItem(item)))
+          : this.readPartition(userId).then((partition) => userFromItems(userId, partition)),
+      );
+    }
+    const users = (await Promise.all(order.map((id) => found.get(id)))).filter((u): u is AuthUser => u !== undefined);
+    // An index lags its table: just after a link, a login method may still be listed on its own
+    // beside the primary user now holding it. It is listed once, in the primary user.
+    const linked = new Set(users.filter((u) => u.isPrimary).flatMap((u) => u.loginMethods.map((lm) => lm.userId).filter((id) => id !== u.id)));
+    return users.filter((u) => u.isPrimary || !linked.has(u.id));
+  }
+
+  async listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]> {
     const items = await queryAll(this.ctx, {
       IndexName: INDEX.byIdentity,
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
       ExpressionAttributeValues: { ':pk': keys.usersWithEmail(tenantId, email) },
     });
-    return items.map(userFromItem);
+    return this.usersOfItems(items);
   }
 
-  async createUser(user: UserRecord): Promise<UserWriteResult> {
-    const result = await writeAtomically(this.ctx, createUserWrites(this.ctx, user));
+  async getPrimaryHolders(claims: readonly TenantAccountInfo[]): Promise<(string | undefined)[]> {
+    const claimKeys = claims.map(({ tenantId, info }) => keys.primaryInfo(tenantId, info));
+    const unique = [...new Map(claimKeys.map((k) => [k.pk, k])).values()];
+    const holders = new Map<string, string>();
+    for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
+      let request: BatchGetCommandInput['RequestItems'] = {
+        [this.ctx.tableName]: { Keys: unique.slice(i, i + BATCH_GET_KEYS).map((k) => ({ ...k })), ConsistentRead: true },
+      };
+      // Keys DynamoDB did not get to (throttling, size) come back as `UnprocessedKeys`: ask again.
+      while (request && Object.keys(request).length > 0) {
+        const out: BatchGetCommandOutput = await this.ctx.doc.send(new BatchGetCommand({ RequestItems: request }));
+        for (const item of out.Responses?.[this.ctx.tableName] ?? []) holders.set(item.pk as string, item.primaryUserId as string);
+        request = out.UnprocessedKeys;
+      }
+    }
+    return claimKeys.map((k) => holders.get(k.pk));
+  }
+
+  createUser(loginMethod: UserRecord): Promise<UserWriteResult> {
+    return this.writeUsers([], [standaloneUser(loginMethod)]);
+  }
+
+  async writeUsers(before: readonly AuthUser[], after: readonly AuthUser[]): Promise<UserWriteResult> {
+    const result = await writeAtomically(this.ctx, userChangeWrites(this.ctx, before, after));
     return result.ok ? { status: 'OK' } : result.failed;
   }
 
-  async updateUser(before: UserRecord, after: UserRecord): Promise<UserWriteResult> {
-    const result = await writeAtomically(this.ctx, updateUserWrites(this.ctx, before, after));
-    return result.ok ? { status: 'OK' } : result.failed;
-  }
-
-  async replacePasswordHash(user: UserRecord, passwordHash: string): Promise<UserWriteResult> {
+  async replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult> {
     const stale = { status: 'STALE' } as const;
-    const { userId, email } = user;
+    const { userId, email } = loginMethod;
     const result = await writeAtomically(this.ctx, [
       {
         item: {
           Update: {
             TableName: this.ctx.tableName,
-            Key: keys.user(userId),
+            Key: keys.loginMethod(user.id, userId),
             UpdateExpression: 'SET passwordHash = :hash ADD #version :one',
             ConditionExpression: 'attribute_exists(pk) AND email = :email AND recipeId = :recipe',
             ExpressionAttributeNames: { '#version': 'version' },
@@ -91,18 +159,18 @@ export class DynamoUserStore implements UserStore {
         },
         onConditionFailed: stale,
       },
-      ...guardsOf(user)
+      ...guardsOf(loginMethod)
         .filter((g) => g.identity === 'email')
         .map(({ key }) => ({
-        item: {
-          Update: {
-            TableName: this.ctx.tableName,
-            Key: key,
-            UpdateExpression: 'SET passwordHash = :hash',
-            ConditionExpression: 'userId = :userId',
-            ExpressionAttributeValues: { ':hash': passwordHash, ':userId': userId },
+          item: {
+            Update: {
+              TableName: this.ctx.tableName,
+              Key: key,
+              UpdateExpression: 'SET passwordHash = :hash',
+              ConditionExpression: 'userId = :userId',
+              ExpressionAttributeValues: { ':hash': passwordHash, ':userId': userId },
+            },
           },
-        },
           onConditionFailed: stale,
         })),
     ]);
@@ -117,12 +185,7 @@ export class DynamoUserStore implements UserStore {
     return { userId: out.Item.userId as string, ...(typeof out.Item.passwordHash === 'string' ? { passwordHash: out.Item.passwordHash } : {}) };
   }
 
-  async deleteUser(user: UserRecord): Promise<{ status: 'OK' } | { status: 'STALE' }> {
-    const result = await writeAtomically(this.ctx, deleteUserWrites(this.ctx, user));
-    return result.ok ? { status: 'OK' } : result.failed;
-  }
-
-  async listUsers(tenantId: string, query: UserListQuery): Promise<{ users: UserRecord[]; hasMore: boolean }> {
+  async listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage> {
     // One more than asked: whether it exists tells if another page follows, so the last page
     // carries no pagination token (and no empty page is ever needed).
     const want = query.limit + 1;
@@ -135,10 +198,10 @@ export class DynamoUserStore implements UserStore {
       values[':after'] = keys.userListPosition(query.after.timeJoined, query.after.userId);
       condition += query.order === 'ASC' ? ' AND #sk > :after' : ' AND #sk < :after';
     }
-    const users: UserRecord[] = [];
+    const entries: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const remaining = want - users.length;
+      const remaining = want - entries.length;
       const out = await this.ctx.doc.send(
         new QueryCommand({
           TableName: this.ctx.tableName,
@@ -152,10 +215,13 @@ export class DynamoUserStore implements UserStore {
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of out.Items ?? []) if (users.length < want) users.push(userFromItem(item));
+      for (const item of out.Items ?? []) if (entries.length < want) entries.push(item);
       startKey = out.LastEvaluatedKey;
-    } while (startKey && users.length < want);
-    return { users: users.slice(0, query.limit), hasMore: users.length > query.limit };
+    } while (startKey && entries.length < want);
+    const page = entries.slice(0, query.limit);
+    const users = await this.usersOfItems(page);
+    const last = page[page.length - 1];
+    return entries.length > query.limit && last ? { users, next: keys.parseUserListPosition(last[ATTR.gsi1sk] as string) } : { users };
   }
 
   async countUsers(tenantId: string, recipeIds?: readonly RecipeId[]): Promise<number> {

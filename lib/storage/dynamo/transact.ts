@@ -9,6 +9,7 @@ import {
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { MAX_TRANSACTION_ITEMS } from '../errors';
 
 /** The document client and the table every adapter works on. */
 export interface DynamoContext {
@@ -45,8 +46,7 @@ export interface TaggedWrite<T> {
   readonly onConditionFailed: T;
 }
 
-/** DynamoDB allows at most 100 items in one TransactWriteItems. */
-export const MAX_TRANSACTION_ITEMS = 100;
+export { MAX_TRANSACTION_ITEMS };
 
 /**
  * How often a transaction cancelled only by `TransactionConflict` (another transaction touching

@@ -1,20 +1,43 @@
+import { accountInfoOf, byJoinOrder, tenantsOf, timeJoinedOf } from '../auth-user';
 import { ATTR, keys, timeSortKey, type Key } from '../keys';
-import type { IdentityKind, UserRecord } from '../model';
+import type { AccountInfo, AuthUser, IdentityKind, UserRecord } from '../model';
 import type { UserWriteResult } from '../ports';
-import type { DynamoContext, TaggedWrite } from './transact';
+import { TooManyItemsError } from '../errors';
+import { MAX_TRANSACTION_ITEMS, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 
-/** The guard items a user holds: one per unique identity per tenant. */
-export function guardsOf(user: UserRecord): { key: Key; identity: IdentityKind }[] {
+/**
+ * Every item of a user follows from the user itself (its login methods and whether it is
+ * primary): `itemsOfUser` derives them, `userChangeWrites` turns two states into the writes
+ * between them, and the consistency checker compares the table with the derivation. So no write
+ * path can forget a guard, a link or a claim.
+ */
+
+export const ITEM_TYPE = {
+  loginMethod: 'loginMethod',
+  link: 'link',
+  guard: 'guard',
+  primaryInfo: 'primaryInfo',
+} as const;
+
+/** An item a user's state implies, with what writing or deleting it means. */
+export type DerivedItem =
+  | { readonly role: 'loginMethod'; readonly key: Key; readonly item: Record<string, unknown>; readonly loginMethod: UserRecord }
+  | { readonly role: 'link'; readonly key: Key; readonly item: Record<string, unknown>; readonly ownerId: string }
+  | { readonly role: 'guard'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string }
+  | { readonly role: 'primaryInfo'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string };
+
+/** The guard items a login method holds: one per unique identity per tenant, within its recipe. */
+export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[] {
   const guards: { key: Key; identity: IdentityKind }[] = [];
-  for (const tenantId of user.tenantIds) {
-    if (user.recipeId === 'thirdparty' && user.thirdParty) {
-      guards.push({ key: keys.thirdPartyGuard(tenantId, user.thirdParty.id, user.thirdParty.userId), identity: 'thirdParty' });
+  for (const tenantId of lm.tenantIds) {
+    if (lm.recipeId === 'thirdparty' && lm.thirdParty) {
+      guards.push({ key: keys.thirdPartyGuard(tenantId, lm.thirdParty.id, lm.thirdParty.userId), identity: 'thirdParty' });
     }
-    if (user.recipeId !== 'thirdparty' && user.email !== undefined) {
-      guards.push({ key: keys.emailGuard(tenantId, user.recipeId, user.email), identity: 'email' });
+    if (lm.recipeId !== 'thirdparty' && lm.email !== undefined) {
+      guards.push({ key: keys.emailGuard(tenantId, lm.recipeId, lm.email), identity: 'email' });
     }
-    if (user.recipeId === 'passwordless' && user.phoneNumber !== undefined) {
-      guards.push({ key: keys.phoneGuard(tenantId, user.phoneNumber), identity: 'phone' });
+    if (lm.recipeId === 'passwordless' && lm.phoneNumber !== undefined) {
+      guards.push({ key: keys.phoneGuard(tenantId, lm.phoneNumber), identity: 'phone' });
     }
   }
   return guards;
@@ -26,37 +49,99 @@ export function guardsOf(user: UserRecord): { key: Key; identity: IdentityKind }
  * then user, then verifying (one DynamoDB round trip less on the slowest path of the service).
  * Every write that changes the hash updates this copy in the same transaction.
  */
-export function guardItem(user: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
-  const carriesHash = user.recipeId === 'emailpassword' && identity === 'email';
-  return { ...key, type: 'guard', userId: user.userId, ...(carriesHash ? { passwordHash: user.passwordHash } : {}) };
+export function guardItem(lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
+  const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';
+  return { ...key, type: ITEM_TYPE.guard, userId: lm.userId, ...(carriesHash ? { passwordHash: lm.passwordHash } : {}) };
 }
 
-/** The user item; index keys place it in its tenant's user list and its email's lookup. */
-export function userItem(user: UserRecord): Record<string, unknown> {
-  const tenantId = user.tenantIds[0];
+const IDENTITY_OF: Record<AccountInfo['kind'], IdentityKind> = { email: 'email', phone: 'phone', thirdParty: 'thirdParty' };
+
+/** Account info as a string, to tell two pieces apart in a set. */
+const infoId = (info: AccountInfo): string => JSON.stringify(info);
+
+/**
+ * The pieces of account info a primary user claims in each of its tenants: every email, phone
+ * number and third-party identity of any of its login methods, in every tenant of any of them
+ * (the core's rule: a primary user conflicts with another that shares a tenant and an identifier,
+ * wherever in its tenants the identifier sits).
+ */
+export function claimsOf(user: AuthUser): { tenantId: string; info: AccountInfo }[] {
+  if (!user.isPrimary) return [];
+  const infos = new Map<string, AccountInfo>();
+  for (const lm of user.loginMethods) for (const info of accountInfoOf(lm)) infos.set(infoId(info), info);
+  return tenantsOf(user).flatMap((tenantId) => [...infos.values()].map((info) => ({ tenantId, info })));
+}
+
+/**
+ * The login method item. It lives in its user's partition. In each tenant, the user's oldest login
+ * method there carries the user's place in the tenant's user list (gsi1, at the user's time joined,
+ * with the recipes the user has in that tenant), so a primary user is listed and counted once.
+ * A login method is in exactly one tenant (`tenantIds[0]`) in this service; one in several
+ * tenants would need a list entry of its own per extra tenant.
+ */
+function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean): Record<string, unknown> {
+  const tenantId = lm.tenantIds[0];
+  const listRecipeIds = [
+    ...new Set(user.loginMethods.filter((other) => other.tenantIds.includes(tenantId)).map((other) => other.recipeId)),
+  ].sort();
   return {
-    ...keys.user(user.userId),
-    type: 'user',
-    userId: user.userId,
-    recipeId: user.recipeId,
-    tenantIds: user.tenantIds,
-    timeJoined: user.timeJoined,
-    email: user.email,
-    phoneNumber: user.phoneNumber,
-    thirdParty: user.thirdParty,
-    emailVerified: user.emailVerified,
-    phoneVerified: user.phoneVerified,
-    passwordHash: user.passwordHash,
-    version: user.version,
-    [ATTR.gsi1pk]: keys.usersOfTenant(tenantId),
-    [ATTR.gsi1sk]: keys.userListPosition(user.timeJoined, user.userId),
-    [ATTR.gsi2pk]: user.email !== undefined ? keys.usersWithEmail(tenantId, user.email) : undefined,
-    [ATTR.gsi2sk]: user.email !== undefined ? `${timeSortKey(user.timeJoined)}#${user.userId}` : undefined,
+    ...keys.loginMethod(user.id, lm.userId),
+    type: ITEM_TYPE.loginMethod,
+    userId: lm.userId,
+    recipeId: lm.recipeId,
+    tenantIds: lm.tenantIds,
+    timeJoined: lm.timeJoined,
+    email: lm.email,
+    phoneNumber: lm.phoneNumber,
+    thirdParty: lm.thirdParty,
+    emailVerified: lm.emailVerified,
+    phoneVerified: lm.phoneVerified,
+    passwordHash: lm.passwordHash,
+    version: lm.version,
+    primaryUserId: user.isPrimary ? user.id : undefined,
+    ...(listsTenant
+      ? {
+          [ATTR.gsi1pk]: keys.usersOfTenant(tenantId),
+          [ATTR.gsi1sk]: keys.userListPosition(timeJoinedOf(user), user.id),
+          listRecipeIds,
+        }
+      : {}),
+    [ATTR.gsi2pk]: lm.email !== undefined ? keys.usersWithEmail(tenantId, lm.email) : undefined,
+    [ATTR.gsi2sk]: lm.email !== undefined ? `${timeSortKey(lm.timeJoined)}#${lm.userId}` : undefined,
   };
 }
 
-/** Reads a user item back into a record. */
-export function userFromItem(item: Record<string, unknown>): UserRecord {
+/** Every item the user implies: login methods, links, guards, and (if primary) its claims. */
+export function itemsOfUser(user: AuthUser): DerivedItem[] {
+  const items: DerivedItem[] = [];
+  const listed = new Set<string>();
+  for (const lm of [...user.loginMethods].sort(byJoinOrder)) {
+    const listsTenant = !listed.has(lm.tenantIds[0]);
+    listed.add(lm.tenantIds[0]);
+    items.push({ role: 'loginMethod', key: keys.loginMethod(user.id, lm.userId), item: loginMethodItem(user, lm, listsTenant), loginMethod: lm });
+    if (lm.userId !== user.id) {
+      const key = keys.link(lm.userId);
+      items.push({ role: 'link', key, item: { ...key, type: ITEM_TYPE.link, userId: lm.userId, primaryUserId: user.id }, ownerId: user.id });
+    }
+    for (const { key, identity } of guardsOf(lm)) {
+      items.push({ role: 'guard', key, item: guardItem(lm, key, identity), identity, ownerId: lm.userId });
+    }
+  }
+  for (const { tenantId, info } of claimsOf(user)) {
+    const key = keys.primaryInfo(tenantId, info);
+    items.push({
+      role: 'primaryInfo',
+      key,
+      item: { ...key, type: ITEM_TYPE.primaryInfo, primaryUserId: user.id },
+      identity: IDENTITY_OF[info.kind],
+      ownerId: user.id,
+    });
+  }
+  return items;
+}
+
+/** Reads a login method item back into a record. */
+export function loginMethodFromItem(item: Record<string, unknown>): UserRecord {
   return {
     userId: item.userId as string,
     recipeId: item.recipeId as UserRecord['recipeId'],
@@ -72,121 +157,107 @@ export function userFromItem(item: Record<string, unknown>): UserRecord {
   };
 }
 
+/**
+ * The user stored in one partition, from its login method items (`undefined` if it has none): a
+ * primary user when they say so, else the one login method on its own.
+ */
+export function userFromItems(userId: string, items: readonly Record<string, unknown>[]): AuthUser | undefined {
+  const lmItems = items.filter((i) => i.type === ITEM_TYPE.loginMethod);
+  if (lmItems.length === 0) return undefined;
+  return {
+    id: userId,
+    isPrimary: lmItems.some((i) => i.primaryUserId !== undefined),
+    loginMethods: lmItems.map(loginMethodFromItem).sort(byJoinOrder),
+  };
+}
+
 export type UserConflict = Exclude<UserWriteResult, { status: 'OK' }>;
 
-/** Writes that create a user with its guards, each guard conditional on not existing yet. */
-export function createUserWrites(ctx: DynamoContext, user: UserRecord): TaggedWrite<UserConflict>[] {
-  return [
-    {
-      item: { Put: { TableName: ctx.tableName, Item: userItem(user), ConditionExpression: 'attribute_not_exists(pk)' } },
-      onConditionFailed: { status: 'STALE' },
-    },
-    ...guardsOf(user).map(({ key, identity }) => ({
-      item: {
-        Put: {
-          TableName: ctx.tableName,
-          Item: guardItem(user, key, identity),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      onConditionFailed: { status: 'IDENTITY_TAKEN', identity } as UserConflict,
-    })),
-  ];
-}
+const STALE: UserConflict = { status: 'STALE' };
+
+const keyOf = (key: Key): string => `${key.pk}\u0000${key.sk}`;
+
+/** Items are built by one function each, so equal content serialises equally. */
+const sameItem = (a: Record<string, unknown>, b: Record<string, unknown>): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * Writes that replace `before` with `after` (version + 1): the user put is conditional on the
- * stored version, released guards are deleted only if they still point at this user, new guards
- * are created only if free, and a kept email-password guard gets the new hash copy.
+ * The writes that turn the stored state of the `before` users into the `after` users, as one
+ * transaction (all or none):
+ * - a login method is written only if it is still at the version read (or, when new, absent), and
+ *   its version goes up by one; a removed one is deleted only at the version read;
+ * - when anything but login method contents changes (a login method, link, guard or claim appears
+ *   or goes), every login method of the users is written, so two changes to one user made from the
+ *   same read can never both succeed;
+ * - a new guard or claim is written only if free, a released one deleted only if still ours;
+ * - writes are ordered so the most telling failure comes first: a stale read, then a claim held by
+ *   another primary user, then an identity held by another login method.
  */
-export function updateUserWrites(ctx: DynamoContext, before: UserRecord, after: UserRecord): TaggedWrite<UserConflict>[] {
-  const oldGuards = guardsOf(before);
-  const newGuards = guardsOf(after);
-  const has = (list: { key: Key }[], key: Key) => list.some((g) => g.key.pk === key.pk);
-  const next: UserRecord = { ...after, version: before.version + 1 };
-  return [
-    {
-      item: {
-        Put: {
-          TableName: ctx.tableName,
-          Item: userItem(next),
-          ConditionExpression: '#version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': before.version },
-        },
-      },
-      onConditionFailed: { status: 'STALE' },
-    },
-    ...oldGuards
-      .filter((g) => !has(newGuards, g.key))
-      .map(({ key }) => ({
-        item: {
-          Delete: {
-            TableName: ctx.tableName,
-            Key: key,
-            ConditionExpression: 'userId = :userId',
-            ExpressionAttributeValues: { ':userId': before.userId },
-          },
-        },
-        onConditionFailed: { status: 'STALE' } as UserConflict,
-      })),
-    ...newGuards
-      .filter((g) => !has(oldGuards, g.key))
-      .map(({ key, identity }) => ({
-        item: {
-          Put: {
-            TableName: ctx.tableName,
-            Item: guardItem(after, key, identity),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        onConditionFailed: { status: 'IDENTITY_TAKEN', identity } as UserConflict,
-      })),
-    ...(before.passwordHash === after.passwordHash ? [] : newGuards)
-      .filter((g) => has(oldGuards, g.key) && guardItem(after, g.key, g.identity).passwordHash !== undefined)
-      .map(({ key, identity }) => ({
-        item: {
-          Put: {
-            TableName: ctx.tableName,
-            Item: guardItem(after, key, identity),
-            ConditionExpression: 'userId = :userId',
-            ExpressionAttributeValues: { ':userId': after.userId },
-          },
-        },
-        onConditionFailed: { status: 'STALE' } as UserConflict,
-      })),
-  ];
-}
+export function userChangeWrites(ctx: DynamoContext, before: readonly AuthUser[], after: readonly AuthUser[]): TaggedWrite<UserConflict>[] {
+  const old = new Map(before.flatMap(itemsOfUser).map((d) => [keyOf(d.key), d]));
+  const neu = new Map(after.flatMap(itemsOfUser).map((d) => [keyOf(d.key), d]));
+  const oldVersions = new Map(before.flatMap((u) => u.loginMethods).map((lm) => [lm.userId, lm.version]));
+  const structural = old.size !== neu.size || [...old.keys()].some((k) => !neu.has(k));
+  const T = ctx.tableName;
 
-/**
- * Writes that delete a user and every guard it holds: the user only if it is still at the version
- * read, each guard only if it is gone already or still points at this user (never another user's).
- */
-export function deleteUserWrites(ctx: DynamoContext, user: UserRecord): TaggedWrite<{ status: 'STALE' }>[] {
-  const stale = { status: 'STALE' } as const;
-  return [
-    {
-      item: {
-        Delete: {
-          TableName: ctx.tableName,
-          Key: keys.user(user.userId),
-          ConditionExpression: '#version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': user.version },
-        },
-      },
-      onConditionFailed: stale,
-    },
-    ...guardsOf(user).map(({ key }) => ({
-      item: {
-        Delete: {
-          TableName: ctx.tableName,
-          Key: key,
-          ConditionExpression: 'attribute_not_exists(pk) OR userId = :userId',
-          ExpressionAttributeValues: { ':userId': user.userId },
-        },
-      },
-      onConditionFailed: stale,
-    })),
-  ];
+  const stale: TaggedWrite<UserConflict>[] = [];
+  const claims: TaggedWrite<UserConflict>[] = [];
+  const guards: TaggedWrite<UserConflict>[] = [];
+  const rest: TaggedWrite<UserConflict>[] = [];
+  const put = (item: Record<string, unknown>, condition: Pick<NonNullable<TxItem['Put']>, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>): TxItem => ({
+    Put: { TableName: T, Item: item, ...condition },
+  });
+  const ifAbsent = { ConditionExpression: 'attribute_not_exists(pk)' };
+  const ifVersion = (version: number) => ({
+    ConditionExpression: '#version = :version',
+    ExpressionAttributeNames: { '#version': 'version' },
+    ExpressionAttributeValues: { ':version': version },
+  });
+  const ifAbsentOrOwner = (attribute: 'userId' | 'primaryUserId', ownerId: string) => ({
+    ConditionExpression: `attribute_not_exists(pk) OR #owner = :owner`,
+    ExpressionAttributeNames: { '#owner': attribute },
+    ExpressionAttributeValues: { ':owner': ownerId },
+  });
+  const ownerAttribute = (d: DerivedItem): 'userId' | 'primaryUserId' => (d.role === 'guard' ? 'userId' : 'primaryUserId');
+
+  for (const [k, n] of neu) {
+    const o = old.get(k);
+    if (n.role === 'loginMethod') {
+      const readVersion = oldVersions.get(n.loginMethod.userId);
+      const item = { ...n.item, version: readVersion === undefined ? n.loginMethod.version : readVersion + 1 };
+      if (o && o.role === 'loginMethod') {
+        if (structural || !sameItem(o.item, n.item)) stale.push({ item: put(item, ifVersion(o.loginMethod.version)), onConditionFailed: STALE });
+      } else {
+        stale.push({ item: put(item, ifAbsent), onConditionFailed: STALE });
+      }
+      continue;
+    }
+    if (o && sameItem(o.item, n.item)) continue;
+    if (o) {
+      // Same key, new content (a guard's hash copy): only while it is still ours.
+      const owner = ownerAttribute(o);
+      rest.push({
+        item: put(n.item, {
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': owner },
+          ExpressionAttributeValues: { ':owner': o.item[owner] },
+        }),
+        onConditionFailed: STALE,
+      });
+    } else if (n.role === 'link') {
+      stale.push({ item: put(n.item, ifAbsent), onConditionFailed: STALE });
+    } else if (n.role === 'primaryInfo') {
+      claims.push({ item: put(n.item, ifAbsent), onConditionFailed: { status: 'ACCOUNT_INFO_TAKEN', identity: n.identity } });
+    } else {
+      guards.push({ item: put(n.item, ifAbsent), onConditionFailed: { status: 'IDENTITY_TAKEN', identity: n.identity } });
+    }
+  }
+  for (const [k, o] of old) {
+    if (neu.has(k)) continue;
+    const condition =
+      o.role === 'loginMethod' ? ifVersion(o.loginMethod.version) : ifAbsentOrOwner(ownerAttribute(o), o.item[ownerAttribute(o)] as string);
+    (o.role === 'loginMethod' ? stale : rest).push({ item: { Delete: { TableName: T, Key: o.key, ...condition } }, onConditionFailed: STALE });
+  }
+  const writes = [...stale, ...claims, ...guards, ...rest];
+  if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);
+  return writes;
 }

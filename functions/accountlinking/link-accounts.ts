@@ -1,0 +1,9 @@
+import { routeById } from '../../infra/routes';
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { requiredString } from '../../lib/http/input';
+import { linkAccounts } from '../../lib/recipes/accountlinking/link-accounts';
+
+/** `POST /recipe/accountlinking/user/link` `{"recipeUserId","primaryUserId"}`. */
+export const handle: ApiHandler = (req, deps) =>
+  linkAccounts(deps, requiredString(req.body, 'recipeUserId'), requiredString(req.body, 'primaryUserId'));
+export const handler = createHttpHandler(routeById('accountlinking-link'), handle);

@@ -1,0 +1,34 @@
+import { accountInfoOf } from '../../storage/auth-user';
+import type { AccountInfo, UserRecord } from '../../storage/model';
+import type { Deps } from '../deps';
+
+/** The core's `description` for account info another primary user already holds, by kind. */
+const DESCRIPTION: Record<AccountInfo['kind'], string> = {
+  email: "This user's email is already associated with another user ID",
+  phone: "This user's phone number is already associated with another user ID",
+  thirdParty: "This user's third party login is already associated with another user ID",
+};
+
+/** Another primary user holding a piece of the account info, and the core's description of it. */
+export interface AccountInfoConflict {
+  readonly primaryUserId: string;
+  readonly description: string;
+}
+
+/**
+ * The first piece of account info of `loginMethods` that a primary user other than `ownerId` holds
+ * in one of `tenantIds` (SPEC §11), in the core's order: login method by login method, tenant by
+ * tenant, email, then phone number, then third-party identity. One consistent batch read of the
+ * claims primary users hold.
+ */
+export async function findAccountInfoConflict(
+  deps: Pick<Deps, 'users'>,
+  ownerId: string | undefined,
+  tenantIds: readonly string[],
+  loginMethods: readonly UserRecord[],
+): Promise<AccountInfoConflict | undefined> {
+  const claims = loginMethods.flatMap((lm) => tenantIds.flatMap((tenantId) => accountInfoOf(lm).map((info) => ({ tenantId, info }))));
+  const holders = await deps.users.getPrimaryHolders(claims);
+  const at = holders.findIndex((holder) => holder !== undefined && holder !== ownerId);
+  return at < 0 ? undefined : { primaryUserId: holders[at] as string, description: DESCRIPTION[claims[at].info.kind] };
+}

@@ -1,0 +1,64 @@
+import type { AccountInfo, AuthUser, UserRecord } from './model';
+
+/**
+ * Pure helpers on users and their login methods, shared by the recipes and the storage adapter
+ * (which derives every item a user implies from them).
+ */
+
+/** Join order of login methods: oldest first, the recipe user id breaking ties. */
+export function byJoinOrder(a: UserRecord, b: UserRecord): number {
+  return a.timeJoined - b.timeJoined || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0);
+}
+
+/** A login method on its own: a user that is neither primary nor linked. */
+export function standaloneUser(loginMethod: UserRecord): AuthUser {
+  return { id: loginMethod.userId, isPrimary: false, loginMethods: [loginMethod] };
+}
+
+/** The login method with this recipe user id, if the user holds one. */
+export function loginMethodOf(user: AuthUser, recipeUserId: string): UserRecord | undefined {
+  return user.loginMethods.find((lm) => lm.userId === recipeUserId);
+}
+
+/** The user with `loginMethod` added, or in place of its login method of the same id. */
+export function withLoginMethod(user: AuthUser, loginMethod: UserRecord): AuthUser {
+  const others = user.loginMethods.filter((lm) => lm.userId !== loginMethod.userId);
+  return { ...user, loginMethods: [...others, loginMethod].sort(byJoinOrder) };
+}
+
+/** The user without the login method `recipeUserId`; `undefined` when none would be left. */
+export function withoutLoginMethod(user: AuthUser, recipeUserId: string): AuthUser | undefined {
+  const rest = user.loginMethods.filter((lm) => lm.userId !== recipeUserId);
+  return rest.length === 0 ? undefined : { ...user, loginMethods: rest };
+}
+
+/** Every tenant a login method of the user is in, in login-method order, each once. */
+export function tenantsOf(user: AuthUser): string[] {
+  return [...new Set(user.loginMethods.flatMap((lm) => lm.tenantIds))];
+}
+
+/** The user's time joined: its oldest login method's. */
+export function timeJoinedOf(user: AuthUser): number {
+  return Math.min(...user.loginMethods.map((lm) => lm.timeJoined));
+}
+
+/** The account info a login method holds, in the order the core checks it: email, phone, third party. */
+export function accountInfoOf(loginMethod: UserRecord): AccountInfo[] {
+  const infos: AccountInfo[] = [];
+  if (loginMethod.email !== undefined) infos.push({ kind: 'email', email: loginMethod.email });
+  if (loginMethod.phoneNumber !== undefined) infos.push({ kind: 'phone', phoneNumber: loginMethod.phoneNumber });
+  if (loginMethod.thirdParty !== undefined) {
+    infos.push({ kind: 'thirdParty', thirdPartyId: loginMethod.thirdParty.id, thirdPartyUserId: loginMethod.thirdParty.userId });
+  }
+  return infos;
+}
+
+/** Whether two pieces of account info are the same. */
+export function sameAccountInfo(a: AccountInfo, b: AccountInfo): boolean {
+  if (a.kind === 'email' && b.kind === 'email') return a.email === b.email;
+  if (a.kind === 'phone' && b.kind === 'phone') return a.phoneNumber === b.phoneNumber;
+  if (a.kind === 'thirdParty' && b.kind === 'thirdParty') {
+    return a.thirdPartyId === b.thirdPartyId && a.thirdPartyUserId === b.thirdPartyUserId;
+  }
+  return false;
+}

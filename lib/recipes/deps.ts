@@ -26,10 +26,27 @@ export interface Deps {
 }
 
 /**
- * A write that loses a race (a concurrent request created or changed the same user first) is
- * re-read and tried again this often before the request fails with an error.
+ * A request that loses a race (a concurrent request created or changed the same user first, so
+ * its conditional write failed) reads again and retries, this often at most before it fails with
+ * an error. With n requests racing for one user, each round lets at least one through.
  */
-export const WRITE_TRIES = 4;
+export const WRITE_TRIES = 8;
+
+/** The pause before retry `n` (1, 2, …): short, growing and random, so racing requests fall out of step. */
+const retryPauseMs = (n: number): number => 5 * 2 ** (n - 1) * (0.5 + Math.random());
+
+/**
+ * Runs `attempt` until it gives an answer; `undefined` means it lost a race and must read again.
+ * `what` names the operation in the error thrown when it loses `WRITE_TRIES` times.
+ */
+export async function retryOnRace<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
+  for (let n = 0; n < WRITE_TRIES; n++) {
+    if (n > 0) await new Promise((resolve) => setTimeout(resolve, retryPauseMs(n)));
+    const answer = await attempt();
+    if (answer !== undefined) return answer;
+  }
+  throw new Error(`${what} lost the race for its user too often`);
+}
 
 export const systemClock: Clock = { now: () => Date.now() };
 

@@ -62,3 +62,13 @@ export function sameAccountInfo(a: AccountInfo, b: AccountInfo): boolean {
   }
   return false;
 }
+
+/**
+ * Whether two reads found a user in the same state (same id, primary mark, login methods and
+ * versions): an answer computed from several reads holds only if the user did not change between
+ * them.
+ */
+export function sameUserState(a: AuthUser | undefined, b: AuthUser | undefined): boolean {
+  const state = (u: AuthUser | undefined) => (u ? JSON.stringify([u.id, u.isPrimary, u.loginMethods.map((lm) => [lm.userId, lm.version])]) : '');
+  return state(a) === state(b);
+}

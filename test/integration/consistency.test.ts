@@ -1,6 +1,8 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lib/storage/keys';
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { createCode, passwordlessSignIn, uniqueEmail } from '../support/flows';
+import { linkingClient } from '../support/linking';
 import { testDocClient } from '../support/table';
 
 let api: TestApi;
@@ -36,5 +38,38 @@ describe('the consistency checker', () => {
     }
     const kinds = (await tableProblems(api.tableName)).map((p) => p.kind).sort();
     expect(kinds).toEqual(['code-without-device', 'device-without-code', 'guard-not-held', 'guard-stale-hash', 'guard-without-user', 'user-missing-guard']);
+  });
+
+  it('reports every kind of broken account-linking invariant, naming attributes but never their values', async () => {
+    const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
+    const al = linkingClient(api);
+    const email = uniqueEmail('al-broken');
+    const primary = await al.emailPassword(email);
+    const member = await al.thirdParty(uniqueEmail('al-member'));
+    await al.group(primary, member);
+    const loner = await al.emailPassword();
+    const other = await al.thirdParty();
+    await al.group(other);
+    const doc = testDocClient();
+    try {
+      const T = api.tableName;
+      // The link of the member is gone; a link of the loner points at a user not holding it.
+      await doc.send(new DeleteCommand({ TableName: T, Key: keys.link(member) }));
+      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.link(loner), type: 'link', userId: loner, primaryUserId: primary } }));
+      // The primary user's claim of its email is gone; a non-primary holds a claim.
+      await doc.send(new DeleteCommand({ TableName: T, Key: keys.primaryInfo('public', { kind: 'email', email }) }));
+      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.primaryInfo('public', { kind: 'email', email: 'nobody@x.y' }), type: 'primaryInfo', primaryUserId: loner } }));
+      // A login method with a wrong list entry; a second login method in a non-primary user's partition.
+      await doc.send(new UpdateCommand({ TableName: T, Key: keys.loginMethod(other, other), UpdateExpression: 'SET listRecipeIds = :r', ExpressionAttributeValues: { ':r': ['passwordless'] } }));
+      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.loginMethod(loner, 'stray'), type: 'loginMethod', userId: 'stray', recipeId: 'passwordless', tenantIds: ['public'], timeJoined: 1, version: 1, phoneNumber: '+14155552671' } }));
+    } finally {
+      doc.destroy();
+    }
+    const problems = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
+    expect([...new Set(problems.map((p) => p.kind))].sort()).toEqual(
+      ['claim-not-held', 'link-not-held', 'login-method-differs', 'user-missing-claim', 'user-missing-guard', 'user-missing-link', 'user-not-one-user'].sort(),
+    );
+    expect(problems.find((p) => p.kind === 'login-method-differs' && p.key === keys.userPartition(other))?.detail).toBe(`login method ${other} differs in listRecipeIds`);
+    expect(JSON.stringify(problems)).not.toContain('passwordless');
   });
 });

@@ -14,7 +14,19 @@ afterAll(() => api.stop());
 const FIELDS = [
   'email', 'phoneNumber', 'deviceId', 'userInputCode', 'preAuthSessionId', 'linkCode', 'userId', 'recipeUserId',
   'passwordHash', 'hashingAlgorithm', 'password', 'thirdPartyId', 'thirdPartyUserId', 'tenantId', 'isVerified', 'id',
+  'primaryUserId', 'removeAllLinkedAccounts',
 ];
+
+/**
+ * Strings that are not valid Unicode: lone UTF-16 surrogates alone, inside text, and reversed
+ * pairs. `JSON.stringify` escapes them (`"\ud800"`), so the server's JSON parser hands them on.
+ */
+const surrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
+const notUnicode: fc.Arbitrary<string> = fc.oneof(
+  surrogate,
+  fc.tuple(fc.string({ maxLength: 8 }), surrogate, fc.string({ maxLength: 8 })).map(([a, b, c]) => a + b + c),
+  fc.constantFrom('\udc00\ud800', 'a@b.c\ud800', '+1415555\udfff2671', '\ud83d'),
+);
 
 const hugeString = fc.integer({ min: 1000, max: 300_000 }).map((n) => 'é'.repeat(n));
 const deep = fc.integer({ min: 1, max: 5000 }).map((n) => JSON.parse('['.repeat(Math.min(n, 500)) + ']'.repeat(Math.min(n, 500))));
@@ -26,8 +38,10 @@ const value: fc.Arbitrary<unknown> = fc.oneof(
   fc.double(),
   fc.boolean(),
   fc.constant(null),
+  notUnicode,
+  notUnicode,
   fc.array(fc.jsonValue(), { maxLength: 4 }),
-  fc.dictionary(fc.constantFrom('id', 'isVerified', 'x'), fc.jsonValue(), { maxKeys: 3 }),
+  fc.dictionary(fc.constantFrom('id', 'isVerified', 'x'), fc.oneof(fc.jsonValue(), notUnicode), { maxKeys: 3 }),
   hugeString,
   deep,
 );
@@ -107,5 +121,54 @@ describe('fuzzing paths and methods', () => {
       ),
       { numRuns: RUNS },
     );
+  });
+});
+
+describe('strings that are not valid Unicode', () => {
+  const LONE = '\ud800';
+  const valid = {
+    email: 'a@b.c',
+    password: 'a password 12345',
+    preAuthSessionId: 'p'.repeat(43),
+    recipeUserId: '00000000-0000-4000-8000-000000000000',
+  };
+  /** A valid body per write route, and the string fields (paths into the body) to corrupt one at a time. */
+  const CASES: [string, Record<string, unknown>, string[], Record<string, string>?][] = [
+    ['/recipe/signinup/code', { email: valid.email, userInputCode: '123456' }, ['email', 'userInputCode']],
+    ['/recipe/signinup/code', { phoneNumber: '+14155552671' }, ['phoneNumber']],
+    ['/recipe/signinup/code', { deviceId: 'd'.repeat(44) }, ['deviceId']],
+    ['/recipe/signinup/code/consume', { preAuthSessionId: valid.preAuthSessionId, linkCode: 'l'.repeat(43) }, ['preAuthSessionId', 'linkCode']],
+    ['/recipe/signinup/code/check', { preAuthSessionId: valid.preAuthSessionId, deviceId: 'd'.repeat(44), userInputCode: '1' }, ['deviceId', 'userInputCode']],
+    ['/recipe/user/passwordhash/import', { email: valid.email, passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq', hashingAlgorithm: 'bcrypt' }, ['email', 'passwordHash', 'hashingAlgorithm']],
+    ['/recipe/signin', { email: valid.email, password: valid.password }, ['email', 'password']],
+    ['/recipe/signup', { email: valid.email, password: valid.password }, ['email', 'password']],
+    ['/recipe/user', { recipeUserId: valid.recipeUserId, email: valid.email, password: valid.password }, ['recipeUserId', 'email', 'password']],
+    ['/recipe/user', { userId: valid.recipeUserId, email: valid.email, phoneNumber: '+14155552671' }, ['userId', 'email', 'phoneNumber'], { rid: 'passwordless' }],
+    ['/recipe/signinup', { thirdPartyId: 'github', thirdPartyUserId: 'u1', email: { id: valid.email, isVerified: true } }, ['thirdPartyId', 'thirdPartyUserId', 'email.id']],
+    ['/recipe/multitenancy/tenant/v2', { tenantId: 'fuzz-t' }, ['tenantId']],
+    ['/recipe/multitenancy/tenant/remove', { tenantId: 'fuzz-t' }, ['tenantId']],
+    ['/user/remove', { userId: valid.recipeUserId }, ['userId']],
+    ['/recipe/accountlinking/user/primary', { recipeUserId: valid.recipeUserId }, ['recipeUserId']],
+    ['/recipe/accountlinking/user/link', { recipeUserId: valid.recipeUserId, primaryUserId: valid.recipeUserId }, ['recipeUserId', 'primaryUserId']],
+    ['/recipe/accountlinking/user/unlink', { recipeUserId: valid.recipeUserId }, ['recipeUserId']],
+  ];
+  const withField = (body: Record<string, unknown>, path: string): Record<string, unknown> => {
+    const [head, tail] = path.split('.');
+    return { ...body, [head]: tail === undefined ? LONE : { ...(body[head] as object), [tail]: `x${LONE}` } };
+  };
+  const cases = CASES.flatMap(([path, body, fields, headers]) => fields.map((field) => [path, field, withField(body, field), headers ?? {}] as const));
+
+  it.each(cases)('%s answers a lone surrogate in %s with a 400 naming the field', async (path, field, body, headers) => {
+    const method = ROUTES.find((r) => r.path === path && (r.method === 'POST' || r.method === 'PUT'))?.method as string;
+    const res = await api.request(method, path, { body, headers });
+    expect([res.status, res.text]).toEqual([400, `Field name '${field}' is not valid Unicode: it holds a lone surrogate`]);
+  });
+
+  it('answers the issue\'s example, a lone surrogate as thirdPartyUserId, with a 400', async () => {
+    const res = await api.request('POST', '/recipe/signinup', {
+      rawBody: '{"thirdPartyId":"github","thirdPartyUserId":"\\ud800","email":{"id":"a@b.c","isVerified":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([res.status, res.text]).toEqual([400, "Field name 'thirdPartyUserId' is not valid Unicode: it holds a lone surrogate"]);
   });
 });

@@ -1,4 +1,5 @@
 import supertokens from 'supertokens-node';
+import AccountLinking from 'supertokens-node/recipe/accountlinking';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import Passwordless from 'supertokens-node/recipe/passwordless';
 import ThirdParty from 'supertokens-node/recipe/thirdparty';
@@ -30,6 +31,8 @@ beforeAll(async () => {
       Passwordless.init({ contactMethod: 'EMAIL_OR_PHONE', flowType: 'USER_INPUT_CODE_AND_MAGIC_LINK' }),
       ThirdParty.init({ signInAndUpFeature: { providers: [] } }),
       EmailPassword.init(),
+      // Automatic linking off (the SDK's default): the app links with the AccountLinking functions.
+      AccountLinking.init(),
     ],
   });
 });
@@ -176,11 +179,142 @@ describe('supertokens-node 24 against the local service', () => {
     expect(await supertokens.getUserCount(undefined, 'sdk-t')).toBe(4);
   });
 
+  it('links, checks, signs in through and unlinks accounts with AccountLinking (automatic linking off)', async () => {
+    const email = uniqueEmail('sdk-al');
+    const ep = await EmailPassword.signUp('public', email, 'a password 12345');
+    const tpUserId = `sdk-al-${Date.now()}`;
+    const tp = await ThirdParty.manuallyCreateOrUpdateUser('public', 'google', tpUserId, email, true);
+    const phoneNumber = uniquePhone();
+    const plCode = await Passwordless.createCode({ tenantId: 'public', phoneNumber });
+    if (ep.status !== 'OK' || tp.status !== 'OK' || plCode.status !== 'OK') throw new Error('setup failed');
+    const pl = await Passwordless.consumeCode({ tenantId: 'public', preAuthSessionId: plCode.preAuthSessionId, linkCode: plCode.linkCode });
+    if (pl.status !== 'OK') throw new Error(pl.status);
+    // Linking is off: sign-up never linked anything.
+    expect([ep.user.isPrimaryUser, tp.user.isPrimaryUser, pl.user.isPrimaryUser]).toEqual([false, false, false]);
+
+    expect(await AccountLinking.canCreatePrimaryUser(ep.recipeUserId)).toEqual({ status: 'OK', wasAlreadyAPrimaryUser: false });
+    const primary = await AccountLinking.createPrimaryUser(ep.recipeUserId);
+    expect(primary.status === 'OK' && [primary.wasAlreadyAPrimaryUser, primary.user.isPrimaryUser, primary.user.id]).toEqual([false, true, ep.user.id]);
+    expect(await AccountLinking.canLinkAccounts(tp.recipeUserId, ep.user.id)).toEqual({ status: 'OK', accountsAlreadyLinked: false });
+    const linked = await AccountLinking.linkAccounts(tp.recipeUserId, ep.user.id);
+    expect(linked.status === 'OK' && [linked.accountsAlreadyLinked, linked.user.loginMethods.length]).toEqual([false, 2]);
+    const linkedPl = await AccountLinking.linkAccounts(pl.recipeUserId, ep.user.id);
+    expect(linkedPl.status).toBe('OK');
+
+    const user = await supertokens.getUser(tp.user.id);
+    expect(user?.id).toBe(ep.user.id);
+    expect(user?.isPrimaryUser).toBe(true);
+    expect(user?.loginMethods.map((lm) => lm.recipeUserId.getAsString())).toEqual([ep.recipeUserId, tp.recipeUserId, pl.recipeUserId].map((r) => r.getAsString()));
+    expect([user?.emails, user?.phoneNumbers, user?.thirdParty]).toEqual([[email], [phoneNumber], [{ id: 'google', userId: tpUserId }]]);
+    expect(await AccountLinking.canCreatePrimaryUser(tp.recipeUserId)).toEqual({
+      status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR',
+      primaryUserId: ep.user.id,
+      description: 'This user ID is already linked to another user ID',
+    });
+
+    // Each recipe signs the linked user in as the primary user, naming the login method used.
+    const epIn = await EmailPassword.signIn('public', email, 'a password 12345');
+    expect(epIn.status === 'OK' && [epIn.user.id, epIn.recipeUserId.getAsString()]).toEqual([ep.user.id, ep.recipeUserId.getAsString()]);
+    const tpIn = await ThirdParty.manuallyCreateOrUpdateUser('public', 'google', tpUserId, email, true);
+    expect(tpIn.status === 'OK' && [tpIn.createdNewRecipeUser, tpIn.user.id, tpIn.recipeUserId.getAsString()]).toEqual([false, ep.user.id, tp.recipeUserId.getAsString()]);
+    const again = await Passwordless.createCode({ tenantId: 'public', phoneNumber });
+    if (again.status !== 'OK') throw new Error(again.status);
+    const plIn = await Passwordless.consumeCode({ tenantId: 'public', preAuthSessionId: again.preAuthSessionId, linkCode: again.linkCode });
+    expect(plIn.status === 'OK' && [plIn.createdNewRecipeUser, plIn.user.id, plIn.recipeUserId.getAsString()]).toEqual([false, ep.user.id, pl.recipeUserId.getAsString()]);
+    expect((await supertokens.listUsersByAccountInfo('public', { email })).map((u) => u.id)).toEqual([ep.user.id]);
+
+    // Another primary user with the email cannot be made.
+    const rival = await Passwordless.createCode({ tenantId: 'public', email });
+    if (rival.status !== 'OK') throw new Error(rival.status);
+    const rivalUser = await Passwordless.consumeCode({ tenantId: 'public', preAuthSessionId: rival.preAuthSessionId, linkCode: rival.linkCode });
+    if (rivalUser.status !== 'OK') throw new Error(rivalUser.status);
+    expect(await AccountLinking.createPrimaryUser(rivalUser.recipeUserId)).toEqual({
+      status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR',
+      primaryUserId: ep.user.id,
+      description: "This user's email is already associated with another user ID",
+    });
+    expect(await AccountLinking.canLinkAccounts(rivalUser.recipeUserId, ep.user.id)).toEqual({ status: 'OK', accountsAlreadyLinked: false });
+
+    expect(await AccountLinking.unlinkAccount(pl.recipeUserId)).toEqual({ status: 'OK', wasRecipeUserDeleted: false, wasLinked: true });
+    expect((await supertokens.getUser(pl.user.id))?.isPrimaryUser).toBe(false);
+
+    // deleteUser without removeAllLinkedAccounts takes one login method; with it (the default), the rest.
+    expect(await supertokens.deleteUser(tp.user.id, false)).toEqual({ status: 'OK', didUserExist: true });
+    expect((await supertokens.getUser(ep.user.id))?.loginMethods.map((lm) => lm.recipeId)).toEqual(['emailpassword']);
+    expect(await supertokens.deleteUser(ep.user.id)).toEqual({ status: 'OK', didUserExist: true });
+    expect(await supertokens.getUser(ep.user.id)).toBeUndefined();
+    expect((await supertokens.getUser(pl.user.id))?.id).toBe(pl.user.id);
+  });
+
+  it('links automatically when the app turns automatic linking on (a second SDK instance)', async () => {
+    type Sdk = {
+      supertokens: typeof supertokens;
+      AccountLinking: typeof AccountLinking;
+      EmailPassword: typeof EmailPassword;
+      Passwordless: typeof Passwordless;
+      ThirdParty: typeof ThirdParty;
+    };
+    let sdk: Sdk | undefined;
+    // A fresh module registry: the SDK's recipes are process-wide singletons, initialised once per
+    // registry. `init` runs inside it too, because it loads further recipes (JWT, sessions) lazily.
+    jest.isolateModules(() => {
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const fresh: Sdk = {
+        supertokens: require('supertokens-node'),
+        AccountLinking: require('supertokens-node/recipe/accountlinking'),
+        EmailPassword: require('supertokens-node/recipe/emailpassword'),
+        Passwordless: require('supertokens-node/recipe/passwordless'),
+        ThirdParty: require('supertokens-node/recipe/thirdparty'),
+      };
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      fresh.supertokens.init({
+        supertokens: {
+          connectionURI: api.baseUrl,
+          apiKey: TEST_API_KEY,
+          networkInterceptor: (request) => {
+            sent.push(`${request.method.toUpperCase()} ${new URL(request.url).pathname}`);
+            return request;
+          },
+        },
+        appInfo: { appName: 'sdk-auto-linking', apiDomain: 'http://api.example.test', websiteDomain: 'http://app.example.test' },
+        recipeList: [
+          fresh.Passwordless.init({ contactMethod: 'EMAIL_OR_PHONE', flowType: 'USER_INPUT_CODE_AND_MAGIC_LINK' }),
+          fresh.ThirdParty.init({ signInAndUpFeature: { providers: [] } }),
+          fresh.EmailPassword.init(),
+          fresh.AccountLinking.init({ shouldDoAutomaticAccountLinking: async () => ({ shouldAutomaticallyLink: true, shouldRequireVerification: false }) }),
+        ],
+      });
+      sdk = fresh;
+    });
+    if (!sdk) throw new Error('the SDK did not load');
+    const auto: Sdk = sdk;
+
+    const email = uniqueEmail('sdk-auto');
+    const tp = await auto.ThirdParty.manuallyCreateOrUpdateUser('public', 'github', `auto-${Date.now()}`, email, true);
+    if (tp.status !== 'OK') throw new Error(tp.status);
+    expect(tp.user.isPrimaryUser).toBe(true);
+    const ep = await auto.EmailPassword.signUp('public', email, 'a password 12345');
+    if (ep.status !== 'OK') throw new Error(ep.status);
+    expect([ep.user.id, ep.user.loginMethods.length, ep.recipeUserId.getAsString() === tp.user.id]).toEqual([tp.user.id, 2, false]);
+    const code = await auto.Passwordless.createCode({ tenantId: 'public', email });
+    if (code.status !== 'OK') throw new Error(code.status);
+    const pl = await auto.Passwordless.consumeCode({ tenantId: 'public', preAuthSessionId: code.preAuthSessionId, linkCode: code.linkCode });
+    if (pl.status !== 'OK') throw new Error(pl.status);
+    expect([pl.user.id, pl.user.loginMethods.map((lm) => lm.recipeId)]).toEqual([tp.user.id, ['thirdparty', 'emailpassword', 'passwordless']]);
+    const signIn = await auto.EmailPassword.signIn('public', email, 'a password 12345');
+    expect(signIn.status === 'OK' && [signIn.user.id, signIn.recipeUserId.getAsString()]).toEqual([tp.user.id, ep.recipeUserId.getAsString()]);
+
+    expect(await auto.supertokens.deleteUser(ep.recipeUserId.getAsString())).toEqual({ status: 'OK', didUserExist: true });
+    for (const id of [tp.user.id, ep.recipeUserId.getAsString(), pl.recipeUserId.getAsString()]) expect(await auto.supertokens.getUser(id)).toBeUndefined();
+  });
+
   it('used only the documented core paths', () => {
     const distinct = [...new Set(sent)].sort();
     expect(distinct).toEqual(
       [
         'GET /apiversion',
+        'GET /recipe/accountlinking/user/link/check',
+        'GET /recipe/accountlinking/user/primary/check',
         'GET /user/id',
         'GET /public/users/by-accountinfo',
         'GET /public/users/count',
@@ -192,6 +326,9 @@ describe('supertokens-node 24 against the local service', () => {
         'POST /public/recipe/signinup/code/consume',
         'POST /public/recipe/signup',
         'POST /sdk-t/recipe/signup',
+        'POST /recipe/accountlinking/user/link',
+        'POST /recipe/accountlinking/user/primary',
+        'POST /recipe/accountlinking/user/unlink',
         'POST /user/remove',
         'PUT /recipe/user',
       ].sort(),

@@ -1,6 +1,6 @@
-import { tenantsOf } from '../../storage/auth-user';
+import { sameUserState, tenantsOf } from '../../storage/auth-user';
 import type { AuthUser } from '../../storage/model';
-import { WRITE_TRIES, type Deps } from '../deps';
+import { retryOnRace, type Deps } from '../deps';
 import { InvalidInputError } from '../errors';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findAccountInfoConflict } from './conflicts';
@@ -17,7 +17,7 @@ export type CreatePrimaryUserResult =
   | { status: 'OK'; wasAlreadyAPrimaryUser: boolean; user: ApiUser }
   | Exclude<CanCreatePrimaryUserResult, { status: 'OK' }>;
 
-/** Reads the user of a recipe user id; an unknown id is the core's 400. */
+/** Reads the user of an id; an unknown id is the core's 400. */
 export async function requireUser(deps: Pick<Deps, 'users'>, userId: string): Promise<AuthUser> {
   const user = await deps.users.getUser(userId);
   if (!user) throw new InvalidInputError(UNKNOWN_USER_ID);
@@ -27,25 +27,33 @@ export async function requireUser(deps: Pick<Deps, 'users'>, userId: string): Pr
 /**
  * Whether the user can become a primary user, in the core's order of checks: already primary with
  * this id (`OK`, `wasAlreadyAPrimaryUser`); linked to another primary user; another primary user
- * sharing one of its tenants holds its email, phone number or third-party identity.
+ * sharing one of its tenants holds its email, phone number or third-party identity. `undefined`
+ * when the user changed while it was checked (read again).
  */
-async function check(deps: Pick<Deps, 'users'>, user: AuthUser, recipeUserId: string): Promise<CanCreatePrimaryUserResult> {
+async function check(deps: Pick<Deps, 'users'>, recipeUserId: string): Promise<{ verdict: CanCreatePrimaryUserResult; user: AuthUser } | undefined> {
+  const user = await requireUser(deps, recipeUserId);
   if (user.isPrimary) {
-    if (user.id === recipeUserId) return { status: 'OK', wasAlreadyAPrimaryUser: true };
+    if (user.id === recipeUserId) return { verdict: { status: 'OK', wasAlreadyAPrimaryUser: true }, user };
     return {
-      status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR',
-      primaryUserId: user.id,
-      description: 'This user ID is already linked to another user ID',
+      verdict: {
+        status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR',
+        primaryUserId: user.id,
+        description: 'This user ID is already linked to another user ID',
+      },
+      user,
     };
   }
   const conflict = await findAccountInfoConflict(deps, undefined, tenantsOf(user), user.loginMethods);
-  if (conflict) return { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', ...conflict };
-  return { status: 'OK', wasAlreadyAPrimaryUser: false };
+  if (!conflict) return { verdict: { status: 'OK', wasAlreadyAPrimaryUser: false }, user };
+  // The claims were read after the user: the conflict stands only if the user did not change
+  // meanwhile (linked by a concurrent request, say, which would answer otherwise).
+  if (!sameUserState(user, await deps.users.getUser(recipeUserId))) return undefined;
+  return { verdict: { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', ...conflict }, user };
 }
 
 /** `GET /recipe/accountlinking/user/primary/check`: what creating a primary user would answer, changing nothing. */
-export async function canCreatePrimaryUser(deps: Pick<Deps, 'users'>, recipeUserId: string): Promise<CanCreatePrimaryUserResult> {
-  return check(deps, await requireUser(deps, recipeUserId), recipeUserId);
+export function canCreatePrimaryUser(deps: Pick<Deps, 'users'>, recipeUserId: string): Promise<CanCreatePrimaryUserResult> {
+  return retryOnRace('Checking the primary user', async () => (await check(deps, recipeUserId))?.verdict);
 }
 
 /**
@@ -54,16 +62,16 @@ export async function canCreatePrimaryUser(deps: Pick<Deps, 'users'>, recipeUser
  * holding it: of two login methods racing to become primary for one email, exactly one wins and
  * the other answers `ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR`.
  */
-export async function createPrimaryUser(deps: Pick<Deps, 'users'>, recipeUserId: string): Promise<CreatePrimaryUserResult> {
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
-    const user = await requireUser(deps, recipeUserId);
-    const verdict = await check(deps, user, recipeUserId);
+export function createPrimaryUser(deps: Pick<Deps, 'users'>, recipeUserId: string): Promise<CreatePrimaryUserResult> {
+  return retryOnRace<CreatePrimaryUserResult>('Creating the primary user', async () => {
+    const checked = await check(deps, recipeUserId);
+    if (!checked) return undefined;
+    const { verdict, user } = checked;
     if (verdict.status !== 'OK') return verdict;
     if (verdict.wasAlreadyAPrimaryUser) return { ...verdict, user: toApiUser(user) };
     const primary: AuthUser = { ...user, isPrimary: true };
     const result = await deps.users.writeUsers([user], [primary]);
-    if (result.status === 'OK') return { status: 'OK', wasAlreadyAPrimaryUser: false, user: toApiUser(primary) };
     // STALE, or a claim taken since the check: the next round reads again and tells which.
-  }
-  throw new Error('Creating the primary user lost the race too often');
+    return result.status === 'OK' ? { status: 'OK', wasAlreadyAPrimaryUser: false, user: toApiUser(primary) } : undefined;
+  });
 }

@@ -1,36 +1,38 @@
-import { byJoinOrder, tenantsOf } from '../../storage/auth-user';
+import { byJoinOrder, sameUserState, tenantsOf } from '../../storage/auth-user';
 import type { AuthUser } from '../../storage/model';
-import { WRITE_TRIES, type Deps } from '../deps';
+import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findAccountInfoConflict } from './conflicts';
 import { requireUser } from './create-primary-user';
 
-type LinkFailure =
-  | { status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR'; primaryUserId: string; description: string }
+type AlreadyLinked = { status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR'; primaryUserId: string; description: string };
+type Refusal =
+  | AlreadyLinked
   | { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR'; primaryUserId: string; description: string }
   | { status: 'INPUT_USER_IS_NOT_A_PRIMARY_USER' };
 
-export type CanLinkAccountsResult = { status: 'OK'; accountsAlreadyLinked: boolean } | LinkFailure;
+export type CanLinkAccountsResult = { status: 'OK'; accountsAlreadyLinked: boolean } | Refusal;
 
 export type LinkAccountsResult =
   | { status: 'OK'; accountsAlreadyLinked: boolean; user: ApiUser }
-  | Exclude<LinkFailure, { status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR' }>
+  | Exclude<Refusal, AlreadyLinked>
   /** With the user the recipe user is in now: the SDK reads it. */
-  | (Extract<LinkFailure, { status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR' }> & { user: ApiUser });
+  | (AlreadyLinked & { user: ApiUser });
 
 type Verdict =
   | { status: 'OK'; accountsAlreadyLinked: true; primary: AuthUser }
   | { status: 'OK'; accountsAlreadyLinked: false; primary: AuthUser; recipe: AuthUser }
-  | (LinkFailure & { recipe?: AuthUser });
+  | (AlreadyLinked & { recipe: AuthUser })
+  | Exclude<Refusal, AlreadyLinked>;
 
 /**
  * The core's order of checks: the primary user exists and is primary; the recipe user exists; it
  * is in this primary user already (`OK`, `accountsAlreadyLinked`), or in another one, or primary
  * itself; then no other primary user may hold the account info of the recipe user or of the
  * primary user's login methods in any tenant of either (the union: linking must not leave two
- * primary users with one email in a tenant).
+ * primary users with one email in a tenant). `undefined` when a user changed while it was checked.
  */
-async function check(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUserId: string): Promise<Verdict> {
+async function check(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUserId: string): Promise<Verdict | undefined> {
   const primary = await requireUser(deps, primaryUserId);
   if (!primary.isPrimary) return { status: 'INPUT_USER_IS_NOT_A_PRIMARY_USER' };
   const recipe = await requireUser(deps, recipeUserId);
@@ -45,16 +47,24 @@ async function check(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUse
   }
   const tenantIds = [...new Set([...tenantsOf(recipe), ...tenantsOf(primary)])];
   const conflict = await findAccountInfoConflict(deps, primary.id, tenantIds, [...recipe.loginMethods, ...primary.loginMethods]);
-  if (conflict) return { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', ...conflict };
-  return { status: 'OK', accountsAlreadyLinked: false, primary, recipe };
+  if (!conflict) return { status: 'OK', accountsAlreadyLinked: false, primary, recipe };
+  // The claims were read after the users: the conflict stands only if neither changed meanwhile
+  // (the recipe user linked to that very primary user by a concurrent request answers otherwise).
+  const [primaryNow, recipeNow] = await Promise.all([deps.users.getUser(primaryUserId), deps.users.getUser(recipeUserId)]);
+  if (!sameUserState(primary, primaryNow) || !sameUserState(recipe, recipeNow)) return undefined;
+  return { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', ...conflict };
 }
 
 /** `GET /recipe/accountlinking/user/link/check`: what linking would answer, changing nothing. */
-export async function canLinkAccounts(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUserId: string): Promise<CanLinkAccountsResult> {
-  const verdict = await check(deps, recipeUserId, primaryUserId);
-  if (verdict.status === 'OK') return { status: 'OK', accountsAlreadyLinked: verdict.accountsAlreadyLinked };
-  const { recipe: _recipe, ...failure } = verdict;
-  return failure;
+export function canLinkAccounts(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUserId: string): Promise<CanLinkAccountsResult> {
+  return retryOnRace<CanLinkAccountsResult>('Checking the link', async () => {
+    const verdict = await check(deps, recipeUserId, primaryUserId);
+    if (verdict === undefined) return undefined;
+    if (verdict.status === 'OK') return { status: 'OK', accountsAlreadyLinked: verdict.accountsAlreadyLinked };
+    if (verdict.status !== 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR') return verdict;
+    const { recipe: _recipe, ...refusal } = verdict;
+    return refusal;
+  });
 }
 
 /**
@@ -62,23 +72,23 @@ export async function canLinkAccounts(deps: Pick<Deps, 'users'>, recipeUserId: s
  * user's partition, leaves a link behind, and its account info is claimed in every tenant of the
  * primary user (and the primary user's in the login method's tenant), all in one transaction
  * conditional on both users being as read and on the claims being free. `primaryUserId` may be any
- * id of the primary user. The answer carries the primary user after linking, read back from the
- * write (the SDK reads `/user/id` at once; reads of the partition are consistent).
+ * id of the primary user. The answer carries the primary user after linking; the SDK reads
+ * `/user/id` at once, and that read is consistent (a Query of the primary user's partition).
  */
-export async function linkAccounts(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUserId: string): Promise<LinkAccountsResult> {
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+export function linkAccounts(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUserId: string): Promise<LinkAccountsResult> {
+  return retryOnRace<LinkAccountsResult>('Linking the accounts', async () => {
     const verdict = await check(deps, recipeUserId, primaryUserId);
+    if (verdict === undefined) return undefined;
     if (verdict.status === 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR') {
-      const { recipe, ...failure } = verdict;
-      return { ...failure, user: toApiUser(recipe as AuthUser) };
+      const { recipe, ...refusal } = verdict;
+      return { ...refusal, user: toApiUser(recipe) };
     }
     if (verdict.status !== 'OK') return verdict;
     if (verdict.accountsAlreadyLinked) return { status: 'OK', accountsAlreadyLinked: true, user: toApiUser(verdict.primary) };
     const { primary, recipe } = verdict;
     const linked: AuthUser = { ...primary, loginMethods: [...primary.loginMethods, ...recipe.loginMethods].sort(byJoinOrder) };
     const result = await deps.users.writeUsers([primary, recipe], [linked]);
-    if (result.status === 'OK') return { status: 'OK', accountsAlreadyLinked: false, user: toApiUser(linked) };
     // STALE, or a claim taken since the check: the next round reads again and tells which.
-  }
-  throw new Error('Linking the accounts lost the race too often');
+    return result.status === 'OK' ? { status: 'OK', accountsAlreadyLinked: false, user: toApiUser(linked) } : undefined;
+  });
 }

@@ -1,6 +1,6 @@
 import { loginMethodOf, standaloneUser, withoutLoginMethod } from '../../storage/auth-user';
 import type { AuthUser } from '../../storage/model';
-import { WRITE_TRIES, type Deps } from '../deps';
+import { retryOnRace, type Deps } from '../deps';
 import { requireUser } from './create-primary-user';
 
 export type UnlinkAccountResult = { status: 'OK'; wasRecipeUserDeleted: boolean; wasLinked: boolean };
@@ -16,7 +16,7 @@ export type UnlinkAccountResult = { status: 'OK'; wasRecipeUserDeleted: boolean;
  * Claims the primary user no longer needs are released in the same transaction.
  */
 export async function unlinkAccount(deps: Pick<Deps, 'users'>, recipeUserId: string): Promise<UnlinkAccountResult> {
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+  return retryOnRace<UnlinkAccountResult>('Unlinking the account', async () => {
     const user = await requireUser(deps, recipeUserId);
     const lm = loginMethodOf(user, recipeUserId);
     // Not primary, or the primary user's id whose own login method is gone: nothing to unlink.
@@ -33,7 +33,6 @@ export async function unlinkAccount(deps: Pick<Deps, 'users'>, recipeUserId: str
       after = [{ ...user, isPrimary: false }];
     }
     const result = await deps.users.writeUsers([user], after);
-    if (result.status === 'OK') return { status: 'OK', wasRecipeUserDeleted: deleted, wasLinked: true };
-  }
-  throw new Error('Unlinking the account lost the race too often');
+    return result.status === 'OK' ? { status: 'OK', wasRecipeUserDeleted: deleted, wasLinked: true } : undefined;
+  });
 }

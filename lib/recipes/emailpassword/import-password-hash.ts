@@ -1,7 +1,7 @@
 import { validateImportedHash } from '../../password';
 import { standaloneUser } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
-import { WRITE_TRIES, type Deps } from '../deps';
+import { retryOnRace, type Deps } from '../deps';
 import { InvalidInputError } from '../errors';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findEmailPasswordUser } from './find-user';
@@ -32,7 +32,7 @@ export async function importPasswordHash(
 
   // Create first: in a migration nearly every import is a new user, so this costs one write and
   // no read; only a taken email falls back to reading the user and replacing its hash.
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+  return retryOnRace('Importing the password hash', async () => {
     const user: UserRecord = {
       userId: deps.random.uuid(),
       recipeId: 'emailpassword',
@@ -47,9 +47,8 @@ export async function importPasswordHash(
     const created = await deps.users.createUser(user);
     if (created.status === 'OK') return { status: 'OK', user: toApiUser(standaloneUser(user)), didUserAlreadyExist: false };
     const existing = await findEmailPasswordUser(deps, tenantId, input.email);
-    if (!existing) continue;
+    if (!existing) return undefined;
     const replaced = await deps.users.replacePasswordHash(existing.user, existing.loginMethod, checked.stored);
-    if (replaced.status === 'OK') return { status: 'OK', user: toApiUser(existing.user), didUserAlreadyExist: true };
-  }
-  throw new Error('Importing the password hash lost the race for its email too often');
+    return replaced.status === 'OK' ? { status: 'OK', user: toApiUser(existing.user), didUserAlreadyExist: true } : undefined;
+  });
 }

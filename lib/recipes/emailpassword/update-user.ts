@@ -1,7 +1,7 @@
 import { hashPassword } from '../../password';
 import type { UserRecord } from '../../storage/model';
-import { WRITE_TRIES, type Deps } from '../deps';
-import { findLogin, updateLoginMethod } from '../users/find-login';
+import { retryOnRace, type Deps } from '../deps';
+import { findLogin, updateLoginMethod, type UserLogin } from '../users/find-login';
 
 export interface UpdateEmailPasswordUserInput {
   /** The email-password login method's recipe user id. */
@@ -32,8 +32,10 @@ export async function updateEmailPasswordUser(
   const first = await findLogin(deps, input.userId);
   if (!first || first.loginMethod.recipeId !== 'emailpassword') return { status: 'UNKNOWN_USER_ID_ERROR' };
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password, deps.config.password.ownHash);
-  let login = first;
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+  let login: UserLogin | undefined = first;
+  return retryOnRace<UpdateEmailPasswordUserResult>('Updating the user', async () => {
+    login ??= await findLogin(deps, input.userId);
+    if (!login || login.loginMethod.recipeId !== 'emailpassword') return { status: 'UNKNOWN_USER_ID_ERROR' };
     const lm = login.loginMethod;
     const emailChanged = input.email !== undefined && input.email !== lm.email;
     const after: UserRecord = {
@@ -45,9 +47,7 @@ export async function updateEmailPasswordUser(
     if (result.status === 'OK') return { status: 'OK' };
     if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: EMAIL_CHANGE_NOT_ALLOWED_REASON };
     if (result.status === 'IDENTITY_TAKEN') return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
-    const again = await findLogin(deps, input.userId);
-    if (!again || again.loginMethod.recipeId !== 'emailpassword') return { status: 'UNKNOWN_USER_ID_ERROR' };
-    login = again;
-  }
-  throw new Error('Updating the user lost the race too often');
+    login = undefined;
+    return undefined;
+  });
 }

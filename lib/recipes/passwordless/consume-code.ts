@@ -1,7 +1,7 @@
 import { standaloneUser, withLoginMethod } from '../../storage/auth-user';
 import type { AuthUser, DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
 import type { ConsumeUserWrite } from '../../storage/ports';
-import { WRITE_TRIES, type Deps } from '../deps';
+import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findLogin } from '../users/find-login';
 import { deletePendingDevices } from './pending-devices';
@@ -34,7 +34,7 @@ export async function consumeCode(
   const device = verified.device;
   const identity = identityOf(device);
 
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+  return retryOnRace<ConsumeCodeResult>('Consuming a code', async () => {
     const existing = await findLogin(
       deps,
       'email' in identity
@@ -75,6 +75,6 @@ export async function consumeCode(
         consumedDevice: consumedDeviceOf(device),
       };
     }
-  }
-  throw new Error('Consuming a code lost the race for its user too often');
+    return undefined;
+  });
 }

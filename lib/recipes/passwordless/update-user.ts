@@ -1,5 +1,5 @@
 import type { UserRecord } from '../../storage/model';
-import { WRITE_TRIES, type Deps } from '../deps';
+import { retryOnRace, type Deps } from '../deps';
 import { EMAIL_CHANGE_NOT_ALLOWED_REASON } from '../emailpassword/update-user';
 import { InvalidInputError } from '../errors';
 import { findLogin, updateLoginMethod } from '../users/find-login';
@@ -32,7 +32,7 @@ export async function updatePasswordlessUser(
   deps: Pick<Deps, 'users' | 'passwordless'>,
   input: UpdatePasswordlessUserInput,
 ): Promise<UpdatePasswordlessUserResult> {
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+  return retryOnRace<UpdatePasswordlessUserResult>('Updating the user', async () => {
     const login = await findLogin(deps, input.userId);
     if (!login || login.loginMethod.recipeId !== 'passwordless') return { status: 'UNKNOWN_USER_ID_ERROR' };
     const lm = login.loginMethod;
@@ -70,6 +70,6 @@ export async function updatePasswordlessUser(
       await Promise.all(touched.map((identity) => deletePendingDevices(deps, tenantId, identity)));
       return { status: 'OK' };
     }
-  }
-  throw new Error('Updating the user lost the race too often');
+    return undefined;
+  });
 }

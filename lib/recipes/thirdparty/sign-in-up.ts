@@ -1,6 +1,6 @@
 import { standaloneUser, withLoginMethod } from '../../storage/auth-user';
 import type { AuthUser, UserRecord } from '../../storage/model';
-import { WRITE_TRIES, type Deps } from '../deps';
+import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findLogin, updateLoginMethod } from '../users/find-login';
 
@@ -42,7 +42,7 @@ export async function signInUp(
   tenantId: string,
   input: ThirdPartySignInUpInput,
 ): Promise<ThirdPartySignInUpResult> {
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+  return retryOnRace<ThirdPartySignInUpResult>('Third-party sign-in', async () => {
     const existing = await findLogin(deps, await deps.users.getUserIdByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId));
     if (existing) {
       const lm = existing.loginMethod;
@@ -52,7 +52,7 @@ export async function signInUp(
       const result = await updateLoginMethod(deps, existing, after);
       if (result.status === 'OK') return signedIn(withLoginMethod(existing.user, after), after, false);
       if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: 'Email already associated with another primary user.' };
-      continue;
+      return undefined;
     }
     const user: UserRecord = {
       userId: deps.random.uuid(),
@@ -69,8 +69,8 @@ export async function signInUp(
     if (result.status === 'OK') return signedIn(standaloneUser(user), user, true);
     // IDENTITY_TAKEN: a concurrent sign-in created this identity's user first; the next round
     // reads it and signs it in.
-  }
-  throw new Error('Third-party sign-in lost the race for its user too often');
+    return undefined;
+  });
 }
 
 function signedIn(user: AuthUser, loginMethod: UserRecord, createdNewUser: boolean): ThirdPartySignInUpResult {

@@ -1,5 +1,5 @@
 import { withoutLoginMethod } from '../../storage/auth-user';
-import { WRITE_TRIES, type Deps } from '../deps';
+import { retryOnRace, type Deps } from '../deps';
 
 /**
  * Removes a user (SPEC §9, §11). With `removeAllLinkedAccounts` (the default), the whole user: a
@@ -15,12 +15,11 @@ export async function removeUser(
   userId: string,
   removeAllLinkedAccounts = true,
 ): Promise<{ status: 'OK'; didUserExist: boolean }> {
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+  return retryOnRace('Removing the user', async () => {
     const user = await deps.users.getUser(userId);
-    if (!user) return { status: 'OK', didUserExist: false };
+    if (!user) return { status: 'OK', didUserExist: false } as const;
     const rest = removeAllLinkedAccounts || user.loginMethods.length === 1 ? undefined : withoutLoginMethod(user, userId);
     const result = await deps.users.writeUsers([user], rest ? [rest] : []);
-    if (result.status === 'OK') return { status: 'OK', didUserExist: true };
-  }
-  throw new Error('Removing the user lost the race with its updates too often');
+    return result.status === 'OK' ? ({ status: 'OK', didUserExist: true } as const) : undefined;
+  });
 }

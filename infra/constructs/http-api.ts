@@ -91,6 +91,10 @@ export class AuthHttpApi extends Construct {
     for (const { route, fn } of props.functions) {
       const integration = new HttpLambdaIntegration(`${route.id}-integration`, fn, {
         payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+        // One invoke permission per function (for this API), not one per path form: a stack holds
+        // 500 resources, and each route's two or three path forms would otherwise cost one each.
+        // Only this function's own routes integrate with it, so the wider scope lets nothing else in.
+        scopePermissionToRoute: false,
       });
       for (const path of apiPathsOf(route)) {
         this.api.addRoutes({ path, methods: [apigw.HttpMethod[route.method]], integration });

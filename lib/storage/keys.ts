@@ -1,21 +1,21 @@
 import type { AccountInfo, RecipeId } from './model';
 
 /**
- * The only place key strings are built. One table, generic key attributes:
+ * The only place key strings are built. One table, generic key attributes (the full table with
+ * access patterns is `README.md` beside this file):
  *
- * | item         | pk                                   | sk                | gsi1 (users of a tenant)        | gsi2 (by identity)             |
- * |--------------|--------------------------------------|-------------------|---------------------------------|--------------------------------|
- * | login method | `USER#<userId>`                      | `LM#<recipeUserId>` | `T#<t>#USERS` / `<ts>#<userId>` (one per user and tenant) | `T#<t>#EMAIL#<email>` / `<ts>` |
- * | link         | `USER#<recipeUserId>`                | `LINK`            |                                 |                                |
- * | guard        | `T#<t>#EP#EMAIL#<email>` (and PL/TP) | `GUARD`           |                                 |                                |
- * | primary info | `T#<t>#PRIMARY#EMAIL#<email>` (PHONE, TP) | `PRIMARY`    |                                 |                                |
- * | device       | `PLDEV#<preAuthSessionId>`           | `DEVICE`          |                                 | `T#<t>#PLDEV#EMAIL#<email>`    |
- * | code         | `PLDEV#<preAuthSessionId>`           | `CODE#<linkHash>` |                                 |                                |
- * | tenant       | `TENANTS`                            | `TENANT#<t>`      |                                 |                                |
+ * | item         | pk                                  | sk                  | gsi1 (users of a tenant)     | gsi2 (by identity)          |
+ * |--------------|-------------------------------------|---------------------|------------------------------|-----------------------------|
+ * | login method | `USER#<userId>`                     | `LM#<recipeUserId>` | `T#<t>#USERS` / `<ts>#<id>`  | `T#<t>#EMAIL#<email>`       |
+ * | link         | `USER#<recipeUserId>`               | `LINK`              |                              |                             |
+ * | guard        | `T#<t>#EP#EMAIL#<email>` (PL, TP)   | `GUARD`             |                              |                             |
+ * | claim        | `T#<t>#PRIMARY#EMAIL#<email>` (…)   | `PRIMARY`           |                              |                             |
+ * | device       | `PLDEV#<preAuthSessionId>`          | `DEVICE`            |                              | `T#<t>#PLDEV#EMAIL#<email>` |
+ * | code         | `PLDEV#<preAuthSessionId>`          | `CODE#<linkHash>`   |                              |                             |
+ * | tenant       | `TENANTS`                           | `TENANT#<t>`        |                              |                             |
  *
  * A user's partition (`USER#<userId>`) holds all its login methods, so a primary user is read with
  * one Query; a login method linked to another user leaves a `LINK` item in its own partition.
- *
  * Variable parts that may contain `#` (emails, third-party ids) are URI-encoded so that two
  * different identities can never build the same key.
  */

@@ -70,11 +70,24 @@ describe('HTTP API routes', () => {
     dev.template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.anyValue() }, 0);
   });
 
-  it('lets only API Gateway invoke the functions', () => {
-    for (const [, p] of ofType(dev.resources, 'AWS::Lambda::Permission')) {
+  it('lets only this API invoke the functions, with one permission per function', () => {
+    const permissions = ofType(dev.resources, 'AWS::Lambda::Permission');
+    for (const [, p] of permissions) {
       expect(p.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
-      expect(render(p.Properties?.SourceArn)).toMatch(/^arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<Http/);
+      expect(render(p.Properties?.SourceArn)).toMatch(/^arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<Http[^>]*>\/\*\/\*\/\*$/);
     }
+    const functionOf = (p: CfnResource) => render(p.Properties?.FunctionName);
+    expect(new Set(permissions.map(([, p]) => functionOf(p))).size).toBe(ROUTES.length);
+    expect(permissions).toHaveLength(ROUTES.length);
+  });
+
+  it('stays within 450 CloudFormation resources (a stack holds 500), with room left per route', () => {
+    const count = Object.keys(dev.resources).length;
+    expect(count).toBeLessThanOrEqual(450);
+    // What one more route costs (function, role, policy, log group, alarm, integration, permission,
+    // and one route per path form): the routes still to come must fit in what is left.
+    const perRoute = (count - 3) / ROUTES.length;
+    expect(perRoute).toBeLessThan(11);
   });
 
   it('throttles the $default stage per stage and writes JSON access logs without query strings or headers', () => {

@@ -1,0 +1,112 @@
+import { standaloneUser, withLoginMethod } from '../../lib/storage/auth-user';
+import { TooManyItemsError } from '../../lib/storage/errors';
+import { keys } from '../../lib/storage/keys';
+import type { AuthUser, UserRecord } from '../../lib/storage/model';
+import { claimsOf, itemsOfUser, userChangeWrites } from '../../lib/storage/dynamo/user-items';
+import type { DynamoContext } from '../../lib/storage/dynamo/transact';
+
+/** The derivation of a user's items and the writes between two states (no DynamoDB needed). */
+const ctx = { tableName: 'T' } as DynamoContext;
+
+const ep: UserRecord = {
+  userId: 'ep-1', recipeId: 'emailpassword', tenantIds: ['public'], timeJoined: 100, email: 'a@b.c',
+  emailVerified: false, phoneVerified: false, passwordHash: '$2a$10$hash', version: 3,
+};
+const tp: UserRecord = {
+  userId: 'tp-1', recipeId: 'thirdparty', tenantIds: ['t1'], timeJoined: 200, email: 'a@b.c',
+  thirdParty: { id: 'google', userId: 'g1' }, emailVerified: true, phoneVerified: false, version: 1,
+};
+const pl: UserRecord = {
+  userId: 'pl-1', recipeId: 'passwordless', tenantIds: ['public'], timeJoined: 50, phoneNumber: '+14155552671',
+  emailVerified: false, phoneVerified: true, version: 7,
+};
+const primary: AuthUser = { id: 'ep-1', isPrimary: true, loginMethods: [ep, tp] };
+
+const byRole = (user: AuthUser, role: string) => itemsOfUser(user).filter((d) => d.role === role);
+
+describe('itemsOfUser', () => {
+  it('gives a login method on its own its item (listed in its tenant) and its guards, no link and no claim', () => {
+    const items = itemsOfUser(standaloneUser(ep));
+    expect(items.map((d) => [d.role, d.key.pk, d.key.sk])).toEqual([
+      ['loginMethod', 'USER#ep-1', 'LM#ep-1'],
+      ['guard', 'T#public#EP#EMAIL#a%40b.c', 'GUARD'],
+    ]);
+    expect(items[0].item).toMatchObject({ gsi1pk: 'T#public#USERS', gsi1sk: keys.userListPosition(100, 'ep-1'), listRecipeIds: ['emailpassword'], version: 3 });
+    expect(items[0].item.primaryUserId).toBeUndefined();
+    expect(items[1].item).toEqual({ pk: 'T#public#EP#EMAIL#a%40b.c', sk: 'GUARD', type: 'guard', userId: 'ep-1', passwordHash: '$2a$10$hash' });
+  });
+
+  it('gives a primary user its login methods in its partition, a link for each other one, and a claim per account info and tenant', () => {
+    const lms = byRole(primary, 'loginMethod');
+    expect(lms.map((d) => [d.key.pk, d.key.sk, d.item.primaryUserId])).toEqual([
+      ['USER#ep-1', 'LM#ep-1', 'ep-1'],
+      ['USER#ep-1', 'LM#tp-1', 'ep-1'],
+    ]);
+    // Each is the user's list entry in its own tenant, at the user's oldest time joined.
+    expect(lms.map((d) => [d.item.gsi1pk, d.item.gsi1sk])).toEqual([
+      ['T#public#USERS', keys.userListPosition(100, 'ep-1')],
+      ['T#t1#USERS', keys.userListPosition(100, 'ep-1')],
+    ]);
+    expect(byRole(primary, 'link').map((d) => [d.key.pk, d.key.sk, d.item.primaryUserId])).toEqual([['USER#tp-1', 'LINK', 'ep-1']]);
+    expect(byRole(primary, 'primaryInfo').map((d) => d.key.pk).sort()).toEqual(
+      ['T#public#PRIMARY#EMAIL#a%40b.c', 'T#public#PRIMARY#TP#google#g1', 'T#t1#PRIMARY#EMAIL#a%40b.c', 'T#t1#PRIMARY#TP#google#g1'].sort(),
+    );
+    expect(claimsOf({ ...primary, isPrimary: false })).toEqual([]);
+  });
+
+  it('lists a primary user once per tenant, on its oldest login method there, with every recipe it has there', () => {
+    const user: AuthUser = { id: 'ep-1', isPrimary: true, loginMethods: [pl, ep] };
+    const lms = byRole(user, 'loginMethod');
+    const listed = lms.filter((d) => d.item.gsi1pk !== undefined);
+    expect(listed.map((d) => [d.key.sk, d.item.gsi1sk, d.item.listRecipeIds])).toEqual([['LM#pl-1', keys.userListPosition(50, 'ep-1'), ['emailpassword', 'passwordless']]]);
+  });
+});
+
+describe('userChangeWrites', () => {
+  const kinds = (writes: ReturnType<typeof userChangeWrites>) =>
+    writes.map((w) => [w.item.Put ? 'Put' : 'Delete', (w.item.Put?.Item ?? w.item.Delete?.Key)?.pk, (w.item.Put?.Item ?? w.item.Delete?.Key)?.sk]);
+
+  it('writes only the login method (at its version) and its guard\'s hash copy for a new hash', () => {
+    const writes = userChangeWrites(ctx, [primary], [withLoginMethod(primary, { ...ep, passwordHash: '$argon2id$new' })]);
+    expect(kinds(writes)).toEqual([
+      ['Put', 'USER#ep-1', 'LM#ep-1'],
+      ['Put', 'T#public#EP#EMAIL#a%40b.c', 'GUARD'],
+    ]);
+    expect(writes[0].item.Put).toMatchObject({ ConditionExpression: '#version = :version', ExpressionAttributeValues: { ':version': 3 } });
+    expect(writes[0].item.Put?.Item).toMatchObject({ version: 4, passwordHash: '$argon2id$new' });
+    expect(writes[1].item.Put?.ConditionExpression).toBe('#owner = :owner');
+  });
+
+  it('writes nothing when nothing changed', () => {
+    expect(userChangeWrites(ctx, [primary], [primary])).toEqual([]);
+  });
+
+  it('links by moving the login method and rewriting every login method at its version (stale reads fail first), then claims', () => {
+    const target = standaloneUser({ ...ep });
+    const member = standaloneUser(tp);
+    const writes = userChangeWrites(ctx, [{ ...target, isPrimary: true }, member], [primary]);
+    expect(kinds(writes)).toEqual([
+      ['Put', 'USER#ep-1', 'LM#ep-1'],
+      ['Put', 'USER#ep-1', 'LM#tp-1'],
+      ['Put', 'USER#tp-1', 'LINK'],
+      ['Delete', 'USER#tp-1', 'LM#tp-1'],
+      ['Put', 'T#public#PRIMARY#TP#google#g1', 'PRIMARY'],
+      ['Put', 'T#t1#PRIMARY#EMAIL#a%40b.c', 'PRIMARY'],
+      ['Put', 'T#t1#PRIMARY#TP#google#g1', 'PRIMARY'],
+    ]);
+    expect(writes.map((w) => w.onConditionFailed.status)).toEqual(['STALE', 'STALE', 'STALE', 'STALE', 'ACCOUNT_INFO_TAKEN', 'ACCOUNT_INFO_TAKEN', 'ACCOUNT_INFO_TAKEN']);
+    // The unchanged primary login method is rewritten at its version too: a concurrent change of the user fails one of the two.
+    expect(writes[0].item.Put).toMatchObject({ ExpressionAttributeValues: { ':version': 3 }, Item: { version: 4 } });
+    // The moved login method is new at its place (only if absent), with its version carried on.
+    expect(writes[1].item.Put).toMatchObject({ ConditionExpression: 'attribute_not_exists(pk)', Item: { version: 2 } });
+    expect(writes[3].item.Delete).toMatchObject({ ExpressionAttributeValues: { ':version': 1 } });
+  });
+
+  it('refuses a change beyond one transaction (100 items) before writing anything', () => {
+    const many: UserRecord[] = Array.from({ length: 30 }, (_, i) => ({
+      ...pl, userId: `pl-${i}`, tenantIds: [`t${i}`], phoneNumber: `+1415555${String(1000 + i)}`, email: `p${i}@x.y`, timeJoined: 1000 + i, version: 1,
+    }));
+    const user: AuthUser = { id: 'pl-0', isPrimary: true, loginMethods: many };
+    expect(() => userChangeWrites(ctx, [], [user])).toThrow(TooManyItemsError);
+  });
+});

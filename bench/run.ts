@@ -201,6 +201,60 @@ async function passwordlessRoundTrip(endpoint: string): Promise<void> {
   await proxy.close();
 }
 
+/**
+ * What linking costs: creating a primary user and linking a second login method (DynamoDB calls
+ * and items written, counted on the wire), and what it adds to a sign-in through a linked login
+ * method (one more Query, to follow its link) against a login method on its own, interleaved.
+ */
+async function accountLinking(endpoint: string): Promise<void> {
+  const proxy = await startCountingProxy(endpoint);
+  const api: TestApi = await startApi({ AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, PASSWORD_REHASH_ON_SIGNIN: 'false' });
+  const N = 40;
+  const password = 'bench-Password-1';
+  // A cheap hash (bcrypt cost 4, about 1 ms) so the storage reads, not the hash, show.
+  const hash = bcrypt.hashSync(password, 4);
+  const ops = ['create primary', 'link', 'sign-in, login method on its own', 'sign-in, linked login method', 'GET /user/id by a linked id'] as const;
+  const ms: Record<(typeof ops)[number], number[]> = Object.fromEntries(ops.map((o) => [o, []])) as never;
+  const calls: Record<string, string> = {};
+  const written: Record<string, number> = {};
+  const measure = async (op: (typeof ops)[number], warm: boolean, fn: () => Promise<{ status: number; json: any }>) => {
+    proxy.reset();
+    const t = await timed(fn);
+    if (t.value.status !== 200 || t.value.json?.status !== 'OK') throw new Error(`${op} failed: ${t.value.status} ${JSON.stringify(t.value.json)}`);
+    if (warm) return;
+    ms[op].push(t.ms);
+    calls[op] = `${proxy.total()} (${[...proxy.counts].map(([k, v]) => `${v} ${k}`).join(', ')})`;
+    written[op] = proxy.writes.transactional;
+  };
+  for (let i = 0; i < N + 5; i++) {
+    const warm = i < 5;
+    const email = `al-${i}-${randomUUID()}@bench.example`;
+    const alone = `al-alone-${i}-${randomUUID()}@bench.example`;
+    const tp = (await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: randomUUID(), email: { id: email, isVerified: true } })).json.user.id;
+    const ep = (await api.post('/recipe/user/passwordhash/import', { email, passwordHash: hash })).json.user.id;
+    await api.post('/recipe/user/passwordhash/import', { email: alone, passwordHash: hash });
+    await measure('create primary', warm, () => api.post('/recipe/accountlinking/user/primary', { recipeUserId: tp }));
+    await measure('link', warm, () => api.post('/recipe/accountlinking/user/link', { recipeUserId: ep, primaryUserId: tp }));
+    await measure('sign-in, login method on its own', warm, () => api.post('/recipe/signin', { email: alone, password }));
+    await measure('sign-in, linked login method', warm, () => api.post('/recipe/signin', { email, password }));
+    await measure('GET /user/id by a linked id', warm, () => api.get(`/user/id?userId=${ep}`));
+  }
+  results.accountLinking = Object.fromEntries(
+    ops.map((op) => [op, { p50Ms: percentile(ms[op], 50), p95Ms: percentile(ms[op], 95), dynamoCalls: calls[op], transactionalItemsWritten: written[op] }]),
+  );
+  say(`\n### 5. Account linking (${N} users of two login methods, sequential; DynamoDB calls and transactional items written counted on the wire)\n`);
+  say(
+    table(
+      ['operation', 'p50 ms', 'p95 ms', 'DynamoDB calls', 'items written in a transaction'],
+      ops.map((op) => [op, round(percentile(ms[op], 50)), round(percentile(ms[op], 95)), calls[op], written[op]]),
+    ),
+  );
+  const ratio = percentile(ms['sign-in, linked login method'], 50) / percentile(ms['sign-in, login method on its own'], 50);
+  say(`\nSign-in through a linked login method / on its own, p50: ${round(ratio)} (both read the email guard, which names the user, then the user's partition)`);
+  await api.stop();
+  await proxy.close();
+}
+
 /** One cheap but real request per route, for the cold-start figure. */
 function sampleRequest(route: (typeof ROUTES)[number]): { path: string; body?: string; query?: Record<string, string> } {
   if (route.method === 'GET') {
@@ -208,6 +262,8 @@ function sampleRequest(route: (typeof ROUTES)[number]): { path: string; body?: s
       'user-get': { userId: 'nobody' },
       'users-by-account-info': { email: 'nobody@bench.example' },
       'user-get-by-recipe': { userId: 'nobody' },
+      'accountlinking-primary-check': { recipeUserId: 'nobody' },
+      'accountlinking-link-check': { recipeUserId: 'nobody', primaryUserId: 'nobody' },
     };
     return { path: route.path, query: query[route.id] };
   }
@@ -216,6 +272,9 @@ function sampleRequest(route: (typeof ROUTES)[number]): { path: string; body?: s
     'emailpassword-signin': { email: 'nobody@bench.example', password: 'x' },
     'emailpassword-import': { email: 'cold@bench.example', passwordHash: BCRYPT_HASH },
     'tenant-create': { tenantId: 'cold' },
+    'accountlinking-primary': { recipeUserId: 'nobody' },
+    'accountlinking-link': { recipeUserId: 'nobody', primaryUserId: 'nobody' },
+    'accountlinking-unlink': { recipeUserId: 'nobody' },
   };
   return { path: route.path, body: JSON.stringify(bodies[route.id] ?? {}) };
 }
@@ -281,6 +340,7 @@ async function main(): Promise<void> {
     if (want('import')) await importThroughput(dynamo.endpoint);
     if (want('signin')) await signInCost(dynamo.endpoint);
     if (want('passwordless')) await passwordlessRoundTrip(dynamo.endpoint);
+    if (want('linking')) await accountLinking(dynamo.endpoint);
     if (want('cold')) await coldStart(dynamo.endpoint);
   } finally {
     await dynamo.stop();

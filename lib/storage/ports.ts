@@ -20,6 +20,15 @@ export type UserWriteResult =
   /** A user changed (or vanished) since it was read. */
   | { readonly status: 'STALE' };
 
+/**
+ * A login method found through one of its identities: its recipe user id, and the id of the user
+ * holding it (a primary user's id when it is linked, else its own), so the user is read at once.
+ */
+export interface LoginRef {
+  readonly recipeUserId: string;
+  readonly userId: string;
+}
+
 /** One piece of account info in one tenant: what a primary user claims. */
 export interface TenantAccountInfo {
   readonly tenantId: string;
@@ -57,10 +66,10 @@ export interface UserStore {
    * id of any of its login methods, or a login method on its own.
    */
   getUser(userId: string): Promise<AuthUser | undefined>;
-  /** The recipe user id holding an email-password or passwordless email in a tenant (strongly consistent). */
-  getUserIdByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<string | undefined>;
-  getUserIdByPhone(tenantId: string, phoneNumber: string): Promise<string | undefined>;
-  getUserIdByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<string | undefined>;
+  /** The login method holding an email-password or passwordless email in a tenant (strongly consistent). */
+  getLoginByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<LoginRef | undefined>;
+  getLoginByPhone(tenantId: string, phoneNumber: string): Promise<LoginRef | undefined>;
+  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<LoginRef | undefined>;
   /** Users with a login method in the tenant that has this email (any recipe), each once. */
   listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
   /**
@@ -85,11 +94,11 @@ export interface UserStore {
    */
   replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult>;
   /**
-   * The email-password login of an email in a tenant, read consistently from its guard: the user
-   * id and (on guards written by this version) the password hash, so sign-in can verify while it
-   * fetches the user.
+   * The email-password login of an email in a tenant, read consistently from its guard: the login
+   * method, its user and (on guards written by this version) the password hash, so sign-in can
+   * verify while it fetches the user.
    */
-  getEmailPasswordLogin(tenantId: string, email: string): Promise<{ userId: string; passwordHash?: string } | undefined>;
+  getEmailPasswordLogin(tenantId: string, email: string): Promise<(LoginRef & { passwordHash?: string }) | undefined>;
   /**
    * A page of a tenant's users in join order (a primary user once, at its oldest login method's
    * time); `hasMore` tells whether another page follows.

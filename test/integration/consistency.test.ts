@@ -45,7 +45,8 @@ describe('the consistency checker', () => {
     const al = linkingClient(api);
     const email = uniqueEmail('al-broken');
     const primary = await al.emailPassword(email);
-    const member = await al.thirdParty(uniqueEmail('al-member'));
+    const memberIdentity = { thirdPartyId: 'google', thirdPartyUserId: `member-${Date.now()}` };
+    const member = await al.thirdParty(uniqueEmail('al-member'), undefined, memberIdentity);
     await al.group(primary, member);
     const loner = await al.emailPassword();
     const other = await al.thirdParty();
@@ -53,7 +54,10 @@ describe('the consistency checker', () => {
     const doc = testDocClient();
     try {
       const T = api.tableName;
-      // The link of the member is gone; a link of the loner points at a user not holding it.
+      // The member's guard forgot which user holds it; its link is gone; a link of the loner
+      // points at a user not holding it.
+      const guard = keys.thirdPartyGuard('public', memberIdentity.thirdPartyId, memberIdentity.thirdPartyUserId);
+      await doc.send(new UpdateCommand({ TableName: T, Key: guard, UpdateExpression: 'REMOVE primaryUserId' }));
       await doc.send(new DeleteCommand({ TableName: T, Key: keys.link(member) }));
       await doc.send(new PutCommand({ TableName: T, Item: { ...keys.link(loner), type: 'link', userId: loner, primaryUserId: primary } }));
       // The primary user's claim of its email is gone; a non-primary holds a claim.
@@ -67,7 +71,7 @@ describe('the consistency checker', () => {
     }
     const problems = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
     expect([...new Set(problems.map((p) => p.kind))].sort()).toEqual(
-      ['claim-not-held', 'link-not-held', 'login-method-differs', 'user-missing-claim', 'user-missing-guard', 'user-missing-link', 'user-not-one-user'].sort(),
+      ['claim-not-held', 'guard-stale-link', 'link-not-held', 'login-method-differs', 'user-missing-claim', 'user-missing-guard', 'user-missing-link', 'user-not-one-user'].sort(),
     );
     expect(problems.find((p) => p.kind === 'login-method-differs' && p.key === keys.userPartition(other))?.detail).toBe(`login method ${other} differs in listRecipeIds`);
     expect(JSON.stringify(problems)).not.toContain('passwordless');

@@ -9,6 +9,11 @@ import { createServer, request, type Server } from 'node:http';
 export interface CountingProxy {
   readonly endpoint: string;
   readonly counts: Map<string, number>;
+  /**
+   * Items written, by kind: `transactional` (each item of a TransactWriteItems) and `single`
+   * (PutItem, UpdateItem, DeleteItem). DynamoDB bills a transactional item twice.
+   */
+  readonly writes: { transactional: number; single: number };
   reset(): void;
   /** Answers the next `n` requests with a ThrottlingException (Infinity: until set to 0). */
   throttleNext(n: number): void;
@@ -23,6 +28,7 @@ export interface CountingProxy {
 export async function startCountingProxy(target: string, latencyMs = 0): Promise<CountingProxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
+  const writes = { transactional: 0, single: 0 };
   let throttle = 0;
   const server: Server = createServer((req, res) => {
     const op = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
@@ -35,19 +41,29 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
       res.end(body);
       return;
     }
-    const forward = () => {
-    const fwd = request(
-      { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    fwd.on('error', () => res.destroy());
-    req.pipe(fwd);
-    };
-    if (latencyMs > 0) setTimeout(forward, latencyMs);
-    else forward();
+    // The body is read whole before it is forwarded, so the writes it holds can be counted.
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (op === 'PutItem' || op === 'UpdateItem' || op === 'DeleteItem') writes.single++;
+      if (op === 'TransactWriteItems') {
+        writes.transactional += (JSON.parse(body.toString('utf8')) as { TransactItems?: unknown[] }).TransactItems?.length ?? 0;
+      }
+      const forward = () => {
+        const fwd = request(
+          { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+          (up) => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          },
+        );
+        fwd.on('error', () => res.destroy());
+        fwd.end(body);
+      };
+      if (latencyMs > 0) setTimeout(forward, latencyMs);
+      else forward();
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const address = server.address();
@@ -55,7 +71,12 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   return {
     endpoint: `http://127.0.0.1:${port}`,
     counts,
-    reset: () => counts.clear(),
+    writes,
+    reset: () => {
+      counts.clear();
+      writes.transactional = 0;
+      writes.single = 0;
+    },
     throttleNext: (n: number) => {
       throttle = n;
     },

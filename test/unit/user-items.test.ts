@@ -93,8 +93,11 @@ describe('userChangeWrites', () => {
       ['Put', 'T#public#PRIMARY#TP#google#g1', 'PRIMARY'],
       ['Put', 'T#t1#PRIMARY#EMAIL#a%40b.c', 'PRIMARY'],
       ['Put', 'T#t1#PRIMARY#TP#google#g1', 'PRIMARY'],
+      ['Put', 'T#t1#TP#google#g1', 'GUARD'],
     ]);
-    expect(writes.map((w) => w.onConditionFailed.status)).toEqual(['STALE', 'STALE', 'STALE', 'STALE', 'ACCOUNT_INFO_TAKEN', 'ACCOUNT_INFO_TAKEN', 'ACCOUNT_INFO_TAKEN']);
+    expect(writes.map((w) => w.onConditionFailed.status)).toEqual(['STALE', 'STALE', 'STALE', 'STALE', 'ACCOUNT_INFO_TAKEN', 'ACCOUNT_INFO_TAKEN', 'ACCOUNT_INFO_TAKEN', 'STALE']);
+    // The moved login method's guard now names the user holding it, while it is still its own.
+    expect(writes[7].item.Put).toMatchObject({ ConditionExpression: '#owner = :owner', ExpressionAttributeValues: { ':owner': 'tp-1' }, Item: { userId: 'tp-1', primaryUserId: 'ep-1' } });
     // The unchanged primary login method is rewritten at its version too: a concurrent change of the user fails one of the two.
     expect(writes[0].item.Put).toMatchObject({ ExpressionAttributeValues: { ':version': 3 }, Item: { version: 4 } });
     // The moved login method is new at its place (only if absent), with its version carried on.

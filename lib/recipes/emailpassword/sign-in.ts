@@ -29,7 +29,7 @@ export async function signIn(
   // The guard carries the hash: verify while the user is fetched, not after.
   const [guardVerdict, found] = await Promise.all([
     login.passwordHash === undefined ? Promise.resolve(undefined) : verifyPassword(password, login.passwordHash, ctx),
-    findLogin(deps, login.userId),
+    findLogin(deps, login),
   ]);
   const stored = found?.loginMethod.passwordHash;
   if (!found || stored === undefined) return { status: 'WRONG_CREDENTIALS_ERROR' };

@@ -38,8 +38,8 @@ export async function consumeCode(
     const existing = await findLogin(
       deps,
       'email' in identity
-        ? await deps.users.getUserIdByEmail(tenantId, 'passwordless', identity.email)
-        : await deps.users.getUserIdByPhone(tenantId, identity.phoneNumber),
+        ? await deps.users.getLoginByEmail(tenantId, 'passwordless', identity.email)
+        : await deps.users.getLoginByPhone(tenantId, identity.phoneNumber),
     );
     let write: ConsumeUserWrite;
     let lm: UserRecord;

@@ -43,7 +43,7 @@ export async function signInUp(
   input: ThirdPartySignInUpInput,
 ): Promise<ThirdPartySignInUpResult> {
   return retryOnRace<ThirdPartySignInUpResult>('Third-party sign-in', async () => {
-    const existing = await findLogin(deps, await deps.users.getUserIdByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId));
+    const existing = await findLogin(deps, await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId));
     if (existing) {
       const lm = existing.loginMethod;
       const emailVerified = emailVerifiedAfter(lm, input.email, input.isVerified);

@@ -1,6 +1,6 @@
 import { loginMethodOf, withLoginMethod } from '../../storage/auth-user';
 import type { AuthUser, UserRecord } from '../../storage/model';
-import type { UserWriteResult } from '../../storage/ports';
+import type { LoginRef, UserWriteResult } from '../../storage/ports';
 import type { Deps } from '../deps';
 
 /** A user together with one of its login methods: the one a request named or signed in with. */
@@ -9,12 +9,20 @@ export interface UserLogin {
   readonly loginMethod: UserRecord;
 }
 
-/** The user holding the login method `recipeUserId` (read consistently), with that login method. */
-export async function findLogin(deps: Pick<Deps, 'users'>, recipeUserId: string | undefined): Promise<UserLogin | undefined> {
-  if (recipeUserId === undefined) return undefined;
-  const user = await deps.users.getUser(recipeUserId);
-  const loginMethod = user && loginMethodOf(user, recipeUserId);
-  return user && loginMethod ? { user, loginMethod } : undefined;
+/**
+ * The user holding a login method (read consistently), with that login method. `ref` is the
+ * recipe user id, or what a guard names (login method and user), which saves following a link.
+ */
+export async function findLogin(deps: Pick<Deps, 'users'>, ref: string | LoginRef | undefined): Promise<UserLogin | undefined> {
+  if (ref === undefined) return undefined;
+  const { recipeUserId, userId } = typeof ref === 'string' ? { recipeUserId: ref, userId: ref } : ref;
+  const read = async (id: string) => {
+    const user = await deps.users.getUser(id);
+    const loginMethod = user && loginMethodOf(user, recipeUserId);
+    return user && loginMethod ? { user, loginMethod } : undefined;
+  };
+  // Linked or unlinked since the guard was read: its own id still finds it.
+  return (await read(userId)) ?? (userId !== recipeUserId ? read(recipeUserId) : undefined);
 }
 
 /** Stores a changed login method of a user (see `UserStore.writeUsers` for the guarantees). */

@@ -1,4 +1,5 @@
 import type { RecipeId } from '../../storage/model';
+import type { LoginRef } from '../../storage/ports';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from './api-user';
 import { findLogin } from './find-login';
@@ -34,22 +35,22 @@ export async function getRecipeUser(
   recipeId: RecipeId,
   lookup: RecipeUserLookup,
 ): Promise<GetRecipeUserResult> {
-  let userId: string | undefined;
+  let ref: string | LoginRef | undefined;
   switch (lookup.by) {
     case 'userId':
-      userId = lookup.userId;
+      ref = lookup.userId;
       break;
     case 'email':
-      userId = recipeId === 'thirdparty' ? undefined : await deps.users.getUserIdByEmail(tenantId, recipeId, lookup.email);
+      ref = recipeId === 'thirdparty' ? undefined : await deps.users.getLoginByEmail(tenantId, recipeId, lookup.email);
       break;
     case 'phoneNumber':
-      userId = await deps.users.getUserIdByPhone(tenantId, lookup.phoneNumber);
+      ref = await deps.users.getLoginByPhone(tenantId, lookup.phoneNumber);
       break;
     case 'thirdParty':
-      userId = await deps.users.getUserIdByThirdParty(tenantId, lookup.thirdPartyId, lookup.thirdPartyUserId);
+      ref = await deps.users.getLoginByThirdParty(tenantId, lookup.thirdPartyId, lookup.thirdPartyUserId);
       break;
   }
-  const login = await findLogin(deps, userId);
+  const login = await findLogin(deps, ref);
   const lm = login?.loginMethod;
   if (!login || !lm || lm.recipeId !== recipeId || (lookup.by !== 'userId' && !lm.tenantIds.includes(tenantId))) {
     return NOT_FOUND[lookup.by];

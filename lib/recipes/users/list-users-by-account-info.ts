@@ -1,7 +1,9 @@
 import type { AuthUser, UserRecord } from '../../storage/model';
 import { timeJoinedOf } from '../../storage/auth-user';
 import type { Deps } from '../deps';
+import type { LoginRef } from '../../storage/ports';
 import { toApiUser, type ApiUser } from './api-user';
+import { findLogin } from './find-login';
 
 export interface AccountInfo {
   readonly email?: string;
@@ -24,12 +26,12 @@ export async function listUsersByAccountInfo(
   const add = (u: AuthUser | undefined) => {
     if (u) candidates.set(u.id, u);
   };
-  const byId = async (id: string | undefined) => add(id === undefined ? undefined : await deps.users.getUser(id));
+  const byId = async (ref: LoginRef | undefined) => add((await findLogin(deps, ref))?.user);
   const lookups: Promise<void>[] = [];
   if (info.email !== undefined) lookups.push(deps.users.listUsersByEmail(tenantId, info.email).then((users) => users.forEach(add)));
-  if (info.phoneNumber !== undefined) lookups.push(deps.users.getUserIdByPhone(tenantId, info.phoneNumber).then(byId));
+  if (info.phoneNumber !== undefined) lookups.push(deps.users.getLoginByPhone(tenantId, info.phoneNumber).then(byId));
   if (info.thirdParty !== undefined) {
-    lookups.push(deps.users.getUserIdByThirdParty(tenantId, info.thirdParty.id, info.thirdParty.userId).then(byId));
+    lookups.push(deps.users.getLoginByThirdParty(tenantId, info.thirdParty.id, info.thirdParty.userId).then(byId));
   }
   await Promise.all(lookups);
   const tests: ((lm: UserRecord) => boolean)[] = [];

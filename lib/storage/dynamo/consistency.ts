@@ -11,6 +11,7 @@ export interface ConsistencyProblem {
     | 'guard-not-held'
     | 'user-missing-guard'
     | 'guard-stale-hash'
+    | 'guard-stale-link'
     | 'user-missing-claim'
     | 'claim-not-held'
     | 'user-missing-link'
@@ -107,7 +108,8 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       const differs = differingAttributes(d.item, actual);
       if (differs.length === 0) continue;
       if (d.role === 'guard' && actual.userId === d.item.userId) {
-        problems.push({ kind: 'guard-stale-hash', key: d.key.pk, detail: `the guard's ${differs.join(', ')} differs from login method ${d.ownerId}'s` });
+        const kind = differs.includes('passwordHash') ? 'guard-stale-hash' : 'guard-stale-link';
+        problems.push({ kind, key: d.key.pk, detail: `the guard's ${differs.join(', ')} differs from login method ${d.ownerId}'s` });
       } else {
         problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id}'s ${d.role} is held by another user` });
       }

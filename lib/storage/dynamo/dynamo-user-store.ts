@@ -2,9 +2,9 @@ import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, t
 import { standaloneUser } from '../auth-user';
 import { ATTR, INDEX, keys, type Key } from '../keys';
 import type { AuthUser, RecipeId, UserRecord } from '../model';
-import type { TenantAccountInfo, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
+import type { LoginRef, TenantAccountInfo, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
 import { queryAll, writeAtomically, type DynamoContext } from './transact';
-import { guardsOf, ITEM_TYPE, loginMethodFromItem, userChangeWrites, userFromItems } from './user-items';
+import { guardsOf, ITEM_TYPE, loginMethodFromItem, loginRefOf, userChangeWrites, userFromItems } from './user-items';
 
 /**
  * Items a filtered page reads at least per Query: `Limit` counts items before the filter, so a
@@ -63,20 +63,24 @@ export class DynamoUserStore implements UserStore {
     throw new Error(`The user of login method ${userId} kept moving while it was read`);
   }
 
-  private async guardOwner(key: Key): Promise<string | undefined> {
-    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: key, ConsistentRead: true }));
-    return out.Item?.userId as string | undefined;
+  private async guard(key: Key): Promise<Record<string, unknown> | undefined> {
+    return (await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: key, ConsistentRead: true }))).Item;
   }
 
-  getUserIdByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<string | undefined> {
+  private async guardOwner(key: Key): Promise<LoginRef | undefined> {
+    const item = await this.guard(key);
+    return item && loginRefOf(item);
+  }
+
+  getLoginByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<LoginRef | undefined> {
     return this.guardOwner(keys.emailGuard(tenantId, recipe, email));
   }
 
-  getUserIdByPhone(tenantId: string, phoneNumber: string): Promise<string | undefined> {
+  getLoginByPhone(tenantId: string, phoneNumber: string): Promise<LoginRef | undefined> {
     return this.guardOwner(keys.phoneGuard(tenantId, phoneNumber));
   }
 
-  getUserIdByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<string | undefined> {
+  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<LoginRef | undefined> {
     return this.guardOwner(keys.thirdPartyGuard(tenantId, thirdPartyId, thirdPartyUserId));
   }
 
@@ -177,12 +181,10 @@ export class DynamoUserStore implements UserStore {
     return result.ok ? { status: 'OK' } : result.failed;
   }
 
-  async getEmailPasswordLogin(tenantId: string, email: string): Promise<{ userId: string; passwordHash?: string } | undefined> {
-    const out = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.tableName, Key: keys.emailGuard(tenantId, 'emailpassword', email), ConsistentRead: true }),
-    );
-    if (!out.Item) return undefined;
-    return { userId: out.Item.userId as string, ...(typeof out.Item.passwordHash === 'string' ? { passwordHash: out.Item.passwordHash } : {}) };
+  async getEmailPasswordLogin(tenantId: string, email: string): Promise<(LoginRef & { passwordHash?: string }) | undefined> {
+    const item = await this.guard(keys.emailGuard(tenantId, 'emailpassword', email));
+    if (!item) return undefined;
+    return { ...loginRefOf(item), ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}) };
   }
 
   async listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage> {

@@ -1,7 +1,7 @@
 import { accountInfoOf, byJoinOrder, tenantsOf, timeJoinedOf } from '../auth-user';
 import { ATTR, keys, timeSortKey, type Key } from '../keys';
 import type { AccountInfo, AuthUser, IdentityKind, UserRecord } from '../model';
-import type { UserWriteResult } from '../ports';
+import type { LoginRef, UserWriteResult } from '../ports';
 import { TooManyItemsError } from '../errors';
 import { MAX_TRANSACTION_ITEMS, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 
@@ -44,14 +44,29 @@ export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[]
 }
 
 /**
- * A guard item. The email-password email guard also carries the password hash: sign-in reads the
+ * A guard item: the login method holding the identity and, when that login method is linked to
+ * another user, that user's id (`primaryUserId`), so a sign-in reads the user's partition at once
+ * instead of following the link (one round trip less; rewritten when the login method is linked or
+ * unlinked). The email-password email guard also carries the password hash: sign-in reads the
  * guard and can start verifying at once, fetching the user in parallel, instead of reading guard,
  * then user, then verifying (one DynamoDB round trip less on the slowest path of the service).
  * Every write that changes the hash updates this copy in the same transaction.
  */
-export function guardItem(lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
+export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
   const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';
-  return { ...key, type: ITEM_TYPE.guard, userId: lm.userId, ...(carriesHash ? { passwordHash: lm.passwordHash } : {}) };
+  return {
+    ...key,
+    type: ITEM_TYPE.guard,
+    userId: lm.userId,
+    ...(user.id !== lm.userId ? { primaryUserId: user.id } : {}),
+    ...(carriesHash ? { passwordHash: lm.passwordHash } : {}),
+  };
+}
+
+/** The login method a guard item names, and the user holding it. */
+export function loginRefOf(guard: Record<string, unknown>): LoginRef {
+  const recipeUserId = guard.userId as string;
+  return { recipeUserId, userId: (guard.primaryUserId as string | undefined) ?? recipeUserId };
 }
 
 const IDENTITY_OF: Record<AccountInfo['kind'], IdentityKind> = { email: 'email', phone: 'phone', thirdParty: 'thirdParty' };
@@ -124,7 +139,7 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
       items.push({ role: 'link', key, item: { ...key, type: ITEM_TYPE.link, userId: lm.userId, primaryUserId: user.id }, ownerId: user.id });
     }
     for (const { key, identity } of guardsOf(lm)) {
-      items.push({ role: 'guard', key, item: guardItem(lm, key, identity), identity, ownerId: lm.userId });
+      items.push({ role: 'guard', key, item: guardItem(user, lm, key, identity), identity, ownerId: lm.userId });
     }
   }
   for (const { tenantId, info } of claimsOf(user)) {

@@ -1,4 +1,5 @@
 import supertokens from 'supertokens-node';
+import type { TypeInput } from 'supertokens-node/types';
 import AccountLinking from 'supertokens-node/recipe/accountlinking';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import Passwordless from 'supertokens-node/recipe/passwordless';
@@ -15,18 +16,22 @@ let api: TestApi;
 /** Every request the SDK sent: method and path (what SPEC §9 calls the conformance set). */
 const sent: string[] = [];
 
+/** The `supertokens` part of `init`: the local service as the core, every request recorded in `sent`. */
+const coreOf = (baseUrl: string): TypeInput['supertokens'] => ({
+  connectionURI: baseUrl,
+  apiKey: TEST_API_KEY,
+  networkInterceptor: (request) => {
+    sent.push(`${request.method.toUpperCase()} ${new URL(request.url).pathname}`);
+    return request;
+  },
+});
+const appInfo = (appName: string) => ({ appName, apiDomain: 'http://api.example.test', websiteDomain: 'http://app.example.test' });
+
 beforeAll(async () => {
   api = await startApi();
   supertokens.init({
-    supertokens: {
-      connectionURI: api.baseUrl,
-      apiKey: TEST_API_KEY,
-      networkInterceptor: (request) => {
-        sent.push(`${request.method.toUpperCase()} ${new URL(request.url).pathname}`);
-        return request;
-      },
-    },
-    appInfo: { appName: 'sdk-conformance', apiDomain: 'http://api.example.test', websiteDomain: 'http://app.example.test' },
+    supertokens: coreOf(api.baseUrl),
+    appInfo: appInfo('sdk-conformance'),
     recipeList: [
       Passwordless.init({ contactMethod: 'EMAIL_OR_PHONE', flowType: 'USER_INPUT_CODE_AND_MAGIC_LINK' }),
       ThirdParty.init({ signInAndUpFeature: { providers: [] } }),
@@ -268,15 +273,8 @@ describe('supertokens-node 24 against the local service', () => {
       };
       /* eslint-enable @typescript-eslint/no-require-imports */
       fresh.supertokens.init({
-        supertokens: {
-          connectionURI: api.baseUrl,
-          apiKey: TEST_API_KEY,
-          networkInterceptor: (request) => {
-            sent.push(`${request.method.toUpperCase()} ${new URL(request.url).pathname}`);
-            return request;
-          },
-        },
-        appInfo: { appName: 'sdk-auto-linking', apiDomain: 'http://api.example.test', websiteDomain: 'http://app.example.test' },
+        supertokens: coreOf(api.baseUrl),
+        appInfo: appInfo('sdk-auto-linking'),
         recipeList: [
           fresh.Passwordless.init({ contactMethod: 'EMAIL_OR_PHONE', flowType: 'USER_INPUT_CODE_AND_MAGIC_LINK' }),
           fresh.ThirdParty.init({ signInAndUpFeature: { providers: [] } }),

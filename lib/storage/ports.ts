@@ -104,8 +104,12 @@ export interface UserStore {
    * time); `hasMore` tells whether another page follows.
    */
   listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage>;
-  /** How many users a tenant has (a primary user once; of the given recipes, or all). */
-  countUsers(tenantId: string, recipeIds?: readonly RecipeId[]): Promise<number>;
+  /**
+   * How many users a tenant has (a primary user once; of the given recipes, or all). With
+   * `oncePerApp`, only the users whose oldest login method is in this tenant: summed over every
+   * tenant, each user of the app counts once, also a primary user with login methods in several.
+   */
+  countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp?: boolean): Promise<number>;
 }
 
 /** What consuming a code does to the user it signs in: the users before and after (see `writeUsers`). */

@@ -327,9 +327,14 @@ describe('every other operation once accounts are linked', () => {
     const other = `al-list2-${Date.now().toString(36)}`;
     await api.put('/recipe/multitenancy/tenant/v2', { tenantId: other });
     const far = await al.emailPassword(uniqueEmail('far'), other);
+    const appCount = async (q = '') => (await api.get(`/users/count?includeAllTenants=true${q}`)).json.count;
+    const [appBefore, appThirdPartyBefore] = [await appCount(), await appCount('&includeRecipeIds=thirdparty')];
     expect((await al.link(far, pl)).json.status).toBe('OK');
     expect((await api.get(`/${other}/users`)).json.users.map((u: { id: string }) => u.id)).toEqual([pl]);
     expect(await count()).toBe(2);
+    // The whole app counts it once (as the core counts distinct users), by any of its recipes.
+    expect(await appCount()).toBe(appBefore - 1);
+    expect(await appCount('&includeRecipeIds=thirdparty')).toBe(appThirdPartyBefore);
   });
 
   it('refuses an email-password email change that would give a primary user another primary user\'s email (EMAIL_CHANGE_NOT_ALLOWED_ERROR), not an unlinked one\'s', async () => {

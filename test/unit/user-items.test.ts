@@ -60,6 +60,14 @@ describe('itemsOfUser', () => {
     const listed = lms.filter((d) => d.item.gsi1pk !== undefined);
     expect(listed.map((d) => [d.key.sk, d.item.gsi1sk, d.item.listRecipeIds])).toEqual([['LM#pl-1', keys.userListPosition(50, 'ep-1'), ['emailpassword', 'passwordless']]]);
   });
+
+  it('marks one entry per user for counting the whole app, with every recipe of the user, whatever its tenants', () => {
+    const lms = byRole(primary, 'loginMethod');
+    expect(lms.map((d) => [d.key.sk, d.item.appRecipeIds])).toEqual([
+      ['LM#ep-1', ['emailpassword', 'thirdparty']],
+      ['LM#tp-1', undefined],
+    ]);
+  });
 });
 
 describe('userChangeWrites', () => {

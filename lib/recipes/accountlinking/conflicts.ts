@@ -9,6 +9,16 @@ const DESCRIPTION: Record<AccountInfo['kind'], string> = {
   thirdParty: "This user's third party login is already associated with another user ID",
 };
 
+/**
+ * The core's `reason`s when a change of a primary user's login method would give it another
+ * primary user's email or phone number (`…_CHANGE_NOT_ALLOWED_ERROR`), by operation.
+ */
+export const CHANGE_NOT_ALLOWED_REASON = {
+  updateEmail: 'New email is associated with another primary user ID',
+  updatePhoneNumber: 'New phone number is associated with another primary user ID',
+  thirdPartySignIn: 'Email already associated with another primary user.',
+} as const;
+
 /** Another primary user holding a piece of the account info, and the core's description of it. */
 export interface AccountInfoConflict {
   readonly primaryUserId: string;

@@ -1,5 +1,6 @@
 import { hashPassword } from '../../password';
 import type { UserRecord } from '../../storage/model';
+import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
 import { findLogin, updateLoginMethod, type UserLogin } from '../users/find-login';
 
@@ -15,9 +16,6 @@ export type UpdateEmailPasswordUserResult =
   | { status: 'UNKNOWN_USER_ID_ERROR' }
   | { status: 'EMAIL_ALREADY_EXISTS_ERROR' }
   | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
-
-/** The core's reason when a new email would give a primary user another primary user's email. */
-export const EMAIL_CHANGE_NOT_ALLOWED_REASON = 'New email is associated with another primary user ID';
 
 /**
  * Changes an email-password login method's email (the guard moves atomically) and/or password (own
@@ -45,7 +43,7 @@ export async function updateEmailPasswordUser(
     };
     const result = await updateLoginMethod(deps, login, after);
     if (result.status === 'OK') return { status: 'OK' };
-    if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: EMAIL_CHANGE_NOT_ALLOWED_REASON };
+    if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: CHANGE_NOT_ALLOWED_REASON.updateEmail };
     if (result.status === 'IDENTITY_TAKEN') return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
     login = undefined;
     return undefined;

@@ -1,6 +1,6 @@
 import type { UserRecord } from '../../storage/model';
 import { retryOnRace, type Deps } from '../deps';
-import { EMAIL_CHANGE_NOT_ALLOWED_REASON } from '../emailpassword/update-user';
+import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { InvalidInputError } from '../errors';
 import { findLogin, updateLoginMethod } from '../users/find-login';
 import { deletePendingDevices } from './pending-devices';
@@ -53,8 +53,8 @@ export async function updatePasswordlessUser(
     const result = await updateLoginMethod(deps, login, after);
     if (result.status === 'ACCOUNT_INFO_TAKEN') {
       return result.identity === 'phone'
-        ? { status: 'PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR', reason: 'New phone number is associated with another primary user ID' }
-        : { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: EMAIL_CHANGE_NOT_ALLOWED_REASON };
+        ? { status: 'PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR', reason: CHANGE_NOT_ALLOWED_REASON.updatePhoneNumber }
+        : { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: CHANGE_NOT_ALLOWED_REASON.updateEmail };
     }
     if (result.status === 'IDENTITY_TAKEN') {
       return { status: result.identity === 'phone' ? 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' : 'EMAIL_ALREADY_EXISTS_ERROR' };

@@ -1,5 +1,6 @@
 import { standaloneUser, withLoginMethod } from '../../storage/auth-user';
 import type { AuthUser, UserRecord } from '../../storage/model';
+import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findLogin, updateLoginMethod } from '../users/find-login';
@@ -51,7 +52,7 @@ export async function signInUp(
       const after: UserRecord = { ...lm, email: input.email, emailVerified };
       const result = await updateLoginMethod(deps, existing, after);
       if (result.status === 'OK') return signedIn(withLoginMethod(existing.user, after), after, false);
-      if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: 'Email already associated with another primary user.' };
+      if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: CHANGE_NOT_ALLOWED_REASON.thirdPartySignIn };
       return undefined;
     }
     const user: UserRecord = {

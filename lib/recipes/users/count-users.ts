@@ -8,13 +8,16 @@ export interface CountUsersInput {
   readonly allTenants: boolean;
 }
 
-/** Counts the users of a tenant, or of every tenant; optionally only of some recipes. */
+/**
+ * Counts the users of a tenant, or of the whole app (a primary user with login methods in several
+ * tenants once, as the core counts distinct users); optionally only of some recipes.
+ */
 export async function countUsers(
   deps: Pick<Deps, 'users' | 'tenants'>,
   tenantId: string,
   input: CountUsersInput,
 ): Promise<{ status: 'OK'; count: number }> {
   const tenantIds = input.allTenants ? (await listTenants(deps)).tenants.map((t) => t.tenantId) : [tenantId];
-  const counts = await Promise.all(tenantIds.map((t) => deps.users.countUsers(t, input.recipeIds)));
+  const counts = await Promise.all(tenantIds.map((t) => deps.users.countUsers(t, input.recipeIds, input.allTenants)));
   return { status: 'OK', count: counts.reduce((a, b) => a + b, 0) };
 }

@@ -21,19 +21,24 @@ const LINK_HOPS = 4;
 /** BatchGetItem reads at most 100 keys per call. */
 const BATCH_GET_KEYS = 100;
 
-/** Only list entries of users with a login method of one of these recipes in the tenant; nothing for every recipe. */
-function recipeFilter(recipeIds: readonly RecipeId[] | undefined): {
+/**
+ * The filter of a tenant's list entries: users with a login method of one of these recipes in the
+ * tenant (nothing for every recipe); with `oncePerApp`, only each user's one app-wide entry, and
+ * the recipes of all its login methods.
+ */
+function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = false): {
   FilterExpression?: string;
   names: Record<string, string>;
   values: Record<string, unknown>;
 } {
-  if (recipeIds === undefined || recipeIds.length === 0) return { names: {}, values: {} };
-  const values = Object.fromEntries(recipeIds.map((r, i) => [`:r${i}`, r]));
-  return {
-    FilterExpression: Object.keys(values).map((v) => `contains(#listRecipeIds, ${v})`).join(' OR '),
-    names: { '#listRecipeIds': 'listRecipeIds' },
-    values,
-  };
+  const attribute = oncePerApp ? 'appRecipeIds' : 'listRecipeIds';
+  const values = Object.fromEntries((recipeIds ?? []).map((r, i) => [`:r${i}`, r]));
+  const conditions = [
+    ...(oncePerApp ? ['attribute_exists(#recipes)'] : []),
+    ...(Object.keys(values).length > 0 ? [`(${Object.keys(values).map((v) => `contains(#recipes, ${v})`).join(' OR ')})`] : []),
+  ];
+  if (conditions.length === 0) return { names: {}, values: {} };
+  return { FilterExpression: conditions.join(' AND '), names: { '#recipes': attribute }, values };
 }
 
 /** `UserStore` on DynamoDB: a partition per user holding its login methods, plus guard and claim items. */
@@ -191,7 +196,7 @@ export class DynamoUserStore implements UserStore {
     // One more than asked: whether it exists tells if another page follows, so the last page
     // carries no pagination token (and no empty page is ever needed).
     const want = query.limit + 1;
-    const filter = recipeFilter(query.recipeIds);
+    const filter = listFilter(query.recipeIds);
     const names: Record<string, string> = { '#pk': ATTR.gsi1pk, ...filter.names };
     const values: Record<string, unknown> = { ':pk': keys.usersOfTenant(tenantId), ...filter.values };
     let condition = '#pk = :pk';
@@ -226,8 +231,8 @@ export class DynamoUserStore implements UserStore {
     return entries.length > query.limit && last ? { users, next: keys.parseUserListPosition(last[ATTR.gsi1sk] as string) } : { users };
   }
 
-  async countUsers(tenantId: string, recipeIds?: readonly RecipeId[]): Promise<number> {
-    const filter = recipeFilter(recipeIds);
+  async countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {
+    const filter = listFilter(recipeIds, oncePerApp);
     let count = 0;
     let startKey: Record<string, unknown> | undefined;
     do {

@@ -90,11 +90,13 @@ export function claimsOf(user: AuthUser): { tenantId: string; info: AccountInfo 
 /**
  * The login method item. It lives in its user's partition. In each tenant, the user's oldest login
  * method there carries the user's place in the tenant's user list (gsi1, at the user's time joined,
- * with the recipes the user has in that tenant), so a primary user is listed and counted once.
- * A login method is in exactly one tenant (`tenantIds[0]`) in this service; one in several
- * tenants would need a list entry of its own per extra tenant.
+ * with the recipes the user has in that tenant), so a primary user is listed and counted once per
+ * tenant. The user's oldest login method also carries every recipe the user has (`appRecipeIds`):
+ * counting the users of the whole app counts only those entries, so a primary user in several
+ * tenants counts once. A login method is in exactly one tenant (`tenantIds[0]`) in this service;
+ * one in several tenants would need a list entry of its own per extra tenant.
  */
-function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean): Record<string, unknown> {
+function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, listsApp: boolean): Record<string, unknown> {
   const tenantId = lm.tenantIds[0];
   const listRecipeIds = [
     ...new Set(user.loginMethods.filter((other) => other.tenantIds.includes(tenantId)).map((other) => other.recipeId)),
@@ -121,6 +123,7 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean): 
           listRecipeIds,
         }
       : {}),
+    appRecipeIds: listsApp ? [...new Set(user.loginMethods.map((other) => other.recipeId))].sort() : undefined,
     [ATTR.gsi2pk]: lm.email !== undefined ? keys.usersWithEmail(tenantId, lm.email) : undefined,
     [ATTR.gsi2sk]: lm.email !== undefined ? `${timeSortKey(lm.timeJoined)}#${lm.userId}` : undefined,
   };
@@ -132,8 +135,9 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
   const listed = new Set<string>();
   for (const lm of [...user.loginMethods].sort(byJoinOrder)) {
     const listsTenant = !listed.has(lm.tenantIds[0]);
+    const listsApp = listed.size === 0;
     listed.add(lm.tenantIds[0]);
-    items.push({ role: 'loginMethod', key: keys.loginMethod(user.id, lm.userId), item: loginMethodItem(user, lm, listsTenant), loginMethod: lm });
+    items.push({ role: 'loginMethod', key: keys.loginMethod(user.id, lm.userId), item: loginMethodItem(user, lm, listsTenant, listsApp), loginMethod: lm });
     if (lm.userId !== user.id) {
       const key = keys.link(lm.userId);
       items.push({ role: 'link', key, item: { ...key, type: ITEM_TYPE.link, userId: lm.userId, primaryUserId: user.id }, ownerId: user.id });
@@ -228,7 +232,7 @@ export function userChangeWrites(ctx: DynamoContext, before: readonly AuthUser[]
     ExpressionAttributeValues: { ':version': version },
   });
   const ifAbsentOrOwner = (attribute: 'userId' | 'primaryUserId', ownerId: string) => ({
-    ConditionExpression: `attribute_not_exists(pk) OR #owner = :owner`,
+    ConditionExpression: 'attribute_not_exists(pk) OR #owner = :owner',
     ExpressionAttributeNames: { '#owner': attribute },
     ExpressionAttributeValues: { ':owner': ownerId },
   });
@@ -248,7 +252,7 @@ export function userChangeWrites(ctx: DynamoContext, before: readonly AuthUser[]
     }
     if (o && sameItem(o.item, n.item)) continue;
     if (o) {
-      // Same key, new content (a guard's hash copy): only while it is still ours.
+      // Same key, new content (a guard's hash copy, or the user it names): only while it is still ours.
       const owner = ownerAttribute(o);
       rest.push({
         item: put(n.item, {

@@ -1,7 +1,7 @@
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { createCode, consumeLink, passwordlessSignIn, tenantPath, uniqueEmail, uniquePhone } from '../support/flows';
 import { BCRYPT, linkingClient } from '../support/linking';
-import { dumpTable } from '../support/table';
+import { dumpTable, readStoredUser } from '../support/table';
 
 /**
  * Account linking (SPEC §11): every status of the five endpoints, each rule with users of all three
@@ -267,6 +267,18 @@ describe('every other operation once accounts are linked', () => {
     // A second sign-in (the imported hash was re-hashed on the first) gives the same user.
     expect((await al.signIn(email)).json.user.id).toBe(tp);
     expect((await al.signIn(email, 'wrong password')).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+  });
+
+  it('replaces the hash of a linked email-password login method on import, answering its primary user', async () => {
+    const email = uniqueEmail('reimport');
+    const tp = await al.thirdParty(email);
+    const ep = await al.emailPassword(email);
+    await al.group(tp, ep);
+    const argon = { hash: '$argon2id$v=19$m=16,t=2,p=1$VG1Oa1lMbzZLbzk5azQ2Qg$kjcNNtZ/b0t/8HgXUiQ76A', password: 'testPass123' };
+    const res = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: argon.hash });
+    expect([res.json.status, res.json.didUserAlreadyExist, res.json.user.id, res.json.user.loginMethods.length]).toEqual(['OK', true, tp, 2]);
+    expect((await readStoredUser(api.tableName, ep))?.passwordHash).toBe(argon.hash);
+    expect((await al.signIn(email, argon.password)).json.user.id).toBe(tp);
   });
 
   it('reads a linked login method by recipe with GET /recipe/user as its primary user', async () => {

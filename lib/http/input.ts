@@ -39,9 +39,16 @@ export function parseJsonObject(raw: string | undefined): Fields {
   return value as Fields;
 }
 
-function checkLength(name: string, value: string): string {
-  // A lone UTF-16 surrogate (JSON `"\ud800"`) is no text: it cannot be stored or encoded into a key.
+/**
+ * Refuses a string that is not valid Unicode: a lone UTF-16 surrogate (JSON `"\ud800"`) is no
+ * text, and it can be neither stored nor encoded into a key (`encodeURIComponent` throws).
+ */
+function checkWellFormed(name: string, value: string): void {
   if (!value.isWellFormed()) throw new BadRequestError(`Field name '${name}' is not valid Unicode: it holds a lone surrogate`);
+}
+
+function checkLength(name: string, value: string): string {
+  checkWellFormed(name, value);
   const max = MAX_LENGTH[name] ?? DEFAULT_MAX_LENGTH;
   if (value.length > max) {
     throw new BadRequestError(`Field name '${name}' is too long: the maximum is ${max} characters`);
@@ -124,7 +131,7 @@ export function normalisePhoneNumber(raw: string): string {
 export function requiredPassword(fields: Fields, name = 'password'): string {
   const value = fields[name];
   if (typeof value !== 'string') throw invalidField(name);
-  if (!value.isWellFormed()) throw new BadRequestError(`Field name '${name}' is not valid Unicode: it holds a lone surrogate`);
+  checkWellFormed(name, value);
   if (Buffer.byteLength(value, 'utf8') > MAX_PASSWORD_BYTES) {
     throw new BadRequestError(`Field name '${name}' is too long: the maximum is ${MAX_PASSWORD_BYTES} bytes`);
   }

@@ -20,9 +20,9 @@ function identityOf(device: DeviceRecord): PasswordlessIdentity {
  * Consumes a code: signs in the passwordless login method of the device's email or phone in the
  * tenant (as its primary user when it is linked), creating it if there is none (only passwordless
  * login methods count: a primary user holding the email through another recipe gets a new,
- * unlinked login method, as in the core). The device is deleted in the same transaction as the user write,
- * so a code works once, also under concurrent consumes; the identity's other pending devices are
- * deleted afterwards.
+ * unlinked login method, as in the core). The device is deleted in the same transaction as the
+ * user write, so a code works once, also under concurrent consumes; the identity's other pending
+ * devices are deleted afterwards.
  */
 export async function consumeCode(
   deps: Pick<Deps, 'passwordless' | 'users' | 'clock' | 'random' | 'config'>,

@@ -13,6 +13,12 @@ export const SERVER_ERROR_RATE_PERCENT = 1;
 /** Below this many requests per period a single 5xx says little; the rate alarm stays quiet. */
 export const SERVER_ERROR_MIN_REQUESTS = 20;
 
+/**
+ * Functions per throttle alarm: a CloudWatch alarm's metric math takes at most 10 metrics. One
+ * alarm per function would cost a CloudFormation resource per route (a stack holds 500).
+ */
+export const FUNCTIONS_PER_THROTTLE_ALARM = 10;
+
 /** DynamoDB operations the functions send (see `lib/storage/dynamo`). */
 const TABLE_OPERATIONS: readonly dynamodb.Operation[] = [
   dynamodb.Operation.GET_ITEM,
@@ -57,7 +63,8 @@ export interface AuthAlarmsProps {
 }
 
 /**
- * CloudWatch alarms: the API's 5xx rate, throttles of every function, and DynamoDB throttling.
+ * CloudWatch alarms: the API's 5xx rate, throttles of every function (ten functions per alarm), and
+ * DynamoDB throttling.
  */
 export class AuthAlarms extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
@@ -90,12 +97,21 @@ export class AuthAlarms extends Construct {
       topic,
     );
 
-    for (const f of props.functions) {
+    for (let i = 0; i < props.functions.length; i += FUNCTIONS_PER_THROTTLE_ALARM) {
+      const group = props.functions.slice(i, i + FUNCTIONS_PER_THROTTLE_ALARM);
+      const n = i / FUNCTIONS_PER_THROTTLE_ALARM + 1;
+      const usingMetrics = Object.fromEntries(group.map((f, j) => [`t${j}`, f.fn.metricThrottles({ period, statistic: 'Sum' })]));
       this.add(
-        new cloudwatch.Alarm(this, `Throttles-${f.route.id}`, {
-          alarmName: `${props.namePrefix}-${f.route.id}-throttles`,
-          alarmDescription: `Lambda throttled invocations of ${f.route.method} ${f.route.path} (account concurrency exhausted)`,
-          metric: f.fn.metricThrottles({ period, statistic: 'Sum' }),
+        new cloudwatch.Alarm(this, `FunctionThrottles${n}`, {
+          alarmName: `${props.namePrefix}-function-throttles-${n}`,
+          alarmDescription: `Lambda throttled invocations (account concurrency exhausted) of: ${group.map((f) => f.route.id).join(', ')}`.slice(0, 1024),
+          // A function that was not throttled has no datapoint; FILL keeps the sum defined.
+          metric: new cloudwatch.MathExpression({
+            label: 'Throttled invocations',
+            expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+            usingMetrics,
+            period,
+          }),
           threshold: 0,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 1,

@@ -100,18 +100,23 @@ export class RouteFunction extends Construct {
       removalPolicy: props.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
 
+    // One inline policy in the role, not a separate AWS::IAM::Policy resource: the same grants,
+    // one CloudFormation resource less per route (a stack holds 500).
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `${functionName}: ${route.method} ${route.path}`,
+      inlinePolicies: {
+        access: new iam.PolicyDocument({
+          statements: [
+            // Instead of AWSLambdaBasicExecutionRole (logs:* on every log group): this group only.
+            // The group's ARN ends in ":*", which covers its log streams and nothing else.
+            new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
+            ...tableStatements(props),
+            ...secretStatements(this, props),
+          ],
+        }),
+      },
     });
-    // Instead of AWSLambdaBasicExecutionRole (logs:* on every log group): this group only.
-    // The group's ARN ends in ":*", which covers its log streams and nothing else.
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        resources: [this.logGroup.logGroupArn],
-      }),
-    );
 
     const environment: Record<string, string> = { ...props.environment };
     if (route.access !== 'none') environment.TABLE_NAME = props.table.tableName;
@@ -135,9 +140,6 @@ export class RouteFunction extends Construct {
       bundling: BUNDLING,
     });
 
-    this.grantTable(props);
-    this.grantSecrets(props);
-
     Validations.of(this.fn).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
@@ -145,44 +147,36 @@ export class RouteFunction extends Construct {
         'Node 24 is a deliberate upgrade with its own test run, not something a linter should force.',
     });
   }
+}
 
-  private grantTable(props: RouteFunctionProps): void {
-    const { route, table } = props;
-    if (route.access === 'none') return;
-    const indexArns = props.indexNames.map((name) => `${table.tableArn}/index/${name}`);
-    this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: [...DYNAMODB_READ_ACTIONS], resources: [table.tableArn] }),
-    );
+/** DynamoDB actions by the route's `access`, on the table and (Query only) its indexes. */
+function tableStatements(props: RouteFunctionProps): iam.PolicyStatement[] {
+  const { route, table } = props;
+  if (route.access === 'none') return [];
+  const indexArns = props.indexNames.map((name) => `${table.tableArn}/index/${name}`);
+  return [
+    new iam.PolicyStatement({ actions: [...DYNAMODB_READ_ACTIONS], resources: [table.tableArn] }),
     // Indexes can only be queried; naming each one keeps the grant free of wildcards.
-    if (indexArns.length > 0) {
-      this.role.addToPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns }));
-    }
-    if (route.access === 'write') {
-      this.role.addToPolicy(
-        new iam.PolicyStatement({ actions: [...DYNAMODB_WRITE_ACTIONS], resources: [table.tableArn] }),
-      );
-    }
-  }
+    ...(indexArns.length > 0 ? [new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns })] : []),
+    ...(route.access === 'write' ? [new iam.PolicyStatement({ actions: [...DYNAMODB_WRITE_ACTIONS], resources: [table.tableArn] })] : []),
+  ];
+}
 
-  private grantSecrets(props: RouteFunctionProps): void {
-    const names = props.route.secrets.map((secret) => props.parameters[secret]);
-    if (names.length === 0) return;
-    const stack = Stack.of(this);
-    // GetParameters on exactly the named parameters (by ARN): a function that only checks API
-    // keys cannot read the signer key. SecureStrings under the AWS-managed key alias/aws/ssm
-    // need no kms:Decrypt grant in the same account; a customer-managed key would.
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['ssm:GetParameters'],
-        resources: names.map((name) =>
-          stack.formatArn({
-            service: 'ssm',
-            resource: 'parameter',
-            resourceName: name.replace(/^\//, ''),
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-        ),
-      }),
-    );
-  }
+/**
+ * GetParameters on exactly the parameters the route's `secrets` name (by ARN): a function that only
+ * checks API keys cannot read the signer key. SecureStrings under the AWS-managed key alias/aws/ssm
+ * need no kms:Decrypt grant in the same account; a customer-managed key would.
+ */
+function secretStatements(scope: Construct, props: RouteFunctionProps): iam.PolicyStatement[] {
+  const names = props.route.secrets.map((secret) => props.parameters[secret]);
+  if (names.length === 0) return [];
+  const stack = Stack.of(scope);
+  return [
+    new iam.PolicyStatement({
+      actions: ['ssm:GetParameters'],
+      resources: names.map((name) =>
+        stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+      ),
+    }),
+  ];
 }

@@ -168,6 +168,18 @@ export const ROUTES: readonly RouteDef[] = [
     entry: 'functions/accountlinking/unlink-account.ts', scope: 'app', access: 'write',
     summary: 'Unlink a login method from its primary user (the primary user\'s own login method is deleted).',
   }),
+  route({
+    id: 'usermetadata-get', method: 'GET', path: '/recipe/user/metadata', entry: 'functions/usermetadata/get-user-metadata.ts',
+    scope: 'app', summary: 'A user id\'s metadata (`{}` when none).',
+  }),
+  route({
+    id: 'usermetadata-update', method: 'PUT', path: '/recipe/user/metadata', entry: 'functions/usermetadata/update-user-metadata.ts',
+    scope: 'app', access: 'write', summary: 'Shallow-merge `metadataUpdate` into a user id\'s metadata (`null` deletes a key).',
+  }),
+  route({
+    id: 'usermetadata-remove', method: 'POST', path: '/recipe/user/metadata/remove', entry: 'functions/usermetadata/remove-user-metadata.ts',
+    scope: 'app', access: 'write', summary: 'Remove a user id\'s metadata.',
+  }),
 ];
 
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */

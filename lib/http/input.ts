@@ -103,6 +103,34 @@ export function requiredObject(fields: Fields, name: string): Fields {
 }
 
 /**
+ * How deep a free-form JSON value (user metadata) may nest. JSON.parse takes any depth the body
+ * holds, but writing the value back out recurses, and a 1 MiB body of brackets would overflow the
+ * stack (a 500); real metadata nests a few levels.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * A required JSON object whose content is stored as given (metadata): every string in it, keys
+ * too, must be valid Unicode, and it may nest at most `MAX_JSON_DEPTH` levels. Walked without
+ * recursion, so no input can overflow the stack here.
+ */
+export function requiredJsonObject(fields: Fields, name: string): Fields {
+  const root = requiredObject(fields, name);
+  const pending: [unknown, number][] = [[root, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop() as [unknown, number];
+    if (typeof value === 'string') checkWellFormed(name, value);
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) throw new BadRequestError(`Field name '${name}' nests deeper than ${MAX_JSON_DEPTH} levels`);
+    for (const [key, child] of Object.entries(value)) {
+      checkWellFormed(name, key);
+      pending.push([child, depth + 1]);
+    }
+  }
+  return root;
+}
+
+/**
  * Normalises an email: trimmed and lower-cased before every use (SPEC §3), and checked to have an
  * `@` and no whitespace inside.
  */

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config/config';
-import type { PasswordlessStore, TenantStore, UserStore } from '../storage/ports';
+import type { MetadataStore, PasswordlessStore, TenantStore, UserStore } from '../storage/ports';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {
@@ -18,6 +18,7 @@ export interface RandomSource {
 /** Everything a recipe function may depend on; each takes only the part it needs (`Pick`). */
 export interface Deps {
   readonly users: UserStore;
+  readonly metadata: MetadataStore;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly clock: Clock;

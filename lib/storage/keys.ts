@@ -13,6 +13,7 @@ import type { AccountInfo, RecipeId } from './model';
  * | device       | `PLDEV#<preAuthSessionId>`          | `DEVICE`            |                              | `T#<t>#PLDEV#EMAIL#<email>` |
  * | code         | `PLDEV#<preAuthSessionId>`          | `CODE#<linkHash>`   |                              |                             |
  * | tenant       | `TENANTS`                           | `TENANT#<t>`        |                              |                             |
+ * | metadata     | `META#<userId>`                     | `METADATA`          |                              |                             |
  *
  * A user's partition (`USER#<userId>`) holds all its login methods, so a primary user is read with
  * one Query; a login method linked to another user leaves a `LINK` item in its own partition.
@@ -85,6 +86,8 @@ export const keys = {
   }),
   codePrefix: 'CODE#',
   tenant: (tenantId: string): Key => ({ pk: 'TENANTS', sk: `TENANT#${tenantId}` }),
+  /** A user's metadata, keyed by the user id exactly as the app gives it (SPEC §14). */
+  metadata: (userId: string): Key => ({ pk: `META#${enc(userId)}`, sk: 'METADATA' }),
   tenantsPartition: 'TENANTS',
   /** gsi1 partition: every user of a tenant, in join order. */
   usersOfTenant: (tenantId: string): string => `T#${tenantId}#USERS`,

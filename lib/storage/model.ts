@@ -84,3 +84,12 @@ export interface TenantRecord {
   readonly tenantId: string;
   readonly createdAt: number;
 }
+
+/** A JSON object, as user metadata holds it. */
+export type JsonObject = { [key: string]: unknown };
+
+/** A user's metadata (SPEC §14), with the version conditional writes compare. */
+export interface MetadataRecord {
+  readonly metadata: JsonObject;
+  readonly version: number;
+}

@@ -40,6 +40,20 @@ describe('the consistency checker', () => {
     expect(kinds).toEqual(['code-without-device', 'device-without-code', 'guard-not-held', 'guard-stale-hash', 'guard-without-user', 'user-missing-guard']);
   });
 
+  it('reports metadata it cannot read back', async () => {
+    const before = (await tableProblems(api.tableName)).length;
+    const doc = testDocClient();
+    try {
+      await doc.send(new PutCommand({ TableName: api.tableName, Item: { ...keys.metadata('broken-meta'), type: 'metadata', userId: 'broken-meta', metadata: '[1,', version: 1 } }));
+      await doc.send(new PutCommand({ TableName: api.tableName, Item: { ...keys.metadata('fine-meta'), type: 'metadata', userId: 'fine-meta', metadata: '{"a":1}', version: 3 } }));
+    } finally {
+      doc.destroy();
+    }
+    const problems = await tableProblems(api.tableName);
+    expect(problems.length - before).toBe(1);
+    expect(problems).toContainEqual({ kind: 'metadata-unreadable', key: keys.metadata('broken-meta').pk, detail: 'metadata is not the JSON text of an object with a version' });
+  });
+
   it('reports every kind of broken account-linking invariant, naming attributes but never their values', async () => {
     const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
     const al = linkingClient(api);

@@ -14,7 +14,7 @@ afterAll(() => api.stop());
 const FIELDS = [
   'email', 'phoneNumber', 'deviceId', 'userInputCode', 'preAuthSessionId', 'linkCode', 'userId', 'recipeUserId',
   'passwordHash', 'hashingAlgorithm', 'password', 'thirdPartyId', 'thirdPartyUserId', 'tenantId', 'isVerified', 'id',
-  'primaryUserId', 'removeAllLinkedAccounts',
+  'primaryUserId', 'removeAllLinkedAccounts', 'metadataUpdate',
 ];
 
 /**
@@ -151,6 +151,8 @@ describe('strings that are not valid Unicode', () => {
     ['/recipe/accountlinking/user/primary', { recipeUserId: valid.recipeUserId }, ['recipeUserId']],
     ['/recipe/accountlinking/user/link', { recipeUserId: valid.recipeUserId, primaryUserId: valid.recipeUserId }, ['recipeUserId', 'primaryUserId']],
     ['/recipe/accountlinking/user/unlink', { recipeUserId: valid.recipeUserId }, ['recipeUserId']],
+    ['/recipe/user/metadata', { userId: valid.recipeUserId, metadataUpdate: { a: 1 } }, ['userId']],
+    ['/recipe/user/metadata/remove', { userId: valid.recipeUserId }, ['userId']],
   ];
   const withField = (body: Record<string, unknown>, path: string): Record<string, unknown> => {
     const [head, tail] = path.split('.');

@@ -4,6 +4,7 @@ import AccountLinking from 'supertokens-node/recipe/accountlinking';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import Passwordless from 'supertokens-node/recipe/passwordless';
 import ThirdParty from 'supertokens-node/recipe/thirdparty';
+import UserMetadata from 'supertokens-node/recipe/usermetadata';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { uniqueEmail, uniquePhone } from '../support/flows';
 
@@ -38,6 +39,7 @@ beforeAll(async () => {
       EmailPassword.init(),
       // Automatic linking off (the SDK's default): the app links with the AccountLinking functions.
       AccountLinking.init(),
+      UserMetadata.init(),
     ],
   });
 });
@@ -306,6 +308,21 @@ describe('supertokens-node 24 against the local service', () => {
     for (const id of [tp.user.id, ep.recipeUserId.getAsString(), pl.recipeUserId.getAsString()]) expect(await auto.supertokens.getUser(id)).toBeUndefined();
   });
 
+  it('reads, merges and clears user metadata with UserMetadata', async () => {
+    const signUp = await EmailPassword.signUp('public', uniqueEmail('sdk-meta'), 'a password 12345');
+    if (signUp.status !== 'OK') throw new Error(signUp.status);
+    const userId = signUp.user.id;
+    expect(await UserMetadata.getUserMetadata(userId)).toEqual({ status: 'OK', metadata: {} });
+    expect(await UserMetadata.updateUserMetadata(userId, { plan: 'pro', profile: { city: 'Oslo' } })).toEqual({
+      status: 'OK',
+      metadata: { plan: 'pro', profile: { city: 'Oslo' } },
+    });
+    expect(await UserMetadata.updateUserMetadata(userId, { plan: null, tier: 2 })).toEqual({ status: 'OK', metadata: { profile: { city: 'Oslo' }, tier: 2 } });
+    expect(await UserMetadata.getUserMetadata(userId)).toEqual({ status: 'OK', metadata: { profile: { city: 'Oslo' }, tier: 2 } });
+    expect(await UserMetadata.clearUserMetadata(userId)).toEqual({ status: 'OK' });
+    expect(await UserMetadata.getUserMetadata(userId)).toEqual({ status: 'OK', metadata: {} });
+  });
+
   it('used only the documented core paths', () => {
     const distinct = [...new Set(sent)].sort();
     expect(distinct).toEqual(
@@ -313,6 +330,7 @@ describe('supertokens-node 24 against the local service', () => {
         'GET /apiversion',
         'GET /recipe/accountlinking/user/link/check',
         'GET /recipe/accountlinking/user/primary/check',
+        'GET /recipe/user/metadata',
         'GET /user/id',
         'GET /public/users/by-accountinfo',
         'GET /public/users/count',
@@ -327,6 +345,8 @@ describe('supertokens-node 24 against the local service', () => {
         'POST /recipe/accountlinking/user/link',
         'POST /recipe/accountlinking/user/primary',
         'POST /recipe/accountlinking/user/unlink',
+        'POST /recipe/user/metadata/remove',
+        'PUT /recipe/user/metadata',
         'POST /user/remove',
         'PUT /recipe/user',
       ].sort(),

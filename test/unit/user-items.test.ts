@@ -85,6 +85,19 @@ describe('userChangeWrites', () => {
     expect(writes[1].item.Put?.ConditionExpression).toBe('#owner = :owner');
   });
 
+  it('removes a user with its guards and the metadata of its id; a login method leaving a primary user takes only its own', () => {
+    expect(kinds(userChangeWrites(ctx, [standaloneUser(ep)], []))).toEqual([
+      ['Delete', 'USER#ep-1', 'LM#ep-1'],
+      ['Delete', 'T#public#EP#EMAIL#a%40b.c', 'GUARD'],
+      ['Delete', 'META#ep-1', 'METADATA'],
+    ]);
+    const withoutMember = userChangeWrites(ctx, [primary], [{ ...primary, loginMethods: [ep] }]);
+    expect(kinds(withoutMember).filter(([, pk]) => String(pk).startsWith('META#'))).toEqual([['Delete', 'META#tp-1', 'METADATA']]);
+    // The primary user's own login method goes, its id stays the user's: its metadata stays.
+    const withoutOwn = userChangeWrites(ctx, [primary], [{ ...primary, loginMethods: [tp] }]);
+    expect(kinds(withoutOwn).filter(([, pk]) => String(pk).startsWith('META#'))).toEqual([]);
+  });
+
   it('writes nothing when nothing changed', () => {
     expect(userChangeWrites(ctx, [primary], [primary])).toEqual([]);
   });

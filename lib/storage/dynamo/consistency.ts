@@ -2,6 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import type { AuthUser } from '../model';
 import type { DynamoContext } from './transact';
+import { METADATA_TYPE } from './dynamo-metadata-store';
 import { ITEM_TYPE, itemsOfUser, userFromItems, type DerivedItem } from './user-items';
 
 /** One inconsistency found in the table. */
@@ -18,11 +19,22 @@ export interface ConsistencyProblem {
     | 'link-not-held'
     | 'login-method-differs'
     | 'user-not-one-user'
+    | 'metadata-unreadable'
     | 'code-without-device'
     | 'device-without-code'
     | 'unknown-item';
   readonly key: string;
   readonly detail: string;
+}
+
+function isJsonObjectText(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
 }
 
 /** A JSON form independent of attribute order, without absent attributes, to compare items. */
@@ -122,6 +134,11 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
     switch (item.type) {
       case ITEM_TYPE.loginMethod:
       case 'tenant':
+        break;
+      case METADATA_TYPE:
+        if (!isJsonObjectText(item.metadata) || typeof item.version !== 'number') {
+          problems.push({ kind: 'metadata-unreadable', key: pk, detail: 'metadata is not the JSON text of an object with a version' });
+        }
         break;
       case ITEM_TYPE.guard:
         if (!unexpected) break;

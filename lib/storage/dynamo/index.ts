@@ -1,4 +1,5 @@
 import type { Stores } from '../ports';
+import { DynamoMetadataStore } from './dynamo-metadata-store';
 import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
 import { DynamoUserStore } from './dynamo-user-store';
@@ -10,6 +11,7 @@ export { createDynamoContext, type DynamoContext };
 export function createDynamoStores(ctx: DynamoContext): Stores {
   return {
     users: new DynamoUserStore(ctx),
+    metadata: new DynamoMetadataStore(ctx),
     passwordless: new DynamoPasswordlessStore(ctx),
     tenants: new DynamoTenantStore(ctx),
   };

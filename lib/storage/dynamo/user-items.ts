@@ -201,7 +201,8 @@ const sameItem = (a: Record<string, unknown>, b: Record<string, unknown>): boole
 
 /**
  * The writes that turn the stored state of the `before` users into the `after` users, as one
- * transaction (all or none):
+ * transaction (all or none), with the metadata of every user id that is gone afterwards (SPEC §14:
+ * removing a user removes its metadata; the primary user's id stays while it has login methods):
  * - a login method is written only if it is still at the version read (or, when new, absent), and
  *   its version goes up by one; a removed one is deleted only at the version read;
  * - when anything but login method contents changes (a login method, link, guard or claim appears
@@ -275,6 +276,13 @@ export function userChangeWrites(ctx: DynamoContext, before: readonly AuthUser[]
     const condition =
       o.role === 'loginMethod' ? ifVersion(o.loginMethod.version) : ifAbsentOrOwner(ownerAttribute(o), o.item[ownerAttribute(o)] as string);
     (o.role === 'loginMethod' ? stale : rest).push({ item: { Delete: { TableName: T, Key: o.key, ...condition } }, onConditionFailed: STALE });
+  }
+  // Data the app keeps under a user id (metadata) goes with the last user or login method of that
+  // id: deleting only an absent item is harmless, so these deletes need no read and no condition.
+  const idsOf = (users: readonly AuthUser[]) => new Set(users.flatMap((u) => [u.id, ...u.loginMethods.map((lm) => lm.userId)]));
+  const remaining = idsOf(after);
+  for (const id of idsOf(before)) {
+    if (!remaining.has(id)) rest.push({ item: { Delete: { TableName: T, Key: keys.metadata(id) } }, onConditionFailed: STALE });
   }
   const writes = [...stale, ...claims, ...guards, ...rest];
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);

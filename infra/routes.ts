@@ -180,6 +180,23 @@ export const ROUTES: readonly RouteDef[] = [
     id: 'usermetadata-remove', method: 'POST', path: '/recipe/user/metadata/remove', entry: 'functions/usermetadata/remove-user-metadata.ts',
     scope: 'app', access: 'write', summary: 'Remove a user id\'s metadata.',
   }),
+  route({
+    id: 'useridmapping-create', method: 'POST', path: '/recipe/userid/map', entry: 'functions/useridmapping/create-user-id-mapping.ts',
+    scope: 'app', access: 'write', summary: 'Map a login method to the id the previous provider gave it.',
+  }),
+  route({
+    id: 'useridmapping-get', method: 'GET', path: '/recipe/userid/map', entry: 'functions/useridmapping/get-user-id-mapping.ts',
+    scope: 'app', summary: 'The mapping of a SuperTokens or external user id (`userIdType`).',
+  }),
+  route({
+    id: 'useridmapping-remove', method: 'POST', path: '/recipe/userid/map/remove', entry: 'functions/useridmapping/remove-user-id-mapping.ts',
+    scope: 'app', access: 'write', summary: 'Remove a user id mapping.',
+  }),
+  route({
+    id: 'useridmapping-update-info', method: 'PUT', path: '/recipe/userid/external-user-id-info',
+    entry: 'functions/useridmapping/update-external-user-id-info.ts', scope: 'app', access: 'write',
+    summary: 'Set or clear the free text kept with a user id mapping.',
+  }),
 ];
 
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */

@@ -15,9 +15,34 @@ export function standaloneUser(loginMethod: UserRecord): AuthUser {
   return { id: loginMethod.userId, isPrimary: false, loginMethods: [loginMethod] };
 }
 
-/** The login method with this recipe user id, if the user holds one. */
-export function loginMethodOf(user: AuthUser, recipeUserId: string): UserRecord | undefined {
-  return user.loginMethods.find((lm) => lm.userId === recipeUserId);
+/**
+ * The login method a request names by its recipe user id or its external user id (SPEC §12: once
+ * mapped, the external id is the login method's id to the outside), if the user holds one. The
+ * recipe user id wins when both would match (as the core: an id is first a SuperTokens id).
+ */
+export function loginMethodOf(user: AuthUser, id: string): UserRecord | undefined {
+  return user.loginMethods.find((lm) => lm.userId === id) ?? user.loginMethods.find((lm) => lm.externalUserId === id);
+}
+
+/**
+ * The internal id a request's id stands for in this user: the recipe user id of the login method
+ * it names, or the id itself (the user's own id, or nothing of this user).
+ */
+export function internalIdOf(user: AuthUser, id: string): string {
+  return loginMethodOf(user, id)?.userId ?? id;
+}
+
+/** The id the outside sees for a login method: its external user id once mapped (SPEC §12). */
+export function publicIdOf(lm: UserRecord): string {
+  return lm.externalUserId ?? lm.userId;
+}
+
+/**
+ * The id the outside sees for a user: the external user id of the login method whose recipe user
+ * id the user's id is, when mapped; else the user's id.
+ */
+export function publicUserIdOf(user: AuthUser): string {
+  return user.loginMethods.find((lm) => lm.userId === user.id)?.externalUserId ?? user.id;
 }
 
 /** The user with `loginMethod` added, or in place of its login method of the same id. */

@@ -9,6 +9,7 @@ import type { AccountInfo, RecipeId } from './model';
  * | login method | `USER#<userId>`                     | `LM#<recipeUserId>` | `T#<t>#USERS` / `<ts>#<id>`  | `T#<t>#EMAIL#<email>`       |
  * | link         | `USER#<recipeUserId>`               | `LINK`              |                              |                             |
  * | guard        | `T#<t>#EP#EMAIL#<email>` (PL, TP)   | `GUARD`             |                              |                             |
+ * | guard        | `EXTID#<externalUserId>`            | `GUARD`             |                              |                             |
  * | claim        | `T#<t>#PRIMARY#EMAIL#<email>` (…)   | `PRIMARY`           |                              |                             |
  * | device       | `PLDEV#<preAuthSessionId>`          | `DEVICE`            |                              | `T#<t>#PLDEV#EMAIL#<email>` |
  * | code         | `PLDEV#<preAuthSessionId>`          | `CODE#<linkHash>`   |                              |                             |
@@ -79,6 +80,8 @@ export const keys = {
     pk: `T#${tenantId}#TP#${enc(thirdPartyId)}#${enc(thirdPartyUserId)}`,
     sk: 'GUARD',
   }),
+  /** An external user id (SPEC §12), unique in the app: names the login method mapped to it. */
+  externalIdGuard: (externalUserId: string): Key => ({ pk: `EXTID#${enc(externalUserId)}`, sk: 'GUARD' }),
   device: (preAuthSessionId: string): Key => ({ pk: `PLDEV#${preAuthSessionId}`, sk: 'DEVICE' }),
   code: (preAuthSessionId: string, linkCodeHash: string): Key => ({
     pk: `PLDEV#${preAuthSessionId}`,

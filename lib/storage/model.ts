@@ -22,6 +22,13 @@ export interface UserRecord {
   readonly phoneVerified: boolean;
   /** Stored password hash (email-password users only). Never leaves `lib/`. */
   readonly passwordHash?: string;
+  /**
+   * The id the previous provider gave this user (SPEC §12): unique in the app, and the login
+   * method's id to the outside once set.
+   */
+  readonly externalUserId?: string;
+  /** Free text the operator keeps with the mapping. */
+  readonly externalUserIdInfo?: string;
   /** Incremented on every write; conditional writes compare it (optimistic locking). */
   readonly version: number;
 }
@@ -42,8 +49,11 @@ export interface AuthUser {
   readonly loginMethods: readonly UserRecord[];
 }
 
-/** A unique identity a user holds in a tenant, protected by a guard item. */
-export type IdentityKind = 'email' | 'phone' | 'thirdParty';
+/**
+ * A unique identity a login method holds, protected by a guard item: an email, phone number or
+ * third-party identity per tenant and recipe, or an external user id per app.
+ */
+export type IdentityKind = 'email' | 'phone' | 'thirdParty' | 'externalUserId';
 
 /**
  * One piece of account info (SPEC §11): an email (any recipe), a phone number or a third-party

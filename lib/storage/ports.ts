@@ -31,6 +31,9 @@ export interface LoginRef {
   readonly userId: string;
 }
 
+/** What a user id given to the API is: a SuperTokens id, an external user id, or either (SPEC §12). */
+export type UserIdKind = 'SUPERTOKENS' | 'EXTERNAL' | 'ANY';
+
 /** One piece of account info in one tenant: what a primary user claims. */
 export interface TenantAccountInfo {
   readonly tenantId: string;
@@ -65,9 +68,11 @@ export interface UserListPage {
 export interface UserStore {
   /**
    * The user with this id, read consistently: a primary user by its own id or by the recipe user
-   * id of any of its login methods, or a login method on its own.
+   * id of any of its login methods, or a login method on its own. `as` (default `ANY`) says what
+   * the id is: a SuperTokens id, an external user id (SPEC §12), or either, a SuperTokens id
+   * first (as the core: of an id that is both, the SuperTokens user wins).
    */
-  getUser(userId: string): Promise<AuthUser | undefined>;
+  getUser(userId: string, as?: UserIdKind): Promise<AuthUser | undefined>;
   /** The login method holding an email-password or passwordless email in a tenant (strongly consistent). */
   getLoginByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<LoginRef | undefined>;
   getLoginByPhone(tenantId: string, phoneNumber: string): Promise<LoginRef | undefined>;

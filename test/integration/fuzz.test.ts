@@ -14,7 +14,8 @@ afterAll(() => api.stop());
 const FIELDS = [
   'email', 'phoneNumber', 'deviceId', 'userInputCode', 'preAuthSessionId', 'linkCode', 'userId', 'recipeUserId',
   'passwordHash', 'hashingAlgorithm', 'password', 'thirdPartyId', 'thirdPartyUserId', 'tenantId', 'isVerified', 'id',
-  'primaryUserId', 'removeAllLinkedAccounts', 'metadataUpdate',
+  'primaryUserId', 'removeAllLinkedAccounts', 'metadataUpdate', 'superTokensUserId', 'externalUserId', 'externalUserIdInfo',
+  'userIdType', 'force',
 ];
 
 /**
@@ -153,6 +154,9 @@ describe('strings that are not valid Unicode', () => {
     ['/recipe/accountlinking/user/unlink', { recipeUserId: valid.recipeUserId }, ['recipeUserId']],
     ['/recipe/user/metadata', { userId: valid.recipeUserId, metadataUpdate: { a: 1 } }, ['userId']],
     ['/recipe/user/metadata/remove', { userId: valid.recipeUserId }, ['userId']],
+    ['/recipe/userid/map', { superTokensUserId: valid.recipeUserId, externalUserId: 'x', externalUserIdInfo: 'i' }, ['superTokensUserId', 'externalUserId', 'externalUserIdInfo']],
+    ['/recipe/userid/map/remove', { userId: 'x' }, ['userId']],
+    ['/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: 'i' }, ['userId', 'externalUserIdInfo']],
   ];
   const withField = (body: Record<string, unknown>, path: string): Record<string, unknown> => {
     const [head, tail] = path.split('.');

@@ -323,6 +323,37 @@ describe('supertokens-node 24 against the local service', () => {
     expect(await UserMetadata.getUserMetadata(userId)).toEqual({ status: 'OK', metadata: {} });
   });
 
+  it('maps a user to its old provider id, signs it in under that id, and updates and deletes the mapping', async () => {
+    const email = uniqueEmail('sdk-map');
+    const signUp = await EmailPassword.signUp('public', email, 'a password 12345');
+    if (signUp.status !== 'OK') throw new Error(signUp.status);
+    const superTokensUserId = signUp.user.id;
+    const externalUserId = `firebase-uid-${Date.now()}`;
+    expect(await supertokens.createUserIdMapping({ superTokensUserId, externalUserId, externalUserIdInfo: 'imported' })).toEqual({ status: 'OK' });
+    expect(await supertokens.createUserIdMapping({ superTokensUserId, externalUserId })).toEqual({
+      status: 'USER_ID_MAPPING_ALREADY_EXISTS_ERROR',
+      doesSuperTokensUserIdExist: true,
+      doesExternalUserIdExist: true,
+    });
+    expect(await supertokens.getUserIdMapping({ userId: externalUserId, userIdType: 'EXTERNAL' })).toEqual({
+      status: 'OK',
+      superTokensUserId,
+      externalUserId,
+      externalUserIdInfo: 'imported',
+    });
+    // The app keeps using the old id: sign-in and getUser answer it.
+    const signIn = await EmailPassword.signIn('public', email, 'a password 12345');
+    expect(signIn.status === 'OK' && [signIn.user.id, signIn.recipeUserId.getAsString()]).toEqual([externalUserId, externalUserId]);
+    expect((await supertokens.getUser(externalUserId))?.id).toBe(externalUserId);
+    expect(await supertokens.updateOrDeleteUserIdMappingInfo({ userId: externalUserId, externalUserIdInfo: 'checked' })).toEqual({ status: 'OK' });
+    expect((await supertokens.getUserIdMapping({ userId: superTokensUserId }))).toEqual(expect.objectContaining({ externalUserIdInfo: 'checked' }));
+    expect(await supertokens.updateOrDeleteUserIdMappingInfo({ userId: externalUserId })).toEqual({ status: 'OK' });
+    expect(await supertokens.getUserIdMapping({ userId: superTokensUserId })).toEqual({ status: 'OK', superTokensUserId, externalUserId });
+    expect(await supertokens.deleteUserIdMapping({ userId: externalUserId })).toEqual({ status: 'OK', didMappingExist: true });
+    expect(await supertokens.getUserIdMapping({ userId: externalUserId })).toEqual({ status: 'UNKNOWN_MAPPING_ERROR' });
+    expect((await supertokens.getUser(superTokensUserId))?.id).toBe(superTokensUserId);
+  });
+
   it('used only the documented core paths', () => {
     const distinct = [...new Set(sent)].sort();
     expect(distinct).toEqual(
@@ -331,6 +362,7 @@ describe('supertokens-node 24 against the local service', () => {
         'GET /recipe/accountlinking/user/link/check',
         'GET /recipe/accountlinking/user/primary/check',
         'GET /recipe/user/metadata',
+        'GET /recipe/userid/map',
         'GET /user/id',
         'GET /public/users/by-accountinfo',
         'GET /public/users/count',
@@ -347,6 +379,9 @@ describe('supertokens-node 24 against the local service', () => {
         'POST /recipe/accountlinking/user/unlink',
         'POST /recipe/user/metadata/remove',
         'PUT /recipe/user/metadata',
+        'POST /recipe/userid/map',
+        'POST /recipe/userid/map/remove',
+        'PUT /recipe/userid/external-user-id-info',
         'POST /user/remove',
         'PUT /recipe/user',
       ].sort(),

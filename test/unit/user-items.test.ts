@@ -98,6 +98,18 @@ describe('userChangeWrites', () => {
     expect(kinds(withoutOwn).filter(([, pk]) => String(pk).startsWith('META#'))).toEqual([]);
   });
 
+  it('guards an external user id app-wide, and removes the metadata kept under it with the user', () => {
+    const mapped = standaloneUser({ ...ep, externalUserId: 'auth0|42' });
+    expect(byRole(mapped, 'guard').map((d) => [d.key.pk, d.role === 'guard' && d.identity, d.item.userId])).toEqual([
+      ['EXTID#auth0%7C42', 'externalUserId', 'ep-1'],
+      ['T#public#EP#EMAIL#a%40b.c', 'email', 'ep-1'],
+    ]);
+    expect(kinds(userChangeWrites(ctx, [mapped], [])).filter(([, pk]) => String(pk).startsWith('META#'))).toEqual([
+      ['Delete', 'META#ep-1', 'METADATA'],
+      ['Delete', 'META#auth0%7C42', 'METADATA'],
+    ]);
+  });
+
   it('writes nothing when nothing changed', () => {
     expect(userChangeWrites(ctx, [primary], [primary])).toEqual([]);
   });

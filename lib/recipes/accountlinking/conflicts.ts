@@ -1,4 +1,4 @@
-import { accountInfoOf } from '../../storage/auth-user';
+import { accountInfoOf, publicUserIdOf } from '../../storage/auth-user';
 import type { AccountInfo, UserRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 
@@ -40,5 +40,9 @@ export async function findAccountInfoConflict(
   const claims = loginMethods.flatMap((lm) => tenantIds.flatMap((tenantId) => accountInfoOf(lm).map((info) => ({ tenantId, info }))));
   const holders = await deps.users.getPrimaryHolders(claims);
   const at = holders.findIndex((holder) => holder !== undefined && holder !== ownerId);
-  return at < 0 ? undefined : { primaryUserId: holders[at] as string, description: DESCRIPTION[claims[at].info.kind] };
+  if (at < 0) return undefined;
+  // The core names the other primary user by the id the outside sees (its external id once mapped).
+  const holderId = holders[at] as string;
+  const holder = await deps.users.getUser(holderId, 'SUPERTOKENS');
+  return { primaryUserId: holder ? publicUserIdOf(holder) : holderId, description: DESCRIPTION[claims[at].info.kind] };
 }

@@ -1,4 +1,4 @@
-import { sameUserState, tenantsOf } from '../../storage/auth-user';
+import { internalIdOf, publicUserIdOf, sameUserState, tenantsOf } from '../../storage/auth-user';
 import type { AuthUser } from '../../storage/model';
 import { retryOnRace, type Deps } from '../deps';
 import { InvalidInputError } from '../errors';
@@ -33,11 +33,11 @@ export async function requireUser(deps: Pick<Deps, 'users'>, userId: string): Pr
 async function check(deps: Pick<Deps, 'users'>, recipeUserId: string): Promise<{ verdict: CanCreatePrimaryUserResult; user: AuthUser } | undefined> {
   const user = await requireUser(deps, recipeUserId);
   if (user.isPrimary) {
-    if (user.id === recipeUserId) return { verdict: { status: 'OK', wasAlreadyAPrimaryUser: true }, user };
+    if (user.id === internalIdOf(user, recipeUserId)) return { verdict: { status: 'OK', wasAlreadyAPrimaryUser: true }, user };
     return {
       verdict: {
         status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR',
-        primaryUserId: user.id,
+        primaryUserId: publicUserIdOf(user),
         description: 'This user ID is already linked to another user ID',
       },
       user,

@@ -1,4 +1,4 @@
-import { byJoinOrder, sameUserState, tenantsOf } from '../../storage/auth-user';
+import { byJoinOrder, publicUserIdOf, sameUserState, tenantsOf } from '../../storage/auth-user';
 import type { AuthUser } from '../../storage/model';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
@@ -40,7 +40,7 @@ async function check(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUse
     if (recipe.id === primary.id) return { status: 'OK', accountsAlreadyLinked: true, primary };
     return {
       status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR',
-      primaryUserId: recipe.id,
+      primaryUserId: publicUserIdOf(recipe),
       description: 'The input recipe user ID is already linked to another user ID',
       recipe,
     };

@@ -23,11 +23,11 @@ export async function unlinkAccount(deps: Pick<Deps, 'users'>, recipeUserId: str
     if (!user.isPrimary || !lm) return { status: 'OK', wasRecipeUserDeleted: false, wasLinked: false };
     let after: AuthUser[];
     let deleted = false;
-    if (user.id !== recipeUserId) {
-      const rest = withoutLoginMethod(user, recipeUserId);
+    if (user.id !== lm.userId) {
+      const rest = withoutLoginMethod(user, lm.userId);
       after = [...(rest ? [rest] : []), standaloneUser(lm)];
     } else if (user.loginMethods.length > 1) {
-      after = [withoutLoginMethod(user, recipeUserId) as AuthUser];
+      after = [withoutLoginMethod(user, lm.userId) as AuthUser];
       deleted = true;
     } else {
       after = [{ ...user, isPrimary: false }];

@@ -1,4 +1,5 @@
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../../password';
+import { publicIdOf } from '../../storage/auth-user';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findLogin, updateLoginMethod } from '../users/find-login';
@@ -42,5 +43,5 @@ export async function signIn(
     await updateLoginMethod(deps, found, { ...found.loginMethod, passwordHash });
   }
   // A linked login method signs in as its primary user: `user.id` is the primary user's id.
-  return { status: 'OK', user: toApiUser(found.user), recipeUserId: found.loginMethod.userId };
+  return { status: 'OK', user: toApiUser(found.user), recipeUserId: publicIdOf(found.loginMethod) };
 }

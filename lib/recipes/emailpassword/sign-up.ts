@@ -1,5 +1,5 @@
 import { hashPassword } from '../../password';
-import { standaloneUser } from '../../storage/auth-user';
+import { publicIdOf, standaloneUser } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
@@ -33,5 +33,5 @@ export async function signUp(
   };
   const result = await deps.users.createUser(user);
   if (result.status !== 'OK') return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
-  return { status: 'OK', user: toApiUser(standaloneUser(user)), recipeUserId: user.userId };
+  return { status: 'OK', user: toApiUser(standaloneUser(user)), recipeUserId: publicIdOf(user) };
 }

@@ -1,4 +1,4 @@
-import { standaloneUser, withLoginMethod } from '../../storage/auth-user';
+import { publicIdOf, standaloneUser, withLoginMethod } from '../../storage/auth-user';
 import type { AuthUser, DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
 import type { ConsumeUserWrite } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
@@ -71,7 +71,7 @@ export async function consumeCode(
         status: 'OK',
         createdNewUser: !existing,
         user: toApiUser(user),
-        recipeUserId: lm.userId,
+        recipeUserId: publicIdOf(lm),
         consumedDevice: consumedDeviceOf(device),
       };
     }

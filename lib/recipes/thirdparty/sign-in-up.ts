@@ -1,4 +1,4 @@
-import { standaloneUser, withLoginMethod } from '../../storage/auth-user';
+import { publicIdOf, standaloneUser, withLoginMethod } from '../../storage/auth-user';
 import type { AuthUser, UserRecord } from '../../storage/model';
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
@@ -75,5 +75,5 @@ export async function signInUp(
 }
 
 function signedIn(user: AuthUser, loginMethod: UserRecord, createdNewUser: boolean): ThirdPartySignInUpResult {
-  return { status: 'OK', createdNewUser, user: toApiUser(user), recipeUserId: loginMethod.userId };
+  return { status: 'OK', createdNewUser, user: toApiUser(user), recipeUserId: publicIdOf(loginMethod) };
 }

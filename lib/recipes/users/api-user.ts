@@ -1,4 +1,4 @@
-import { tenantsOf, timeJoinedOf } from '../../storage/auth-user';
+import { publicIdOf, publicUserIdOf, tenantsOf, timeJoinedOf } from '../../storage/auth-user';
 import type { AuthUser, UserRecord } from '../../storage/model';
 
 /** A login method as the CDI 5.4 user object shows it. Optional keys are omitted, never `null`. */
@@ -37,7 +37,7 @@ function isVerified(lm: UserRecord): boolean {
 function toApiLoginMethod(lm: UserRecord): ApiLoginMethod {
   return {
     tenantIds: [...lm.tenantIds],
-    recipeUserId: lm.userId,
+    recipeUserId: publicIdOf(lm),
     verified: isVerified(lm),
     timeJoined: lm.timeJoined,
     recipeId: lm.recipeId,
@@ -57,12 +57,13 @@ function unique<T>(values: readonly T[], id: (v: T) => string = String): T[] {
 /**
  * Builds the API user object from a stored user: for a primary user, every login method (oldest
  * first), the union of their emails, phone numbers, third-party identities and tenants (oldest
- * login method's first), and the oldest time joined (SPEC §4, §11).
+ * login method's first), and the oldest time joined (SPEC §4, §11). Ids are the ones the outside
+ * sees: a login method's external user id once mapped (SPEC §12).
  */
 export function toApiUser(user: AuthUser): ApiUser {
   const methods = user.loginMethods;
   return {
-    id: user.id,
+    id: publicUserIdOf(user),
     isPrimaryUser: user.isPrimary,
     tenantIds: tenantsOf(user),
     timeJoined: timeJoinedOf(user),

@@ -1,4 +1,4 @@
-import { withoutLoginMethod } from '../../storage/auth-user';
+import { internalIdOf, withoutLoginMethod } from '../../storage/auth-user';
 import { retryOnRace, type Deps } from '../deps';
 
 /**
@@ -18,7 +18,7 @@ export async function removeUser(
   return retryOnRace('Removing the user', async () => {
     const user = await deps.users.getUser(userId);
     if (!user) return { status: 'OK', didUserExist: false } as const;
-    const rest = removeAllLinkedAccounts || user.loginMethods.length === 1 ? undefined : withoutLoginMethod(user, userId);
+    const rest = removeAllLinkedAccounts || user.loginMethods.length === 1 ? undefined : withoutLoginMethod(user, internalIdOf(user, userId));
     const result = await deps.users.writeUsers([user], rest ? [rest] : []);
     return result.status === 'OK' ? ({ status: 'OK', didUserExist: true } as const) : undefined;
   });

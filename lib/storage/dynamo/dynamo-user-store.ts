@@ -2,7 +2,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, t
 import { standaloneUser } from '../auth-user';
 import { ATTR, INDEX, keys, type Key } from '../keys';
 import type { AuthUser, RecipeId, UserRecord } from '../model';
-import type { LoginRef, TenantAccountInfo, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
+import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
 import { queryAll, writeAtomically, type DynamoContext } from './transact';
 import { guardsOf, ITEM_TYPE, loginMethodFromItem, loginRefOf, userChangeWrites, userFromItems } from './user-items';
 
@@ -54,7 +54,25 @@ export class DynamoUserStore implements UserStore {
     });
   }
 
-  async getUser(userId: string): Promise<AuthUser | undefined> {
+  async getUser(userId: string, as: UserIdKind = 'ANY'): Promise<AuthUser | undefined> {
+    if (as === 'EXTERNAL') return this.getUserByExternalId(userId);
+    const user = await this.getUserByInternalId(userId);
+    return user ?? (as === 'ANY' ? this.getUserByExternalId(userId) : undefined);
+  }
+
+  /** The user holding the login method mapped to this external id, through its guard. */
+  private async getUserByExternalId(externalUserId: string): Promise<AuthUser | undefined> {
+    const ref = await this.guardOwner(keys.externalIdGuard(externalUserId));
+    if (!ref) return undefined;
+    const holds = (u: AuthUser | undefined) => u?.loginMethods.some((lm) => lm.userId === ref.recipeUserId && lm.externalUserId === externalUserId);
+    const user = userFromItems(ref.userId, await this.readPartition(ref.userId));
+    if (holds(user)) return user;
+    // Linked or unlinked since the guard was read: its own id still finds it.
+    const moved = await this.getUserByInternalId(ref.recipeUserId);
+    return holds(moved) ? moved : undefined;
+  }
+
+  private async getUserByInternalId(userId: string): Promise<AuthUser | undefined> {
     for (let hop = 0; hop < LINK_HOPS; hop++) {
       const items = await this.readPartition(userId);
       const own = userFromItems(userId, items);

@@ -26,9 +26,13 @@ export type DerivedItem =
   | { readonly role: 'guard'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string }
   | { readonly role: 'primaryInfo'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string };
 
-/** The guard items a login method holds: one per unique identity per tenant, within its recipe. */
+/**
+ * The guard items a login method holds: one per unique identity per tenant, within its recipe,
+ * and its external user id (one per app).
+ */
 export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[] {
   const guards: { key: Key; identity: IdentityKind }[] = [];
+  if (lm.externalUserId !== undefined) guards.push({ key: keys.externalIdGuard(lm.externalUserId), identity: 'externalUserId' });
   for (const tenantId of lm.tenantIds) {
     if (lm.recipeId === 'thirdparty' && lm.thirdParty) {
       guards.push({ key: keys.thirdPartyGuard(tenantId, lm.thirdParty.id, lm.thirdParty.userId), identity: 'thirdParty' });
@@ -114,6 +118,8 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, l
     emailVerified: lm.emailVerified,
     phoneVerified: lm.phoneVerified,
     passwordHash: lm.passwordHash,
+    externalUserId: lm.externalUserId,
+    externalUserIdInfo: lm.externalUserIdInfo,
     version: lm.version,
     primaryUserId: user.isPrimary ? user.id : undefined,
     ...(listsTenant
@@ -172,6 +178,8 @@ export function loginMethodFromItem(item: Record<string, unknown>): UserRecord {
     emailVerified: item.emailVerified === true,
     phoneVerified: item.phoneVerified === true,
     ...(item.passwordHash !== undefined ? { passwordHash: item.passwordHash as string } : {}),
+    ...(item.externalUserId !== undefined ? { externalUserId: item.externalUserId as string } : {}),
+    ...(item.externalUserIdInfo !== undefined ? { externalUserIdInfo: item.externalUserIdInfo as string } : {}),
     version: item.version as number,
   };
 }
@@ -279,7 +287,8 @@ export function userChangeWrites(ctx: DynamoContext, before: readonly AuthUser[]
   }
   // Data the app keeps under a user id (metadata) goes with the last user or login method of that
   // id: deleting only an absent item is harmless, so these deletes need no read and no condition.
-  const idsOf = (users: readonly AuthUser[]) => new Set(users.flatMap((u) => [u.id, ...u.loginMethods.map((lm) => lm.userId)]));
+  const idsOf = (users: readonly AuthUser[]) =>
+    new Set(users.flatMap((u) => [u.id, ...u.loginMethods.flatMap((lm) => (lm.externalUserId !== undefined ? [lm.userId, lm.externalUserId] : [lm.userId]))]));
   const remaining = idsOf(after);
   for (const id of idsOf(before)) {
     if (!remaining.has(id)) rest.push({ item: { Delete: { TableName: T, Key: keys.metadata(id) } }, onConditionFailed: STALE });

@@ -1,0 +1,16 @@
+import { routeById } from '../../infra/routes';
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { externalUserIdInfo, force, requiredTrimmed } from '../../lib/http/useridmapping-input';
+import { createUserIdMapping } from '../../lib/recipes/useridmapping/create-user-id-mapping';
+
+/** `POST /recipe/userid/map` `{"superTokensUserId","externalUserId","externalUserIdInfo"?,"force"?}`. */
+export const handle: ApiHandler = (req, deps) => {
+  const info = externalUserIdInfo(req.body);
+  return createUserIdMapping(deps, {
+    superTokensUserId: requiredTrimmed(req.body, 'superTokensUserId'),
+    externalUserId: requiredTrimmed(req.body, 'externalUserId'),
+    ...(info !== null ? { externalUserIdInfo: info } : {}),
+    force: force(req.body),
+  });
+};
+export const handler = createHttpHandler(routeById('useridmapping-create'), handle);

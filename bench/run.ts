@@ -41,7 +41,7 @@ async function importThroughput(endpoint: string): Promise<void> {
       tenantIds: ['public'],
       timeJoined: Date.now(),
       email: `${label}-${i}@bench.example`,
-      emailVerified: false,
+      verifiedEmails: [],
       phoneVerified: false,
       passwordHash: BCRYPT_HASH,
       version: 1,

@@ -197,6 +197,28 @@ export const ROUTES: readonly RouteDef[] = [
     entry: 'functions/useridmapping/update-external-user-id-info.ts', scope: 'app', access: 'write',
     summary: 'Set or clear the free text kept with a user id mapping.',
   }),
+  route({
+    id: 'emailverification-create-token', method: 'POST', path: '/recipe/user/email/verify/token',
+    entry: 'functions/emailverification/create-token.ts', access: 'write',
+    summary: 'A single-use token proving an email of a login method, in this tenant.',
+  }),
+  route({
+    id: 'emailverification-verify', method: 'POST', path: '/recipe/user/email/verify', entry: 'functions/emailverification/verify-email.ts',
+    access: 'write', summary: 'Verify an email with a token (`method: token`).',
+  }),
+  route({
+    id: 'emailverification-is-verified', method: 'GET', path: '/recipe/user/email/verify', entry: 'functions/emailverification/is-verified.ts',
+    scope: 'app', summary: 'Whether an email of a login method is verified.',
+  }),
+  route({
+    id: 'emailverification-revoke-tokens', method: 'POST', path: '/recipe/user/email/verify/token/remove',
+    entry: 'functions/emailverification/revoke-tokens.ts', access: 'write',
+    summary: 'Revoke every email verification token of a login method and email in this tenant.',
+  }),
+  route({
+    id: 'emailverification-unverify', method: 'POST', path: '/recipe/user/email/verify/remove', entry: 'functions/emailverification/unverify.ts',
+    scope: 'app', access: 'write', summary: 'Mark an email of a login method unverified.',
+  }),
 ];
 
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */

@@ -16,6 +16,10 @@ export interface Config {
     readonly codeLifetimeMs: number;
     readonly maxCodeInputAttempts: number;
   };
+  readonly emailVerification: {
+    /** How long an email verification token works (the core's default: one day). */
+    readonly tokenLifetimeMs: number;
+  };
   readonly password: {
     readonly limits: PasswordLimits;
     readonly ownHash: OwnHashParams;
@@ -77,6 +81,9 @@ export function configFromEnv(env: Env, secrets: { apiKeys?: string; signerKey?:
     passwordless: {
       codeLifetimeMs: intFrom(env, 'PASSWORDLESS_CODE_LIFETIME', 900_000, 1, 31 * 24 * 3600 * 1000),
       maxCodeInputAttempts: intFrom(env, 'PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS', 5, 1, 1000),
+    },
+    emailVerification: {
+      tokenLifetimeMs: intFrom(env, 'EMAIL_VERIFICATION_TOKEN_LIFETIME', 86_400_000, 1, 31 * 24 * 3600 * 1000),
     },
     password: {
       limits: {

@@ -97,3 +97,25 @@ export function sameUserState(a: AuthUser | undefined, b: AuthUser | undefined):
   const state = (u: AuthUser | undefined) => (u ? JSON.stringify([u.id, u.isPrimary, u.loginMethods.map((lm) => [lm.userId, lm.version])]) : '');
   return state(a) === state(b);
 }
+
+/**
+ * How many verified emails a login method remembers, most recent last: enough for any real change
+ * history, and the item stays small. The oldest is forgotten first.
+ */
+export const MAX_VERIFIED_EMAILS = 16;
+
+/** Whether the login method's email (or the given one) is verified. */
+export function isEmailVerified(lm: UserRecord, email: string | undefined = lm.email): boolean {
+  return email !== undefined && lm.verifiedEmails.includes(email);
+}
+
+/** The login method with `email` verified (remembered as the most recent). */
+export function withVerifiedEmail(lm: UserRecord, email: string): UserRecord {
+  const others = lm.verifiedEmails.filter((e) => e !== email);
+  return { ...lm, verifiedEmails: [...others, email].slice(-MAX_VERIFIED_EMAILS) };
+}
+
+/** The login method with `email` no longer verified. */
+export function withoutVerifiedEmail(lm: UserRecord, email: string): UserRecord {
+  return { ...lm, verifiedEmails: lm.verifiedEmails.filter((e) => e !== email) };
+}

@@ -15,6 +15,7 @@ import type { AccountInfo, RecipeId } from './model';
  * | code         | `PLDEV#<preAuthSessionId>`          | `CODE#<linkHash>`   |                              |                             |
  * | tenant       | `TENANTS`                           | `TENANT#<t>`        |                              |                             |
  * | metadata     | `META#<userId>`                     | `METADATA`          |                              |                             |
+ * | EV token     | `EVTOKEN#<sha256>` and `EVTOKENS#<t>#<recipeUserId>#<email>` | `EVTOKEN` / `<sha256>` |     |                             |
  *
  * A user's partition (`USER#<userId>`) holds all its login methods, so a primary user is read with
  * one Query; a login method linked to another user leaves a `LINK` item in its own partition.
@@ -89,6 +90,11 @@ export const keys = {
   }),
   codePrefix: 'CODE#',
   tenant: (tenantId: string): Key => ({ pk: 'TENANTS', sk: `TENANT#${tenantId}` }),
+  /** An email verification token, by the SHA-256 of the token (SPEC §13). */
+  verificationToken: (tokenHash: string): Key => ({ pk: `EVTOKEN#${tokenHash}`, sk: 'EVTOKEN' }),
+  /** The tokens of one login method and email in one tenant: one item per token, by its hash. */
+  verificationTokensOf: (tenantId: string, recipeUserId: string, email: string): string =>
+    `EVTOKENS#${tenantId}#${recipeUserId}#${enc(email)}`,
   /** A user's metadata, keyed by the user id exactly as the app gives it (SPEC §14). */
   metadata: (userId: string): Key => ({ pk: `META#${enc(userId)}`, sk: 'METADATA' }),
   tenantsPartition: 'TENANTS',

@@ -16,8 +16,13 @@ export interface UserRecord {
   readonly email?: string;
   readonly phoneNumber?: string;
   readonly thirdParty?: { readonly id: string; readonly userId: string };
-  /** The current email was proven (code consumed, provider said so). */
-  readonly emailVerified: boolean;
+  /**
+   * The emails proven for this login method (SPEC §13: verification is per login method and
+   * email): by a consumed code, a provider, a bulk row, or an email verification token. Its
+   * `verified` is whether its current email is among them; a changed email starts unproven, and
+   * one proven earlier counts again (as the core keeps a row per email).
+   */
+  readonly verifiedEmails: readonly string[];
   /** The current phone number was proven by a consumed code. */
   readonly phoneVerified: boolean;
   /** Stored password hash (email-password users only). Never leaves `lib/`. */
@@ -102,4 +107,19 @@ export type JsonObject = { [key: string]: unknown };
 export interface MetadataRecord {
   readonly metadata: JsonObject;
   readonly version: number;
+}
+
+/**
+ * An email verification token (SPEC §13). Only the SHA-256 of the token is stored; it proves one
+ * email of one login method, in the tenant it was made in.
+ */
+export interface VerificationTokenRecord {
+  readonly tokenHash: string;
+  readonly tenantId: string;
+  /** The login method whose email it proves (its recipe user id). */
+  readonly recipeUserId: string;
+  /** The user id as the request that made the token gave it (what verifying answers). */
+  readonly userId: string;
+  readonly email: string;
+  readonly expiresAt: number;
 }

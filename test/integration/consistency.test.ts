@@ -54,6 +54,26 @@ describe('the consistency checker', () => {
     expect(problems).toContainEqual({ kind: 'metadata-unreadable', key: keys.metadata('broken-meta').pk, detail: 'metadata is not the JSON text of an object with a version' });
   });
 
+  it('reports an email verification token without its entry, and an entry without its token', async () => {
+    const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
+    const al = linkingClient(api);
+    const email = uniqueEmail('ev-broken');
+    const id = await al.emailPassword(email);
+    const [a, b] = [(await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token, (await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token];
+    const { createHash } = await import('node:crypto');
+    const hash = (t: string) => createHash('sha256').update(t).digest('hex');
+    const doc = testDocClient();
+    try {
+      await doc.send(new DeleteCommand({ TableName: api.tableName, Key: { pk: keys.verificationTokensOf('public', id, email), sk: hash(a) } }));
+      await doc.send(new DeleteCommand({ TableName: api.tableName, Key: keys.verificationToken(hash(b)) }));
+    } finally {
+      doc.destroy();
+    }
+    const problems = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
+    expect(problems.map((p) => p.kind).sort()).toEqual(['entry-without-token', 'token-without-entry']);
+    expect(JSON.stringify(problems)).not.toContain(a);
+  });
+
   it('reports every kind of broken account-linking invariant, naming attributes but never their values', async () => {
     const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
     const al = linkingClient(api);

@@ -15,7 +15,7 @@ const FIELDS = [
   'email', 'phoneNumber', 'deviceId', 'userInputCode', 'preAuthSessionId', 'linkCode', 'userId', 'recipeUserId',
   'passwordHash', 'hashingAlgorithm', 'password', 'thirdPartyId', 'thirdPartyUserId', 'tenantId', 'isVerified', 'id',
   'primaryUserId', 'removeAllLinkedAccounts', 'metadataUpdate', 'superTokensUserId', 'externalUserId', 'externalUserIdInfo',
-  'userIdType', 'force',
+  'userIdType', 'force', 'method', 'token',
 ];
 
 /**
@@ -156,6 +156,10 @@ describe('strings that are not valid Unicode', () => {
     ['/recipe/user/metadata/remove', { userId: valid.recipeUserId }, ['userId']],
     ['/recipe/userid/map', { superTokensUserId: valid.recipeUserId, externalUserId: 'x', externalUserIdInfo: 'i' }, ['superTokensUserId', 'externalUserId', 'externalUserIdInfo']],
     ['/recipe/userid/map/remove', { userId: 'x' }, ['userId']],
+    ['/recipe/user/email/verify/token', { userId: 'x', email: valid.email }, ['userId', 'email']],
+    ['/recipe/user/email/verify', { method: 'token', token: 't' }, ['method', 'token']],
+    ['/recipe/user/email/verify/token/remove', { userId: 'x', email: valid.email }, ['userId', 'email']],
+    ['/recipe/user/email/verify/remove', { userId: 'x', email: valid.email }, ['userId', 'email']],
     ['/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: 'i' }, ['userId', 'externalUserIdInfo']],
   ];
   const withField = (body: Record<string, unknown>, path: string): Record<string, unknown> => {

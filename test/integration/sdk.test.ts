@@ -2,6 +2,8 @@ import supertokens from 'supertokens-node';
 import type { TypeInput } from 'supertokens-node/types';
 import AccountLinking from 'supertokens-node/recipe/accountlinking';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
+import EmailVerification from 'supertokens-node/recipe/emailverification';
+import Session from 'supertokens-node/recipe/session';
 import Passwordless from 'supertokens-node/recipe/passwordless';
 import ThirdParty from 'supertokens-node/recipe/thirdparty';
 import UserMetadata from 'supertokens-node/recipe/usermetadata';
@@ -40,6 +42,9 @@ beforeAll(async () => {
       // Automatic linking off (the SDK's default): the app links with the AccountLinking functions.
       AccountLinking.init(),
       UserMetadata.init(),
+      EmailVerification.init({ mode: 'OPTIONAL' }),
+      // EmailVerification needs the session recipe present; no session is made here (no session endpoints).
+      Session.init(),
     ],
   });
 });
@@ -354,6 +359,28 @@ describe('supertokens-node 24 against the local service', () => {
     expect((await supertokens.getUser(superTokensUserId))?.id).toBe(superTokensUserId);
   });
 
+  it('verifies an email with EmailVerification: token, verify, check, revoke, unverify', async () => {
+    const email = uniqueEmail('sdk-ev');
+    const signUp = await EmailPassword.signUp('public', email, 'a password 12345');
+    if (signUp.status !== 'OK') throw new Error(signUp.status);
+    const { recipeUserId } = signUp;
+    expect(await EmailVerification.isEmailVerified(recipeUserId)).toBe(false);
+    const created = await EmailVerification.createEmailVerificationToken('public', recipeUserId);
+    if (created.status !== 'OK') throw new Error(created.status);
+    const verified = await EmailVerification.verifyEmailUsingToken('public', created.token, false);
+    expect(verified.status === 'OK' && [verified.user.recipeUserId.getAsString(), verified.user.email]).toEqual([recipeUserId.getAsString(), email]);
+    expect(await EmailVerification.isEmailVerified(recipeUserId, email)).toBe(true);
+    expect((await supertokens.getUser(recipeUserId.getAsString()))?.loginMethods[0].verified).toBe(true);
+    expect(await EmailVerification.createEmailVerificationToken('public', recipeUserId)).toEqual({ status: 'EMAIL_ALREADY_VERIFIED_ERROR' });
+    expect(await EmailVerification.verifyEmailUsingToken('public', created.token, false)).toEqual({ status: 'EMAIL_VERIFICATION_INVALID_TOKEN_ERROR' });
+    expect(await EmailVerification.unverifyEmail(recipeUserId)).toEqual({ status: 'OK' });
+    expect(await EmailVerification.isEmailVerified(recipeUserId)).toBe(false);
+    const again = await EmailVerification.createEmailVerificationToken('public', recipeUserId);
+    if (again.status !== 'OK') throw new Error(again.status);
+    expect(await EmailVerification.revokeEmailVerificationTokens('public', recipeUserId)).toEqual({ status: 'OK' });
+    expect(await EmailVerification.verifyEmailUsingToken('public', again.token, false)).toEqual({ status: 'EMAIL_VERIFICATION_INVALID_TOKEN_ERROR' });
+  });
+
   it('used only the documented core paths', () => {
     const distinct = [...new Set(sent)].sort();
     expect(distinct).toEqual(
@@ -362,6 +389,11 @@ describe('supertokens-node 24 against the local service', () => {
         'GET /recipe/accountlinking/user/link/check',
         'GET /recipe/accountlinking/user/primary/check',
         'GET /recipe/user/metadata',
+        'GET /recipe/user/email/verify',
+        'POST /public/recipe/user/email/verify',
+        'POST /public/recipe/user/email/verify/token',
+        'POST /public/recipe/user/email/verify/token/remove',
+        'POST /recipe/user/email/verify/remove',
         'GET /recipe/userid/map',
         'GET /user/id',
         'GET /public/users/by-accountinfo',

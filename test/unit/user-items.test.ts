@@ -10,15 +10,15 @@ const ctx = { tableName: 'T' } as DynamoContext;
 
 const ep: UserRecord = {
   userId: 'ep-1', recipeId: 'emailpassword', tenantIds: ['public'], timeJoined: 100, email: 'a@b.c',
-  emailVerified: false, phoneVerified: false, passwordHash: '$2a$10$hash', version: 3,
+  verifiedEmails: [], phoneVerified: false, passwordHash: '$2a$10$hash', version: 3,
 };
 const tp: UserRecord = {
   userId: 'tp-1', recipeId: 'thirdparty', tenantIds: ['t1'], timeJoined: 200, email: 'a@b.c',
-  thirdParty: { id: 'google', userId: 'g1' }, emailVerified: true, phoneVerified: false, version: 1,
+  thirdParty: { id: 'google', userId: 'g1' }, verifiedEmails: ['a@b.c'], phoneVerified: false, version: 1,
 };
 const pl: UserRecord = {
   userId: 'pl-1', recipeId: 'passwordless', tenantIds: ['public'], timeJoined: 50, phoneNumber: '+14155552671',
-  emailVerified: false, phoneVerified: true, version: 7,
+  verifiedEmails: [], phoneVerified: true, version: 7,
 };
 const primary: AuthUser = { id: 'ep-1', isPrimary: true, loginMethods: [ep, tp] };
 

@@ -39,7 +39,7 @@ export async function importPasswordHash(
       tenantIds: [tenantId],
       timeJoined: deps.clock.now(),
       email: input.email,
-      emailVerified: false,
+      verifiedEmails: [],
       phoneVerified: false,
       passwordHash: checked.stored,
       version: 1,

@@ -26,7 +26,7 @@ export async function signUp(
     tenantIds: [tenantId],
     timeJoined: deps.clock.now(),
     email,
-    emailVerified: false,
+    verifiedEmails: [],
     phoneVerified: false,
     passwordHash: await hashPassword(password, deps.config.password.ownHash),
     version: 1,

@@ -38,7 +38,7 @@ export async function updateEmailPasswordUser(
     const emailChanged = input.email !== undefined && input.email !== lm.email;
     const after: UserRecord = {
       ...lm,
-      ...(emailChanged ? { email: input.email, emailVerified: false } : {}),
+      ...(emailChanged ? { email: input.email } : {}),
       ...(passwordHash !== undefined ? { passwordHash } : {}),
     };
     const result = await updateLoginMethod(deps, login, after);

@@ -1,4 +1,4 @@
-import { publicIdOf, standaloneUser, withLoginMethod } from '../../storage/auth-user';
+import { publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
 import type { AuthUser, DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
 import type { ConsumeUserWrite } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
@@ -46,7 +46,7 @@ export async function consumeCode(
     let user: AuthUser;
     if (existing) {
       const before = existing.loginMethod;
-      lm = 'email' in identity ? { ...before, emailVerified: true } : { ...before, phoneVerified: true };
+      lm = 'email' in identity ? withVerifiedEmail(before, identity.email) : { ...before, phoneVerified: true };
       user = withLoginMethod(existing.user, lm);
       write = { before: [existing.user], after: [user] };
     } else {
@@ -56,7 +56,7 @@ export async function consumeCode(
         tenantIds: [tenantId],
         timeJoined: deps.clock.now(),
         ...identity,
-        emailVerified: 'email' in identity,
+        verifiedEmails: 'email' in identity ? [identity.email] : [],
         phoneVerified: 'phoneNumber' in identity,
         version: 1,
       };

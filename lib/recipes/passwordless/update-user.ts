@@ -47,7 +47,6 @@ export async function updatePasswordlessUser(
       ...rest,
       ...(email !== undefined ? { email } : {}),
       ...(phoneNumber !== undefined ? { phoneNumber } : {}),
-      emailVerified: email === lm.email && lm.emailVerified,
       phoneVerified: phoneNumber === lm.phoneNumber && lm.phoneVerified,
     };
     const result = await updateLoginMethod(deps, login, after);

@@ -1,4 +1,4 @@
-import { publicIdOf, standaloneUser, withLoginMethod } from '../../storage/auth-user';
+import { publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
 import type { AuthUser, UserRecord } from '../../storage/model';
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
@@ -21,14 +21,6 @@ export type ThirdPartySignInUpResult =
   | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
 
 
-/**
- * Whether the email counts as verified after a sign-in: a provider's `isVerified: true` verifies
- * it; `false` never takes back a verification of the same email; a changed email is verified only
- * if the provider says so (a proof of the old address says nothing about the new one).
- */
-function emailVerifiedAfter(user: UserRecord, email: string, isVerified: boolean): boolean {
-  return isVerified || (user.email === email && user.emailVerified);
-}
 
 /**
  * Signs a third-party user in, or up (seed 4.4). The identity is (tenant, thirdPartyId,
@@ -47,9 +39,10 @@ export async function signInUp(
     const existing = await findLogin(deps, await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId));
     if (existing) {
       const lm = existing.loginMethod;
-      const emailVerified = emailVerifiedAfter(lm, input.email, input.isVerified);
-      if (lm.email === input.email && lm.emailVerified === emailVerified) return signedIn(existing.user, lm, false);
-      const after: UserRecord = { ...lm, email: input.email, emailVerified };
+      // The provider's `isVerified: true` verifies the email; `false` never takes a verification
+      // back; a changed email is verified only if proven (now, or earlier for this login method).
+      const after: UserRecord = input.isVerified ? withVerifiedEmail({ ...lm, email: input.email }, input.email) : { ...lm, email: input.email };
+      if (lm.email === after.email && lm.verifiedEmails.join('\n') === after.verifiedEmails.join('\n')) return signedIn(existing.user, lm, false);
       const result = await updateLoginMethod(deps, existing, after);
       if (result.status === 'OK') return signedIn(withLoginMethod(existing.user, after), after, false);
       if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: CHANGE_NOT_ALLOWED_REASON.thirdPartySignIn };
@@ -62,7 +55,7 @@ export async function signInUp(
       timeJoined: deps.clock.now(),
       email: input.email,
       thirdParty: { id: input.thirdPartyId, userId: input.thirdPartyUserId },
-      emailVerified: input.isVerified,
+      verifiedEmails: input.isVerified ? [input.email] : [],
       phoneVerified: false,
       version: 1,
     };

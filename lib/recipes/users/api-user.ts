@@ -1,4 +1,4 @@
-import { publicIdOf, publicUserIdOf, tenantsOf, timeJoinedOf } from '../../storage/auth-user';
+import { isEmailVerified, publicIdOf, publicUserIdOf, tenantsOf, timeJoinedOf } from '../../storage/auth-user';
 import type { AuthUser, UserRecord } from '../../storage/model';
 
 /** A login method as the CDI 5.4 user object shows it. Optional keys are omitted, never `null`. */
@@ -27,11 +27,12 @@ export interface ApiUser {
 }
 
 /**
- * Whether the login method counts as verified: the email when it has one, else the phone.
- * Passwordless consume proves whichever identity it used; a changed value starts unproven.
+ * Whether the login method counts as verified: its email when it has one (SPEC §13: the email
+ * verification state of that login method and email), else its phone, which only a consumed code
+ * proves.
  */
 function isVerified(lm: UserRecord): boolean {
-  return lm.email !== undefined ? lm.emailVerified : lm.phoneVerified;
+  return lm.email !== undefined ? isEmailVerified(lm) : lm.phoneVerified;
 }
 
 function toApiLoginMethod(lm: UserRecord): ApiLoginMethod {

@@ -2,6 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import type { AuthUser } from '../model';
 import type { DynamoContext } from './transact';
+import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
 import { ITEM_TYPE, itemsOfUser, userFromItems, type DerivedItem } from './user-items';
 
@@ -20,6 +21,8 @@ export interface ConsistencyProblem {
     | 'login-method-differs'
     | 'user-not-one-user'
     | 'metadata-unreadable'
+    | 'token-without-entry'
+    | 'entry-without-token'
     | 'code-without-device'
     | 'device-without-code'
     | 'unknown-item';
@@ -153,6 +156,16 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         break;
       case ITEM_TYPE.link:
         if (unexpected) problems.push({ kind: 'link-not-held', key: pk, detail: `login method ${String(item.userId)} is not linked to user ${String(item.primaryUserId)}` });
+        break;
+      case TOKEN_TYPE:
+        if (!byKey.has(`${keys.verificationTokensOf(item.tenantId as string, item.recipeUserId as string, item.email as string)}\u0000${item.tokenHash as string}`)) {
+          problems.push({ kind: 'token-without-entry', key: pk, detail: 'email verification token missing from the tokens of its login method and email' });
+        }
+        break;
+      case TOKEN_ENTRY_TYPE:
+        if (!byKey.has(`${keys.verificationToken(item.sk as string).pk}\u0000${keys.verificationToken(item.sk as string).sk}`)) {
+          problems.push({ kind: 'entry-without-token', key: pk, detail: 'an entry of an email verification token that is gone' });
+        }
         break;
       case 'device':
         if (!(byPk.get(pk) ?? []).some((i) => i.type === 'code')) {

@@ -1,4 +1,5 @@
 import type { Stores } from '../ports';
+import { DynamoEmailVerificationStore } from './dynamo-email-verification-store';
 import { DynamoMetadataStore } from './dynamo-metadata-store';
 import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
@@ -12,6 +13,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
   return {
     users: new DynamoUserStore(ctx),
     metadata: new DynamoMetadataStore(ctx),
+    emailVerification: new DynamoEmailVerificationStore(ctx),
     passwordless: new DynamoPasswordlessStore(ctx),
     tenants: new DynamoTenantStore(ctx),
   };

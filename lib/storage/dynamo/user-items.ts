@@ -115,7 +115,7 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, l
     email: lm.email,
     phoneNumber: lm.phoneNumber,
     thirdParty: lm.thirdParty,
-    emailVerified: lm.emailVerified,
+    verifiedEmails: lm.verifiedEmails,
     phoneVerified: lm.phoneVerified,
     passwordHash: lm.passwordHash,
     externalUserId: lm.externalUserId,
@@ -175,7 +175,12 @@ export function loginMethodFromItem(item: Record<string, unknown>): UserRecord {
     ...(item.email !== undefined ? { email: item.email as string } : {}),
     ...(item.phoneNumber !== undefined ? { phoneNumber: item.phoneNumber as string } : {}),
     ...(item.thirdParty !== undefined ? { thirdParty: item.thirdParty as { id: string; userId: string } } : {}),
-    emailVerified: item.emailVerified === true,
+    // Items written before email verification kept one flag for the current email.
+    verifiedEmails: Array.isArray(item.verifiedEmails)
+      ? (item.verifiedEmails as string[])
+      : item.emailVerified === true && typeof item.email === 'string'
+        ? [item.email]
+        : [],
     phoneVerified: item.phoneVerified === true,
     ...(item.passwordHash !== undefined ? { passwordHash: item.passwordHash as string } : {}),
     ...(item.externalUserId !== undefined ? { externalUserId: item.externalUserId as string } : {}),

@@ -1,0 +1,9 @@
+import { routeById } from '../../infra/routes';
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { normaliseEmail, requiredString } from '../../lib/http/input';
+import { createEmailVerificationToken } from '../../lib/recipes/emailverification/create-email-verification-token';
+
+/** `POST /<tenant>/recipe/user/email/verify/token` `{"userId","email"}`. */
+export const handle: ApiHandler = (req, deps) =>
+  createEmailVerificationToken(deps, req.tenantId, requiredString(req.body, 'userId'), normaliseEmail(requiredString(req.body, 'email')));
+export const handler = createHttpHandler(routeById('emailverification-create-token'), handle);

@@ -1,0 +1,14 @@
+import { routeById } from '../../infra/routes';
+import { BadRequestError } from '../../lib/http/errors';
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { requiredString } from '../../lib/http/input';
+import { verifyEmailUsingToken } from '../../lib/recipes/emailverification/verify-email-using-token';
+
+/** `POST /<tenant>/recipe/user/email/verify` `{"method":"token","token"}`. */
+export const handle: ApiHandler = (req, deps) => {
+  const method = requiredString(req.body, 'method');
+  const token = requiredString(req.body, 'token');
+  if (method !== 'token') throw new BadRequestError('Unsupported method for email verification');
+  return verifyEmailUsingToken(deps, req.tenantId, token);
+};
+export const handler = createHttpHandler(routeById('emailverification-verify'), handle);

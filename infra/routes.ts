@@ -219,6 +219,37 @@ export const ROUTES: readonly RouteDef[] = [
     id: 'emailverification-unverify', method: 'POST', path: '/recipe/user/email/verify/remove', entry: 'functions/emailverification/unverify.ts',
     scope: 'app', access: 'write', summary: 'Mark an email of a login method unverified.',
   }),
+  route({
+    id: 'userroles-create-role', method: 'PUT', path: '/recipe/role', entry: 'functions/userroles/create-role.ts',
+    scope: 'app', access: 'write', summary: 'Create a role, or add permissions to it.',
+  }),
+  route({ id: 'userroles-list-roles', method: 'GET', path: '/recipe/roles', entry: 'functions/userroles/list-roles.ts', scope: 'app', summary: 'Every role.' }),
+  route({
+    id: 'userroles-remove-role', method: 'POST', path: '/recipe/role/remove', entry: 'functions/userroles/remove-role.ts',
+    scope: 'app', access: 'write', summary: 'Remove a role, its permissions, and it from every user.',
+  }),
+  route({
+    id: 'userroles-role-permissions', method: 'GET', path: '/recipe/role/permissions', entry: 'functions/userroles/role-permissions.ts',
+    scope: 'app', summary: 'The permissions of a role.',
+  }),
+  route({
+    id: 'userroles-remove-permissions', method: 'POST', path: '/recipe/role/permissions/remove',
+    entry: 'functions/userroles/remove-permissions.ts', scope: 'app', access: 'write', summary: 'Remove permissions (or all) from a role.',
+  }),
+  route({
+    id: 'userroles-permission-roles', method: 'GET', path: '/recipe/permission/roles', entry: 'functions/userroles/permission-roles.ts',
+    scope: 'app', summary: 'The roles holding a permission.',
+  }),
+  route({
+    id: 'userroles-add-user-role', method: 'PUT', path: '/recipe/user/role', entry: 'functions/userroles/add-user-role.ts',
+    access: 'write', summary: 'Give a user id a role in this tenant.',
+  }),
+  route({
+    id: 'userroles-remove-user-role', method: 'POST', path: '/recipe/user/role/remove', entry: 'functions/userroles/remove-user-role.ts',
+    access: 'write', summary: 'Take a role from a user id in this tenant.',
+  }),
+  route({ id: 'userroles-user-roles', method: 'GET', path: '/recipe/user/roles', entry: 'functions/userroles/user-roles.ts', summary: 'The roles of a user id in this tenant.' }),
+  route({ id: 'userroles-role-users', method: 'GET', path: '/recipe/role/users', entry: 'functions/userroles/role-users.ts', summary: 'The user ids holding a role in this tenant.' }),
 ];
 
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */

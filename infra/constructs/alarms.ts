@@ -22,6 +22,7 @@ export const FUNCTIONS_PER_THROTTLE_ALARM = 10;
 /** DynamoDB operations the functions send (see `lib/storage/dynamo`). */
 const TABLE_OPERATIONS: readonly dynamodb.Operation[] = [
   dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.BATCH_GET_ITEM,
   dynamodb.Operation.QUERY,
   dynamodb.Operation.PUT_ITEM,
   dynamodb.Operation.UPDATE_ITEM,

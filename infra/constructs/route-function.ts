@@ -11,8 +11,11 @@ import type { RouteDef } from '../routes';
 import { resourceName } from '../settings';
 import { DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb } from '../sizing';
 
-/** What a `read` route may do: the commands the storage adapter sends for lookups. */
-export const DYNAMODB_READ_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Query'];
+/**
+ * What a `read` route may do: the commands the storage adapter sends for lookups (BatchGetItem:
+ * the primary-user claims of account linking, the roles of a user).
+ */
+export const DYNAMODB_READ_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 
 /**
  * What a `write` route may do on top of reading. `TransactWriteItems` is not an IAM action: each

@@ -46,7 +46,7 @@ export function parseJsonObject(raw: string | undefined): Fields {
  * Refuses a string that is not valid Unicode: a lone UTF-16 surrogate (JSON `"\ud800"`) is no
  * text, and it can be neither stored nor encoded into a key (`encodeURIComponent` throws).
  */
-function checkWellFormed(name: string, value: string): void {
+export function checkWellFormed(name: string, value: string): void {
   if (!value.isWellFormed()) throw new BadRequestError(`Field name '${name}' is not valid Unicode: it holds a lone surrogate`);
 }
 

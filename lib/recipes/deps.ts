@@ -1,6 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config/config';
-import type { EmailVerificationStore, MetadataStore, PasswordlessStore, TenantStore, UserStore } from '../storage/ports';
+import type { EmailVerificationStore, MetadataStore, PasswordlessStore, RoleStore, TenantStore, UserStore } from '../storage/ports';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {
@@ -20,6 +20,7 @@ export interface Deps {
   readonly users: UserStore;
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;
+  readonly roles: RoleStore;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly clock: Clock;

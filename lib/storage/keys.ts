@@ -15,6 +15,8 @@ import type { AccountInfo, RecipeId } from './model';
  * | code         | `PLDEV#<preAuthSessionId>`          | `CODE#<linkHash>`   |                              |                             |
  * | tenant       | `TENANTS`                           | `TENANT#<t>`        |                              |                             |
  * | metadata     | `META#<userId>`                     | `METADATA`          |                              |                             |
+ * | role         | `ROLE#<role>`                       | `ROLE` / `PERM#<p>` | `ROLES` / `<role>`           | `PERM#<p>` (permissions)    |
+ * | user role    | `USERROLES#<userId>`                | `T#<t>#ROLE#<role>` |                              | `ROLEUSERS#<role>#<shard>`  |
  * | EV token     | `EVTOKEN#<sha256>` and `EVTOKENS#<t>#<recipeUserId>#<email>` | `EVTOKEN` / `<sha256>` |     |                             |
  *
  * A user's partition (`USER#<userId>`) holds all its login methods, so a primary user is read with
@@ -95,6 +97,23 @@ export const keys = {
   /** The tokens of one login method and email in one tenant: one item per token, by its hash. */
   verificationTokensOf: (tenantId: string, recipeUserId: string, email: string): string =>
     `EVTOKENS#${tenantId}#${recipeUserId}#${enc(email)}`,
+  /** A role and (sort keys `PERM#…`) its permissions (SPEC §14). */
+  role: (role: string): Key => ({ pk: `ROLE#${enc(role)}`, sk: 'ROLE' }),
+  rolePermission: (role: string, permission: string): Key => ({ pk: `ROLE#${enc(role)}`, sk: `PERM#${enc(permission)}` }),
+  rolePermissionPrefix: 'PERM#',
+  /** gsi1 partition: every role of the app. */
+  allRoles: 'ROLES',
+  /** gsi2 partition: the roles holding a permission. */
+  rolesWithPermission: (permission: string): string => `PERM#${enc(permission)}`,
+  /** The roles of a user id (as the app gives it), by tenant (SPEC §14). */
+  userRole: (userId: string, tenantId: string, role: string): Key => ({ pk: `USERROLES#${enc(userId)}`, sk: `T#${tenantId}#ROLE#${enc(role)}` }),
+  userRolesPartition: (userId: string): string => `USERROLES#${enc(userId)}`,
+  userRolesOfTenantPrefix: (tenantId: string): string => `T#${tenantId}#ROLE#`,
+  /**
+   * gsi2 partition: the users of a role, in one of `ROLE_USER_SHARDS` shards (by the user id), so
+   * assigning one role to millions of users in a migration spreads over that many partition keys.
+   */
+  usersWithRole: (role: string, shard: number): string => `ROLEUSERS#${enc(role)}#${shard}`,
   /** A user's metadata, keyed by the user id exactly as the app gives it (SPEC §14). */
   metadata: (userId: string): Key => ({ pk: `META#${enc(userId)}`, sk: 'METADATA' }),
   tenantsPartition: 'TENANTS',

@@ -123,3 +123,12 @@ export interface VerificationTokenRecord {
   readonly email: string;
   readonly expiresAt: number;
 }
+
+/**
+ * A role (SPEC §14). `roleUid` tells incarnations apart: a role removed and created again is a new
+ * role, and assignments of the old one (left by a removal that could not finish) never count for it.
+ */
+export interface RoleRecord {
+  readonly role: string;
+  readonly roleUid: string;
+}

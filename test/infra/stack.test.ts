@@ -14,7 +14,7 @@ import { ofType, render, statementsOfRole, synthStage, type CfnResource, type Sy
 const ROOT = resolve(__dirname, '..', '..');
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:auth-core-alarms';
 /** The commands `lib/storage/dynamo` sends, as IAM actions (TransactWriteItems authorises per item). */
-const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 
 /** The expected API Gateway paths, written out from SPEC §2 rather than taken from the construct. */
@@ -246,6 +246,32 @@ describe('IAM: least privilege', () => {
         if (s.resources.some((r) => indexes.includes(r))) expect(s.actions).toEqual(['dynamodb:Query']);
       }
     }
+  });
+
+  it('grants every DynamoDB operation the service sends (locally nothing checks IAM: a missing grant would first fail in AWS)', () => {
+    // The commands the storage adapter sends, from its source; the operator tools (the checker and
+    // the storage upgrade, run with an operator's credentials) are not the service's.
+    const dir = join(ROOT, 'lib', 'storage', 'dynamo');
+    const sources = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts') && !['consistency.ts', 'upgrade.ts'].includes(f))
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
+    const commands = new Set([...sources.matchAll(/new (\w+)Command\(/g)].map((m) => m[1]));
+    const iamActions: Record<string, string[]> = {
+      Get: ['dynamodb:GetItem'],
+      BatchGet: ['dynamodb:BatchGetItem'],
+      Query: ['dynamodb:Query'],
+      Put: ['dynamodb:PutItem'],
+      Update: ['dynamodb:UpdateItem'],
+      Delete: ['dynamodb:DeleteItem'],
+      // Authorised item by item as Put/Update/Delete/ConditionCheck.
+      TransactWrite: WRITE_ACTIONS,
+    };
+    for (const command of commands) {
+      expect([command, iamActions[command]]).toEqual([command, expect.any(Array)]);
+      for (const action of iamActions[command]) expect([...READ_ACTIONS, ...WRITE_ACTIONS]).toContain(action);
+    }
+    expect(commands.has('BatchGet')).toBe(true);
   });
 
   it('gives read-only routes no write action', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lib/storage/keys';
 import { startApi, tableProblems, type TestApi } from '../support/api';
@@ -60,7 +61,6 @@ describe('the consistency checker', () => {
     const email = uniqueEmail('ev-broken');
     const id = await al.emailPassword(email);
     const [a, b] = [(await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token, (await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token];
-    const { createHash } = await import('node:crypto');
     const hash = (t: string) => createHash('sha256').update(t).digest('hex');
     const doc = testDocClient();
     try {

@@ -15,7 +15,7 @@ const FIELDS = [
   'email', 'phoneNumber', 'deviceId', 'userInputCode', 'preAuthSessionId', 'linkCode', 'userId', 'recipeUserId',
   'passwordHash', 'hashingAlgorithm', 'password', 'thirdPartyId', 'thirdPartyUserId', 'tenantId', 'isVerified', 'id',
   'primaryUserId', 'removeAllLinkedAccounts', 'metadataUpdate', 'superTokensUserId', 'externalUserId', 'externalUserIdInfo',
-  'userIdType', 'force', 'method', 'token',
+  'userIdType', 'force', 'method', 'token', 'role', 'permissions', 'permission',
 ];
 
 /**
@@ -160,6 +160,11 @@ describe('strings that are not valid Unicode', () => {
     ['/recipe/user/email/verify', { method: 'token', token: 't' }, ['method', 'token']],
     ['/recipe/user/email/verify/token/remove', { userId: 'x', email: valid.email }, ['userId', 'email']],
     ['/recipe/user/email/verify/remove', { userId: 'x', email: valid.email }, ['userId', 'email']],
+    ['/recipe/role', { role: 'r' }, ['role']],
+    ['/recipe/role/remove', { role: 'r' }, ['role']],
+    ['/recipe/role/permissions/remove', { role: 'r' }, ['role']],
+    ['/recipe/user/role', { userId: 'u', role: 'r' }, ['userId', 'role']],
+    ['/recipe/user/role/remove', { userId: 'u', role: 'r' }, ['userId', 'role']],
     ['/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: 'i' }, ['userId', 'externalUserIdInfo']],
   ];
   const withField = (body: Record<string, unknown>, path: string): Record<string, unknown> => {

@@ -7,6 +7,7 @@ import Session from 'supertokens-node/recipe/session';
 import Passwordless from 'supertokens-node/recipe/passwordless';
 import ThirdParty from 'supertokens-node/recipe/thirdparty';
 import UserMetadata from 'supertokens-node/recipe/usermetadata';
+import UserRoles from 'supertokens-node/recipe/userroles';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { uniqueEmail, uniquePhone } from '../support/flows';
 
@@ -43,6 +44,7 @@ beforeAll(async () => {
       AccountLinking.init(),
       UserMetadata.init(),
       EmailVerification.init({ mode: 'OPTIONAL' }),
+      UserRoles.init(),
       // EmailVerification needs the session recipe present; no session is made here (no session endpoints).
       Session.init(),
     ],
@@ -381,6 +383,30 @@ describe('supertokens-node 24 against the local service', () => {
     expect(await EmailVerification.verifyEmailUsingToken('public', again.token, false)).toEqual({ status: 'EMAIL_VERIFICATION_INVALID_TOKEN_ERROR' });
   });
 
+  it('manages roles and permissions, and gives them to users per tenant, with UserRoles', async () => {
+    const role = `sdk-role-${Date.now()}`;
+    expect(await UserRoles.createNewRoleOrAddPermissions(role, ['read'])).toEqual({ status: 'OK', createdNewRole: true });
+    expect(await UserRoles.createNewRoleOrAddPermissions(role, ['write'])).toEqual({ status: 'OK', createdNewRole: false });
+    const perms = await UserRoles.getPermissionsForRole(role);
+    expect(perms.status === 'OK' && perms.permissions.sort()).toEqual(['read', 'write']);
+    expect(await UserRoles.getRolesThatHavePermission('write')).toEqual({ status: 'OK', roles: expect.arrayContaining([role]) });
+    expect((await UserRoles.getAllRoles()).roles).toContain(role);
+    expect(await UserRoles.removePermissionsFromRole(role, ['read'])).toEqual({ status: 'OK' });
+    expect(await UserRoles.getPermissionsForRole(role)).toEqual({ status: 'OK', permissions: ['write'] });
+
+    const signUp = await EmailPassword.signUp('public', uniqueEmail('sdk-roles'), 'a password 12345');
+    if (signUp.status !== 'OK') throw new Error(signUp.status);
+    const userId = signUp.user.id;
+    expect(await UserRoles.addRoleToUser('public', userId, role)).toEqual({ status: 'OK', didUserAlreadyHaveRole: false });
+    expect(await UserRoles.getRolesForUser('public', userId)).toEqual({ status: 'OK', roles: [role] });
+    expect(await UserRoles.getUsersThatHaveRole('public', role)).toEqual({ status: 'OK', users: [userId] });
+    expect(await UserRoles.removeUserRole('public', userId, role)).toEqual({ status: 'OK', didUserHaveRole: true });
+    expect(await UserRoles.addRoleToUser('public', userId, 'no-such-role')).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
+    await UserRoles.addRoleToUser('public', userId, role);
+    expect(await UserRoles.deleteRole(role)).toEqual({ status: 'OK', didRoleExist: true });
+    expect(await UserRoles.getRolesForUser('public', userId)).toEqual({ status: 'OK', roles: [] });
+  });
+
   it('used only the documented core paths', () => {
     const distinct = [...new Set(sent)].sort();
     expect(distinct).toEqual(
@@ -390,6 +416,16 @@ describe('supertokens-node 24 against the local service', () => {
         'GET /recipe/accountlinking/user/primary/check',
         'GET /recipe/user/metadata',
         'GET /recipe/user/email/verify',
+        'GET /recipe/roles',
+        'GET /recipe/role/permissions',
+        'GET /recipe/permission/roles',
+        'GET /public/recipe/user/roles',
+        'GET /public/recipe/role/users',
+        'PUT /recipe/role',
+        'POST /recipe/role/permissions/remove',
+        'POST /recipe/role/remove',
+        'PUT /public/recipe/user/role',
+        'POST /public/recipe/user/role/remove',
         'POST /public/recipe/user/email/verify',
         'POST /public/recipe/user/email/verify/token',
         'POST /public/recipe/user/email/verify/token/remove',

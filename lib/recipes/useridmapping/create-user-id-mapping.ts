@@ -24,7 +24,7 @@ export type CreateUserIdMappingResult =
  * mapped. The external id's guard is written in the same transaction as the login method, so two
  * requests racing for one external id make one mapping.
  */
-export function createUserIdMapping(deps: Pick<Deps, 'users' | 'metadata'>, input: CreateUserIdMappingInput): Promise<CreateUserIdMappingResult> {
+export function createUserIdMapping(deps: Pick<Deps, 'users' | 'metadata' | 'roles'>, input: CreateUserIdMappingInput): Promise<CreateUserIdMappingResult> {
   return retryOnRace<CreateUserIdMappingResult>('Mapping the user id', async () => {
     const existing = await findMapping(deps, input.externalUserId, 'EXTERNAL');
     if (existing) {

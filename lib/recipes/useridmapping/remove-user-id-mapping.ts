@@ -10,7 +10,7 @@ import { assertNoDataUnder, findMapping, isRecipeUserId } from './find-mapping';
  * lives on the login method here, not under an id, so it never blocks.
  */
 export function removeUserIdMapping(
-  deps: Pick<Deps, 'users' | 'metadata'>,
+  deps: Pick<Deps, 'users' | 'metadata' | 'roles'>,
   userId: string,
   type: UserIdKind,
   force: boolean,

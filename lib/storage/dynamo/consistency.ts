@@ -4,6 +4,7 @@ import type { AuthUser } from '../model';
 import type { DynamoContext } from './transact';
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
+import { PERMISSION_TYPE, ROLE_TYPE, USER_ROLE_TYPE } from './dynamo-role-store';
 import { ITEM_TYPE, itemsOfUser, userFromItems, type DerivedItem } from './user-items';
 
 /** One inconsistency found in the table. */
@@ -22,6 +23,8 @@ export interface ConsistencyProblem {
     | 'user-not-one-user'
     | 'metadata-unreadable'
     | 'token-without-entry'
+    | 'permission-without-role'
+    | 'assignment-of-removed-role'
     | 'entry-without-token'
     | 'code-without-device'
     | 'device-without-code'
@@ -156,6 +159,18 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         break;
       case ITEM_TYPE.link:
         if (unexpected) problems.push({ kind: 'link-not-held', key: pk, detail: `login method ${String(item.userId)} is not linked to user ${String(item.primaryUserId)}` });
+        break;
+      case ROLE_TYPE:
+        break;
+      case PERMISSION_TYPE:
+        if (!byKey.has(`${keys.role(item.role as string).pk}\u0000ROLE`)) {
+          problems.push({ kind: 'permission-without-role', key: pk, detail: `a permission of removed role ${String(item.role)}` });
+        }
+        break;
+      case USER_ROLE_TYPE:
+        if (byKey.get(`${keys.role(item.role as string).pk}\u0000ROLE`)?.roleUid !== item.roleUid) {
+          problems.push({ kind: 'assignment-of-removed-role', key: pk, detail: `an assignment of removed role ${String(item.role)}` });
+        }
         break;
       case TOKEN_TYPE:
         if (!byKey.has(`${keys.verificationTokensOf(item.tenantId as string, item.recipeUserId as string, item.email as string)}\u0000${item.tokenHash as string}`)) {

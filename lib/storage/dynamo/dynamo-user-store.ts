@@ -4,7 +4,7 @@ import { ATTR, INDEX, keys, type Key } from '../keys';
 import type { AuthUser, RecipeId, UserRecord } from '../model';
 import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
 import { queryAll, writeAtomically, type DynamoContext } from './transact';
-import { guardsOf, ITEM_TYPE, loginMethodFromItem, loginRefOf, userChangeWrites, userFromItems } from './user-items';
+import { guardsOf, ITEM_TYPE, loginMethodFromItem, loginRefOf, userChangeWrites, userFromItems, vanishedIds } from './user-items';
 
 /**
  * Items a filtered page reads at least per Query: `Limit` counts items before the filter, so a
@@ -165,7 +165,23 @@ export class DynamoUserStore implements UserStore {
   }
 
   async writeUsers(before: readonly AuthUser[], after: readonly AuthUser[]): Promise<UserWriteResult> {
-    const result = await writeAtomically(this.ctx, userChangeWrites(this.ctx, before, after));
+    // The role assignments of the ids that go (any tenant) are read first and deleted in the same
+    // transaction; metadata needs no read (one item per id).
+    const assignments = (
+      await Promise.all(
+        vanishedIds(before, after).map((id) =>
+          queryAll(this.ctx, {
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.userRolesPartition(id) },
+            ProjectionExpression: 'pk, sk',
+            ConsistentRead: true,
+          }),
+        ),
+      )
+    )
+      .flat()
+      .map((i) => ({ pk: i.pk as string, sk: i.sk as string }));
+    const result = await writeAtomically(this.ctx, userChangeWrites(this.ctx, before, after, assignments));
     return result.ok ? { status: 'OK' } : result.failed;
   }
 

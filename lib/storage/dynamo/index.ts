@@ -2,6 +2,7 @@ import type { Stores } from '../ports';
 import { DynamoEmailVerificationStore } from './dynamo-email-verification-store';
 import { DynamoMetadataStore } from './dynamo-metadata-store';
 import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
+import { DynamoRoleStore } from './dynamo-role-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
 import { DynamoUserStore } from './dynamo-user-store';
 import { createDynamoContext, type DynamoContext } from './transact';
@@ -14,6 +15,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     users: new DynamoUserStore(ctx),
     metadata: new DynamoMetadataStore(ctx),
     emailVerification: new DynamoEmailVerificationStore(ctx),
+    roles: new DynamoRoleStore(ctx),
     passwordless: new DynamoPasswordlessStore(ctx),
     tenants: new DynamoTenantStore(ctx),
   };

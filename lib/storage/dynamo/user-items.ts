@@ -205,6 +205,18 @@ export function userFromItems(userId: string, items: readonly Record<string, unk
 
 export type UserConflict = Exclude<UserWriteResult, { status: 'OK' }>;
 
+/**
+ * The user ids gone after a change: ids (a user's, a login method's recipe user id or external id)
+ * that no user afterwards answers to. The app's data kept under them goes with them (SPEC §14);
+ * the primary user's id stays while the user has login methods.
+ */
+export function vanishedIds(before: readonly AuthUser[], after: readonly AuthUser[]): string[] {
+  const idsOf = (users: readonly AuthUser[]) =>
+    new Set(users.flatMap((u) => [u.id, ...u.loginMethods.flatMap((lm) => (lm.externalUserId !== undefined ? [lm.userId, lm.externalUserId] : [lm.userId]))]));
+  const remaining = idsOf(after);
+  return [...idsOf(before)].filter((id) => !remaining.has(id));
+}
+
 const STALE: UserConflict = { status: 'STALE' };
 
 const keyOf = (key: Key): string => `${key.pk}\u0000${key.sk}`;
@@ -225,7 +237,12 @@ const sameItem = (a: Record<string, unknown>, b: Record<string, unknown>): boole
  * - writes are ordered so the most telling failure comes first: a stale read, then a claim held by
  *   another primary user, then an identity held by another login method.
  */
-export function userChangeWrites(ctx: DynamoContext, before: readonly AuthUser[], after: readonly AuthUser[]): TaggedWrite<UserConflict>[] {
+export function userChangeWrites(
+  ctx: DynamoContext,
+  before: readonly AuthUser[],
+  after: readonly AuthUser[],
+  alsoDelete: readonly Key[] = [],
+): TaggedWrite<UserConflict>[] {
   const old = new Map(before.flatMap(itemsOfUser).map((d) => [keyOf(d.key), d]));
   const neu = new Map(after.flatMap(itemsOfUser).map((d) => [keyOf(d.key), d]));
   const oldVersions = new Map(before.flatMap((u) => u.loginMethods).map((lm) => [lm.userId, lm.version]));
@@ -290,14 +307,11 @@ export function userChangeWrites(ctx: DynamoContext, before: readonly AuthUser[]
       o.role === 'loginMethod' ? ifVersion(o.loginMethod.version) : ifAbsentOrOwner(ownerAttribute(o), o.item[ownerAttribute(o)] as string);
     (o.role === 'loginMethod' ? stale : rest).push({ item: { Delete: { TableName: T, Key: o.key, ...condition } }, onConditionFailed: STALE });
   }
-  // Data the app keeps under a user id (metadata) goes with the last user or login method of that
-  // id: deleting only an absent item is harmless, so these deletes need no read and no condition.
-  const idsOf = (users: readonly AuthUser[]) =>
-    new Set(users.flatMap((u) => [u.id, ...u.loginMethods.flatMap((lm) => (lm.externalUserId !== undefined ? [lm.userId, lm.externalUserId] : [lm.userId]))]));
-  const remaining = idsOf(after);
-  for (const id of idsOf(before)) {
-    if (!remaining.has(id)) rest.push({ item: { Delete: { TableName: T, Key: keys.metadata(id) } }, onConditionFailed: STALE });
-  }
+  // Data the app keeps under a user id (metadata, and the role assignments the caller read) goes
+  // with the last user or login method of that id: deleting an absent item is harmless, so these
+  // deletes need no condition.
+  for (const id of vanishedIds(before, after)) rest.push({ item: { Delete: { TableName: T, Key: keys.metadata(id) } }, onConditionFailed: STALE });
+  for (const key of alsoDelete) rest.push({ item: { Delete: { TableName: T, Key: key } }, onConditionFailed: STALE });
   const writes = [...stale, ...claims, ...guards, ...rest];
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);
   return writes;

@@ -1,0 +1,8 @@
+import { routeById } from '../../infra/routes';
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { requiredQueryParam } from '../../lib/http/input';
+import { getRolesForUser } from '../../lib/recipes/userroles/get-roles-for-user';
+
+/** `GET /<tenant>/recipe/user/roles?userId=`. */
+export const handle: ApiHandler = (req, deps) => getRolesForUser(deps, req.tenantId, requiredQueryParam(req.query, 'userId'));
+export const handler = createHttpHandler(routeById('userroles-user-roles'), handle);

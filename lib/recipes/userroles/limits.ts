@@ -1,0 +1,15 @@
+/**
+ * The most roles one user id may hold, in all tenants together: far beyond real use, and removing
+ * a user deletes its assignments in the one transaction that removes it (100 items at most).
+ */
+export const MAX_ROLES_PER_USER = 50;
+
+/** The most permissions one request may add or remove: a role is written in transactions of 99. */
+export const MAX_PERMISSIONS_PER_REQUEST = 500;
+
+/**
+ * How long removing a role may spend deleting its assignments to users, in ms: within a Lambda's
+ * timeout. Assignments left when it runs out never count again (they name the removed role's
+ * incarnation) and go with the next removal of a role of that name.
+ */
+export const ROLE_REMOVAL_BUDGET_MS = 5000;

@@ -1,0 +1,288 @@
+import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { ATTR, INDEX, keys, type Key } from '../keys';
+import type { RoleRecord } from '../model';
+import type { RoleStore } from '../ports';
+import { MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+
+export const ROLE_TYPE = 'role';
+export const PERMISSION_TYPE = 'rolePermission';
+export const USER_ROLE_TYPE = 'userRole';
+
+/**
+ * Shards of the users-of-a-role index: one role given to millions of users in a migration writes
+ * to this many index partition keys, not one (a partition key takes about 1,000 writes/s).
+ */
+export const ROLE_USER_SHARDS = 16;
+
+/** The shard of a user id: stable, spread evenly. */
+export function roleUserShard(userId: string): number {
+  return createHash('sha256').update(userId, 'utf8').digest().readUInt16BE(0) % ROLE_USER_SHARDS;
+}
+
+/** BatchGetItem reads at most 100 keys per call. */
+const BATCH_GET_KEYS = 100;
+
+/** The assignment item of a role to a user id in a tenant. */
+export function userRoleItem(tenantId: string, userId: string, role: RoleRecord): Record<string, unknown> {
+  return {
+    ...keys.userRole(userId, tenantId, role.role),
+    type: USER_ROLE_TYPE,
+    userId,
+    tenantId,
+    role: role.role,
+    roleUid: role.roleUid,
+    [ATTR.gsi2pk]: keys.usersWithRole(role.role, roleUserShard(userId)),
+    [ATTR.gsi2sk]: `${tenantId}#${encodeURIComponent(userId)}`,
+  };
+}
+
+/**
+ * `RoleStore` on DynamoDB. A role's item and its permission items share its partition; an
+ * assignment lives in its user id's partition (so a user's roles are one consistent Query) and is
+ * indexed (gsi2, sharded) for the users of a role. Each assignment carries the incarnation of its
+ * role (`roleUid`); reads count only assignments of the role's current incarnation.
+ */
+export class DynamoRoleStore implements RoleStore {
+  constructor(private readonly ctx: DynamoContext) {}
+
+  async getRole(role: string): Promise<RoleRecord | undefined> {
+    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: keys.role(role), ConsistentRead: true }));
+    return out.Item ? { role: out.Item.role as string, roleUid: out.Item.roleUid as string } : undefined;
+  }
+
+  /** The current incarnation of several roles at once (consistent). */
+  private async currentUids(roles: readonly string[]): Promise<Map<string, string>> {
+    const uids = new Map<string, string>();
+    const unique = [...new Set(roles)];
+    for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
+      let request: BatchGetCommandInput['RequestItems'] = {
+        [this.ctx.tableName]: { Keys: unique.slice(i, i + BATCH_GET_KEYS).map((r) => ({ ...keys.role(r) })), ConsistentRead: true },
+      };
+      while (request && Object.keys(request).length > 0) {
+        const out: BatchGetCommandOutput = await this.ctx.doc.send(new BatchGetCommand({ RequestItems: request }));
+        for (const item of out.Responses?.[this.ctx.tableName] ?? []) uids.set(item.role as string, item.roleUid as string);
+        request = out.UnprocessedKeys;
+      }
+    }
+    return uids;
+  }
+
+  async createRole(role: RoleRecord): Promise<boolean> {
+    const result = await writeAtomically(this.ctx, [
+      {
+        item: {
+          Put: {
+            TableName: this.ctx.tableName,
+            Item: { ...keys.role(role.role), type: ROLE_TYPE, ...role, [ATTR.gsi1pk]: keys.allRoles, [ATTR.gsi1sk]: role.role },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        onConditionFailed: 'EXISTS' as const,
+      },
+    ]);
+    return result.ok;
+  }
+
+  /** A check, inside a transaction, that the role is still this incarnation. */
+  private roleIsCurrent(role: RoleRecord): TaggedWrite<'ROLE_GONE'> {
+    return {
+      item: {
+        ConditionCheck: {
+          TableName: this.ctx.tableName,
+          Key: keys.role(role.role),
+          ConditionExpression: 'roleUid = :uid',
+          ExpressionAttributeValues: { ':uid': role.roleUid },
+        },
+      },
+      onConditionFailed: 'ROLE_GONE',
+    };
+  }
+
+  async addPermissions(role: RoleRecord, permissions: readonly string[]): Promise<'OK' | 'ROLE_GONE'> {
+    const unique = [...new Set(permissions)];
+    const room = MAX_TRANSACTION_ITEMS - 1;
+    for (let i = 0; i < unique.length; i += room) {
+      const puts: TaggedWrite<'ROLE_GONE'>[] = unique.slice(i, i + room).map((permission) => ({
+        item: {
+          Put: {
+            TableName: this.ctx.tableName,
+            Item: {
+              ...keys.rolePermission(role.role, permission),
+              type: PERMISSION_TYPE,
+              role: role.role,
+              permission,
+              [ATTR.gsi2pk]: keys.rolesWithPermission(permission),
+              [ATTR.gsi2sk]: role.role,
+            },
+          },
+        },
+        onConditionFailed: 'ROLE_GONE',
+      }));
+      const result = await writeAtomically(this.ctx, [this.roleIsCurrent(role), ...puts]);
+      if (!result.ok) return result.failed;
+    }
+    return 'OK';
+  }
+
+  private async permissionItems(role: string): Promise<Record<string, unknown>[]> {
+    return queryAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :perm)',
+      ExpressionAttributeValues: { ':pk': keys.role(role).pk, ':perm': keys.rolePermissionPrefix },
+      ConsistentRead: true,
+    });
+  }
+
+  async permissionsOf(role: string): Promise<string[]> {
+    return (await this.permissionItems(role)).map((i) => i.permission as string);
+  }
+
+  private async deleteAll(itemKeys: readonly Key[]): Promise<void> {
+    const deletes = itemKeys.map((Key) => ({ item: { Delete: { TableName: this.ctx.tableName, Key } }, onConditionFailed: 'NONE' }));
+    for (let i = 0; i < deletes.length; i += MAX_TRANSACTION_ITEMS) await writeAtomically(this.ctx, deletes.slice(i, i + MAX_TRANSACTION_ITEMS));
+  }
+
+  async removePermissions(role: string, permissions: readonly string[]): Promise<void> {
+    await this.deleteAll([...new Set(permissions)].map((p) => keys.rolePermission(role, p)));
+  }
+
+  async rolesWithPermission(permission: string): Promise<string[]> {
+    const items = await queryAll(this.ctx, {
+      IndexName: INDEX.byIdentity,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
+      ExpressionAttributeValues: { ':pk': keys.rolesWithPermission(permission) },
+    });
+    return items.map((i) => i.role as string);
+  }
+
+  async listRoles(): Promise<string[]> {
+    const items = await queryAll(this.ctx, {
+      IndexName: INDEX.usersByTenant,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': ATTR.gsi1pk },
+      ExpressionAttributeValues: { ':pk': keys.allRoles },
+    });
+    return items.map((i) => i.role as string);
+  }
+
+  async removeRole(role: string, deadline: number): Promise<boolean> {
+    const current = await this.getRole(role);
+    if (!current) return false;
+    // The role first: from then on no assignment can be added to it and none of its own counts.
+    const removed = await writeAtomically(this.ctx, [
+      {
+        item: {
+          Delete: {
+            TableName: this.ctx.tableName,
+            Key: keys.role(role),
+            ConditionExpression: 'roleUid = :uid',
+            ExpressionAttributeValues: { ':uid': current.roleUid },
+          },
+        },
+        onConditionFailed: 'GONE' as const,
+      },
+    ]);
+    await this.deleteAll((await this.permissionItems(role)).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
+    for (let shard = 0; shard < ROLE_USER_SHARDS && Date.now() < deadline; shard++) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const out = await this.ctx.doc.send(
+          new QueryCommand({
+            TableName: this.ctx.tableName,
+            IndexName: INDEX.byIdentity,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
+            ExpressionAttributeValues: { ':pk': keys.usersWithRole(role, shard) },
+            ProjectionExpression: 'pk, sk',
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        await this.deleteAll((out.Items ?? []).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
+        startKey = out.LastEvaluatedKey;
+      } while (startKey && Date.now() < deadline);
+    }
+    return removed.ok;
+  }
+
+  async assignRole(tenantId: string, userId: string, role: RoleRecord): Promise<'OK' | 'ALREADY' | 'ROLE_GONE'> {
+    const result = await writeAtomically<'ALREADY' | 'ROLE_GONE'>(this.ctx, [
+      this.roleIsCurrent(role),
+      {
+        item: {
+          Put: {
+            TableName: this.ctx.tableName,
+            Item: userRoleItem(tenantId, userId, role),
+            // A leftover of a removed incarnation of the role counts as absent.
+            ConditionExpression: 'attribute_not_exists(pk) OR roleUid <> :uid',
+            ExpressionAttributeValues: { ':uid': role.roleUid },
+          },
+        },
+        onConditionFailed: 'ALREADY',
+      },
+    ]);
+    return result.ok ? 'OK' : result.failed;
+  }
+
+  async unassignRole(tenantId: string, userId: string, role: RoleRecord): Promise<boolean> {
+    const result = await writeAtomically(this.ctx, [
+      {
+        item: {
+          Delete: {
+            TableName: this.ctx.tableName,
+            Key: keys.userRole(userId, tenantId, role.role),
+            ConditionExpression: 'roleUid = :uid',
+            ExpressionAttributeValues: { ':uid': role.roleUid },
+          },
+        },
+        onConditionFailed: 'NOT_HELD' as const,
+      },
+    ]);
+    return result.ok;
+  }
+
+  async rolesOfUser(tenantId: string, userId: string): Promise<string[]> {
+    const items = await queryAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :tenant)',
+      ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId), ':tenant': keys.userRolesOfTenantPrefix(tenantId) },
+      ConsistentRead: true,
+    });
+    const uids = await this.currentUids(items.map((i) => i.role as string));
+    return items.filter((i) => uids.get(i.role as string) === i.roleUid).map((i) => i.role as string);
+  }
+
+  async countAssignments(userId: string): Promise<number> {
+    let count = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.ctx.doc.send(
+        new QueryCommand({
+          TableName: this.ctx.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId) },
+          Select: 'COUNT',
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      count += out.Count ?? 0;
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return count;
+  }
+
+  async usersWithRole(tenantId: string, role: RoleRecord): Promise<string[]> {
+    const shards = await Promise.all(
+      Array.from({ length: ROLE_USER_SHARDS }, (_, shard) =>
+        queryAll(this.ctx, {
+          IndexName: INDEX.byIdentity,
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :tenant)',
+          FilterExpression: 'roleUid = :uid',
+          ExpressionAttributeNames: { '#pk': ATTR.gsi2pk, '#sk': ATTR.gsi2sk },
+          ExpressionAttributeValues: { ':pk': keys.usersWithRole(role.role, shard), ':tenant': `${tenantId}#`, ':uid': role.roleUid },
+        }),
+      ),
+    );
+    return shards.flat().map((i) => i.userId as string);
+  }
+}

@@ -1,9 +1,9 @@
-import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { ATTR, INDEX, keys, type Key } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
-import { MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { batchGetAll, countAll, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 
 export const ROLE_TYPE = 'role';
 export const PERMISSION_TYPE = 'rolePermission';
@@ -19,9 +19,6 @@ export const ROLE_USER_SHARDS = 16;
 export function roleUserShard(userId: string): number {
   return createHash('sha256').update(userId, 'utf8').digest().readUInt16BE(0) % ROLE_USER_SHARDS;
 }
-
-/** BatchGetItem reads at most 100 keys per call. */
-const BATCH_GET_KEYS = 100;
 
 /** The assignment item of a role to a user id in a tenant. */
 export function userRoleItem(tenantId: string, userId: string, role: RoleRecord): Record<string, unknown> {
@@ -53,20 +50,10 @@ export class DynamoRoleStore implements RoleStore {
 
   /** The current incarnation of several roles at once (consistent). */
   private async currentUids(roles: readonly string[]): Promise<Map<string, string>> {
-    const uids = new Map<string, string>();
-    const unique = [...new Set(roles)];
-    for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
-      let request: BatchGetCommandInput['RequestItems'] = {
-        [this.ctx.tableName]: { Keys: unique.slice(i, i + BATCH_GET_KEYS).map((r) => ({ ...keys.role(r) })), ConsistentRead: true },
-      };
-      while (request && Object.keys(request).length > 0) {
-        const out: BatchGetCommandOutput = await this.ctx.doc.send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of out.Responses?.[this.ctx.tableName] ?? []) uids.set(item.role as string, item.roleUid as string);
-        request = out.UnprocessedKeys;
-      }
-    }
-    return uids;
+    const items = await batchGetAll(this.ctx, roles.map((r) => keys.role(r)));
+    return new Map(items.map((item) => [item.role as string, item.roleUid as string]));
   }
+
 
   async createRole(role: RoleRecord): Promise<boolean> {
     const result = await writeAtomically(this.ctx, [
@@ -251,25 +238,14 @@ export class DynamoRoleStore implements RoleStore {
     return items.filter((i) => uids.get(i.role as string) === i.roleUid).map((i) => i.role as string);
   }
 
-  async countAssignments(userId: string): Promise<number> {
-    let count = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId) },
-          Select: 'COUNT',
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      count += out.Count ?? 0;
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return count;
+  countAssignments(userId: string): Promise<number> {
+    return countAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId) },
+      ConsistentRead: true,
+    });
   }
+
 
   async usersWithRole(tenantId: string, role: RoleRecord): Promise<string[]> {
     const shards = await Promise.all(

@@ -1,9 +1,9 @@
-import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser } from '../auth-user';
 import { ATTR, INDEX, keys, type Key } from '../keys';
 import type { AuthUser, RecipeId, UserRecord } from '../model';
 import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
-import { queryAll, writeAtomically, type DynamoContext } from './transact';
+import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
 import { guardsOf, ITEM_TYPE, loginMethodFromItem, loginRefOf, userChangeWrites, userFromItems, vanishedIds } from './user-items';
 
 /**
@@ -17,9 +17,6 @@ const FILTERED_READ_BATCH = 200;
  * unlinked or moved between the two reads) before giving up.
  */
 const LINK_HOPS = 4;
-
-/** BatchGetItem reads at most 100 keys per call. */
-const BATCH_GET_KEYS = 100;
 
 /**
  * The filter of a tenant's list entries: users with a login method of one of these recipes in the
@@ -144,21 +141,10 @@ export class DynamoUserStore implements UserStore {
 
   async getPrimaryHolders(claims: readonly TenantAccountInfo[]): Promise<(string | undefined)[]> {
     const claimKeys = claims.map(({ tenantId, info }) => keys.primaryInfo(tenantId, info));
-    const unique = [...new Map(claimKeys.map((k) => [k.pk, k])).values()];
-    const holders = new Map<string, string>();
-    for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
-      let request: BatchGetCommandInput['RequestItems'] = {
-        [this.ctx.tableName]: { Keys: unique.slice(i, i + BATCH_GET_KEYS).map((k) => ({ ...k })), ConsistentRead: true },
-      };
-      // Keys DynamoDB did not get to (throttling, size) come back as `UnprocessedKeys`: ask again.
-      while (request && Object.keys(request).length > 0) {
-        const out: BatchGetCommandOutput = await this.ctx.doc.send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of out.Responses?.[this.ctx.tableName] ?? []) holders.set(item.pk as string, item.primaryUserId as string);
-        request = out.UnprocessedKeys;
-      }
-    }
+    const holders = new Map((await batchGetAll(this.ctx, claimKeys)).map((item) => [item.pk as string, item.primaryUserId as string]));
     return claimKeys.map((k) => holders.get(k.pk));
   }
+
 
   createUser(loginMethod: UserRecord): Promise<UserWriteResult> {
     return this.writeUsers([], [standaloneUser(loginMethod)]);
@@ -265,26 +251,15 @@ export class DynamoUserStore implements UserStore {
     return entries.length > query.limit && last ? { users, next: keys.parseUserListPosition(last[ATTR.gsi1sk] as string) } : { users };
   }
 
-  async countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {
+  countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {
     const filter = listFilter(recipeIds, oncePerApp);
-    let count = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.tableName,
-          IndexName: INDEX.usersByTenant,
-          KeyConditionExpression: '#pk = :pk',
-          ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
-          ExpressionAttributeNames: { '#pk': ATTR.gsi1pk, ...filter.names },
-          ExpressionAttributeValues: { ':pk': keys.usersOfTenant(tenantId), ...filter.values },
-          Select: 'COUNT',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      count += out.Count ?? 0;
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return count;
+    return countAll(this.ctx, {
+      IndexName: INDEX.usersByTenant,
+      KeyConditionExpression: '#pk = :pk',
+      ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
+      ExpressionAttributeNames: { '#pk': ATTR.gsi1pk, ...filter.names },
+      ExpressionAttributeValues: { ':pk': keys.usersOfTenant(tenantId), ...filter.values },
+    });
   }
+
 }

@@ -1,11 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
+  type BatchGetCommandInput,
+  type BatchGetCommandOutput,
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -36,6 +39,42 @@ export async function queryAll(
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+/** BatchGetItem reads at most 100 keys per call. */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * The items of these keys that exist, read consistently with BatchGetItem (in calls of 100 keys;
+ * keys DynamoDB did not get to, `UnprocessedKeys`, are asked again). Duplicate keys are read once.
+ */
+export async function batchGetAll(ctx: DynamoContext, itemKeys: readonly { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
+  const unique = [...new Map(itemKeys.map((k) => [`${k.pk}\u0000${k.sk}`, { pk: k.pk, sk: k.sk }])).values()];
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
+    let request: BatchGetCommandInput['RequestItems'] = { [ctx.tableName]: { Keys: unique.slice(i, i + BATCH_GET_KEYS), ConsistentRead: true } };
+    while (request && Object.keys(request).length > 0) {
+      const out: BatchGetCommandOutput = await ctx.doc.send(new BatchGetCommand({ RequestItems: request }));
+      items.push(...(out.Responses?.[ctx.tableName] ?? []));
+      request = out.UnprocessedKeys;
+    }
+  }
+  return items;
+}
+
+/** How many items a query matches (`Select: COUNT`), following `LastEvaluatedKey` across pages. */
+export async function countAll(
+  ctx: DynamoContext,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'>,
+): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ctx.doc.send(new QueryCommand({ ...input, TableName: ctx.tableName, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return count;
 }
 
 export type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

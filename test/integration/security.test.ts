@@ -33,7 +33,7 @@ describe('brute force on user input codes', () => {
 });
 
 describe('secret hygiene across every operation', () => {
-  it('shows API keys, signer key, passwords, hashes and codes only where they belong, and never in a log line', async () => {
+  it('shows API keys, signer key, passwords, hashes, codes and verification tokens only where they belong, and never in a log line', async () => {
     const exchanges: { what: string; res: ApiResponse; allowed: string[] }[] = [];
     const run = async (what: string, p: Promise<ApiResponse>, allowed: string[] = []) => {
       const res = await p;
@@ -71,6 +71,20 @@ describe('secret hygiene across every operation', () => {
     await run('by account info', api.get(`/users/by-accountinfo?email=${encodeURIComponent(epEmail)}`));
     await run('wrong key', api.request('GET', '/apiversion', { apiKey: 'x'.repeat(20) + TEST_API_KEY.slice(0, 5) }));
     await run('too long password', api.post('/recipe/signin', { email: epEmail, password: passwords[0].repeat(100) }));
+
+    // Account linking, external ids, email verification, metadata and roles: no hash in any answer.
+    await run('create primary', api.post('/recipe/accountlinking/user/primary', { recipeUserId: epUser.id }));
+    await run('link', api.post('/recipe/accountlinking/user/link', { recipeUserId: user.id, primaryUserId: epUser.id }));
+    await run('map', api.post('/recipe/userid/map', { superTokensUserId: epUser.id, externalUserId: `hygiene-${Date.now()}` }));
+    await run('linked sign in', api.post('/recipe/signin', { email: epEmail, password: passwords[0] }));
+    const evToken = (await run('ev token', api.post('/recipe/user/email/verify/token', { userId: epUser.id, email: epEmail }))).json.token as string;
+    exchanges[exchanges.length - 1].allowed = [evToken];
+    secrets.push(evToken);
+    await run('ev verify', api.post('/recipe/user/email/verify', { method: 'token', token: evToken }));
+    await run('metadata', api.put('/recipe/user/metadata', { userId: epUser.id, metadataUpdate: { plan: 'pro' } }));
+    await run('role', api.put('/recipe/role', { role: 'hygiene', permissions: ['read'] }));
+    await run('user role', api.put('/recipe/user/role', { userId: epUser.id, role: 'hygiene' }));
+    await run('remove', api.post('/user/remove', { userId: epUser.id }));
 
     await new Promise((r) => setTimeout(r, 200));
     const logs = api.logs.join('\n');

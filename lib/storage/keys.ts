@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AccountInfo, RecipeId } from './model';
 
 /**
@@ -6,7 +7,7 @@ import type { AccountInfo, RecipeId } from './model';
  *
  * | item         | pk                                  | sk                  | gsi1 (users of a tenant)     | gsi2 (by identity)          |
  * |--------------|-------------------------------------|---------------------|------------------------------|-----------------------------|
- * | login method | `USER#<userId>`                     | `LM#<recipeUserId>` | `T#<t>#USERS` / `<ts>#<id>`  | `T#<t>#EMAIL#<email>`       |
+ * | login method | `USER#<userId>`                     | `LM#<recipeUserId>` | `T#<t>#USERS#<s>` / `<ts>#<id>` | `T#<t>#EMAIL#<email>`    |
  * | link         | `USER#<recipeUserId>`               | `LINK`              |                              |                             |
  * | guard        | `T#<t>#EP#EMAIL#<email>` (PL, TP)   | `GUARD`             |                              |                             |
  * | guard        | `EXTID#<externalUserId>`            | `GUARD`             |                              |                             |
@@ -52,6 +53,21 @@ const RECIPE_TAG: Record<RecipeId, string> = { emailpassword: 'EP', passwordless
 export const timeSortKey = (ms: number): string => ms.toString().padStart(15, '0');
 
 const USER_PREFIX = 'USER#';
+
+/**
+ * Shards of a tenant's user list (gsi1): a migration writes every user of a tenant into this list,
+ * and one index partition key takes about 1,000 writes/s; spread over 16, the list is no cap.
+ * Listing merges the shards; counting adds them up.
+ */
+export const USER_LIST_SHARDS = 16;
+
+/** The shard (0 … `shards` − 1) of a value: stable, spread evenly. */
+export function shardOf(value: string, shards: number): number {
+  return createHash('sha256').update(value, 'utf8').digest().readUInt16BE(0) % shards;
+}
+
+/** The list shard of a user, by its id. */
+export const userListShard = (userId: string): number => shardOf(userId, USER_LIST_SHARDS);
 
 export const keys = {
   /** The partition of a user: every login method it holds, or the `LINK` of a linked login method. */
@@ -117,8 +133,8 @@ export const keys = {
   /** A user's metadata, keyed by the user id exactly as the app gives it (SPEC §14). */
   metadata: (userId: string): Key => ({ pk: `META#${enc(userId)}`, sk: 'METADATA' }),
   tenantsPartition: 'TENANTS',
-  /** gsi1 partition: every user of a tenant, in join order. */
-  usersOfTenant: (tenantId: string): string => `T#${tenantId}#USERS`,
+  /** gsi1 partition: one shard (see `userListShard`) of the users of a tenant, in join order. */
+  usersOfTenant: (tenantId: string, shard: number): string => `T#${tenantId}#USERS#${shard}`,
   /**
    * gsi1 sort key: a user's place in its tenant's join order. The user id breaks ties between
    * users who joined in the same millisecond, so every position is unique and a page can start

@@ -1,6 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { keys, USER_LIST_SHARDS } from '../../lib/storage/keys';
 import { startApi, type TestApi } from '../support/api';
+import { testDocClient } from '../support/table';
 import { passwordlessSignIn, tenantPath, uniqueEmail, uniquePhone } from '../support/flows';
 
 /** A valid BCrypt hash (cost 10); import only validates it, so users are created fast. */
@@ -101,6 +103,22 @@ describe('GET /users and GET /users/count over 1,200 users in two tenants', () =
     expect(new Set(ids).size).toBe(700);
     expect([...ids].sort()).toEqual(created['page-a'].map((u) => u.id).sort());
     expect(users).toEqual([...users].sort(byJoinOrder));
+  });
+
+  it('spreads a tenant\'s list over its 16 index shards (no single hot partition key while importing)', async () => {
+    const doc = testDocClient();
+    try {
+      const keysUsed = new Set<string>();
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await doc.send(new ScanCommand({ TableName: api.tableName, ProjectionExpression: 'gsi1pk', ExclusiveStartKey: start }));
+        for (const item of out.Items ?? []) if (typeof item.gsi1pk === 'string' && item.gsi1pk.startsWith('T#page-a#USERS#')) keysUsed.add(item.gsi1pk);
+        start = out.LastEvaluatedKey;
+      } while (start);
+      expect([...keysUsed].sort()).toEqual(Array.from({ length: USER_LIST_SHARDS }, (_, s) => keys.usersOfTenant('page-a', s)).sort());
+    } finally {
+      doc.destroy();
+    }
   });
 
   it('lists newest first with timeJoinedOrder=DESC, with an uneven page size', async () => {

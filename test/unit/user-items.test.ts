@@ -1,6 +1,6 @@
 import { standaloneUser, withLoginMethod } from '../../lib/storage/auth-user';
 import { TooManyItemsError } from '../../lib/storage/errors';
-import { keys } from '../../lib/storage/keys';
+import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
 import { claimsOf, itemsOfUser, userChangeWrites } from '../../lib/storage/dynamo/user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
@@ -31,7 +31,7 @@ describe('itemsOfUser', () => {
       ['loginMethod', 'USER#ep-1', 'LM#ep-1'],
       ['guard', 'T#public#EP#EMAIL#a%40b.c', 'GUARD'],
     ]);
-    expect(items[0].item).toMatchObject({ gsi1pk: 'T#public#USERS', gsi1sk: keys.userListPosition(100, 'ep-1'), listRecipeIds: ['emailpassword'], version: 3 });
+    expect(items[0].item).toMatchObject({ gsi1pk: keys.usersOfTenant('public', userListShard('ep-1')), gsi1sk: keys.userListPosition(100, 'ep-1'), listRecipeIds: ['emailpassword'], version: 3 });
     expect(items[0].item.primaryUserId).toBeUndefined();
     expect(items[1].item).toEqual({ pk: 'T#public#EP#EMAIL#a%40b.c', sk: 'GUARD', type: 'guard', userId: 'ep-1', passwordHash: '$2a$10$hash' });
   });
@@ -44,8 +44,8 @@ describe('itemsOfUser', () => {
     ]);
     // Each is the user's list entry in its own tenant, at the user's oldest time joined.
     expect(lms.map((d) => [d.item.gsi1pk, d.item.gsi1sk])).toEqual([
-      ['T#public#USERS', keys.userListPosition(100, 'ep-1')],
-      ['T#t1#USERS', keys.userListPosition(100, 'ep-1')],
+      [keys.usersOfTenant('public', userListShard('ep-1')), keys.userListPosition(100, 'ep-1')],
+      [keys.usersOfTenant('t1', userListShard('ep-1')), keys.userListPosition(100, 'ep-1')],
     ]);
     expect(byRole(primary, 'link').map((d) => [d.key.pk, d.key.sk, d.item.primaryUserId])).toEqual([['USER#tp-1', 'LINK', 'ep-1']]);
     expect(byRole(primary, 'primaryInfo').map((d) => d.key.pk).sort()).toEqual(

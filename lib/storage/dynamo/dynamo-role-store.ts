@@ -1,6 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createHash } from 'node:crypto';
-import { ATTR, INDEX, keys, type Key } from '../keys';
+import { ATTR, INDEX, keys, shardOf, type Key } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
 import { batchGetAll, countAll, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
@@ -15,10 +14,8 @@ export const USER_ROLE_TYPE = 'userRole';
  */
 export const ROLE_USER_SHARDS = 16;
 
-/** The shard of a user id: stable, spread evenly. */
-export function roleUserShard(userId: string): number {
-  return createHash('sha256').update(userId, 'utf8').digest().readUInt16BE(0) % ROLE_USER_SHARDS;
-}
+/** The shard of a user id in the users-of-a-role index. */
+export const roleUserShard = (userId: string): number => shardOf(userId, ROLE_USER_SHARDS);
 
 /** The assignment item of a role to a user id in a tenant. */
 export function userRoleItem(tenantId: string, userId: string, role: RoleRecord): Record<string, unknown> {

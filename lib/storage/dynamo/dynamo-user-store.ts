@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser } from '../auth-user';
-import { ATTR, INDEX, keys, type Key } from '../keys';
+import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
 import type { AuthUser, RecipeId, UserRecord } from '../model';
 import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
 import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
@@ -212,13 +212,15 @@ export class DynamoUserStore implements UserStore {
     return { ...loginRefOf(item), ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}) };
   }
 
-  async listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage> {
-    // One more than asked: whether it exists tells if another page follows, so the last page
-    // carries no pagination token (and no empty page is ever needed).
-    const want = query.limit + 1;
+  /**
+   * The first `want` list entries of one shard of a tenant's user list, in the query's order,
+   * after the query's place (a filtered Query reads at least `FILTERED_READ_BATCH` items a call:
+   * `Limit` counts items before the filter).
+   */
+  private async listShard(tenantId: string, shard: number, query: UserListQuery, want: number): Promise<Record<string, unknown>[]> {
     const filter = listFilter(query.recipeIds);
     const names: Record<string, string> = { '#pk': ATTR.gsi1pk, ...filter.names };
-    const values: Record<string, unknown> = { ':pk': keys.usersOfTenant(tenantId), ...filter.values };
+    const values: Record<string, unknown> = { ':pk': keys.usersOfTenant(tenantId, shard), ...filter.values };
     let condition = '#pk = :pk';
     if (query.after) {
       names['#sk'] = ATTR.gsi1sk;
@@ -245,21 +247,43 @@ export class DynamoUserStore implements UserStore {
       for (const item of out.Items ?? []) if (entries.length < want) entries.push(item);
       startKey = out.LastEvaluatedKey;
     } while (startKey && entries.length < want);
+    return entries;
+  }
+
+  /**
+   * A page of a tenant's users: the list is spread over `USER_LIST_SHARDS` index partitions (so a
+   * migration's writes are not capped by one partition key), each read in order from the page's
+   * place, and merged. One more entry than asked tells whether another page follows, so the last
+   * page carries no pagination token (and no empty page is ever needed).
+   */
+  async listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage> {
+    const want = query.limit + 1;
+    const shards = await Promise.all(Array.from({ length: USER_LIST_SHARDS }, (_, shard) => this.listShard(tenantId, shard, query, want)));
+    const position = (i: Record<string, unknown>) => i[ATTR.gsi1sk] as string;
+    const entries = shards
+      .flat()
+      .sort((a, b) => (position(a) < position(b) ? -1 : position(a) > position(b) ? 1 : 0) * (query.order === 'ASC' ? 1 : -1))
+      .slice(0, want);
     const page = entries.slice(0, query.limit);
     const users = await this.usersOfItems(page);
     const last = page[page.length - 1];
-    return entries.length > query.limit && last ? { users, next: keys.parseUserListPosition(last[ATTR.gsi1sk] as string) } : { users };
+    return entries.length > query.limit && last ? { users, next: keys.parseUserListPosition(position(last)) } : { users };
   }
 
-  countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {
+  async countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {
     const filter = listFilter(recipeIds, oncePerApp);
-    return countAll(this.ctx, {
-      IndexName: INDEX.usersByTenant,
-      KeyConditionExpression: '#pk = :pk',
-      ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
-      ExpressionAttributeNames: { '#pk': ATTR.gsi1pk, ...filter.names },
-      ExpressionAttributeValues: { ':pk': keys.usersOfTenant(tenantId), ...filter.values },
-    });
+    const counts = await Promise.all(
+      Array.from({ length: USER_LIST_SHARDS }, (_, shard) =>
+        countAll(this.ctx, {
+          IndexName: INDEX.usersByTenant,
+          KeyConditionExpression: '#pk = :pk',
+          ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
+          ExpressionAttributeNames: { '#pk': ATTR.gsi1pk, ...filter.names },
+          ExpressionAttributeValues: { ':pk': keys.usersOfTenant(tenantId, shard), ...filter.values },
+        }),
+      ),
+    );
+    return counts.reduce((a, b) => a + b, 0);
   }
 
 }

@@ -1,5 +1,5 @@
 import { accountInfoOf, byJoinOrder, tenantsOf, timeJoinedOf } from '../auth-user';
-import { ATTR, keys, timeSortKey, type Key } from '../keys';
+import { ATTR, keys, timeSortKey, userListShard, type Key } from '../keys';
 import type { AccountInfo, AuthUser, IdentityKind, UserRecord } from '../model';
 import type { LoginRef, UserWriteResult } from '../ports';
 import { TooManyItemsError } from '../errors';
@@ -124,7 +124,7 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, l
     primaryUserId: user.isPrimary ? user.id : undefined,
     ...(listsTenant
       ? {
-          [ATTR.gsi1pk]: keys.usersOfTenant(tenantId),
+          [ATTR.gsi1pk]: keys.usersOfTenant(tenantId, userListShard(user.id)),
           [ATTR.gsi1sk]: keys.userListPosition(timeJoinedOf(user), user.id),
           listRecipeIds,
         }

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, keys } from '../keys';
 import type { VerificationTokenRecord } from '../model';
 import type { ConsumeUserWrite, EmailVerificationStore } from '../ports';
-import { MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { deleteInChunks, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { userChangeWrites } from './user-items';
 
 export const TOKEN_TYPE = 'evToken';
@@ -71,11 +71,8 @@ export class DynamoEmailVerificationStore implements EmailVerificationStore {
       ExpressionAttributeValues: { ':pk': keys.verificationTokensOf(tenantId, recipeUserId, email) },
       ConsistentRead: true,
     });
-    // Each token goes with its entry, so the two never outlive each other.
-    const pairs = entries.flatMap((e) => [
-      { item: { Delete: { TableName: this.ctx.tableName, Key: keys.verificationToken(e.sk as string) } }, onConditionFailed: 'NONE' },
-      { item: { Delete: { TableName: this.ctx.tableName, Key: { pk: e.pk as string, sk: e.sk as string } } }, onConditionFailed: 'NONE' },
-    ]);
-    for (let i = 0; i < pairs.length; i += MAX_TRANSACTION_ITEMS) await writeAtomically(this.ctx, pairs.slice(i, i + MAX_TRANSACTION_ITEMS));
+    // Each token goes with its entry (a pair never straddles two transactions of 100), so the two
+    // never outlive each other.
+    await deleteInChunks(this.ctx, entries.flatMap((e) => [keys.verificationToken(e.sk as string), { pk: e.pk as string, sk: e.sk as string }]));
   }
 }

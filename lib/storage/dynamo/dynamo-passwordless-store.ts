@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, timeSortKey } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
-import { MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { deleteInChunks, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { userChangeWrites, type UserConflict } from './user-items';
 
 /** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
@@ -152,10 +152,7 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     const codeSks = await this.codeSortKeys(preAuthSessionId);
     // Codes first, device last: while any code remains, its device still exists, so a code is
     // never reachable without its device's attempt counter.
-    const all = [...codeSks, sk];
-    for (let i = 0; i < all.length; i += MAX_TRANSACTION_ITEMS) {
-      await writeAtomically(this.ctx, this.deleteWrites(pk, all.slice(i, i + MAX_TRANSACTION_ITEMS), 'NONE'));
-    }
+    await deleteInChunks(this.ctx, [...codeSks, sk].map((s) => ({ pk, sk: s })));
   }
 
   async listDevicesOfIdentity(tenantId: string, identity: PasswordlessIdentity): Promise<string[]> {
@@ -186,10 +183,7 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     if (!result.ok) return result.failed;
     // Only a device with more than ~95 resent codes gets here; without their device these codes
     // can no longer be used, and TTL collects any that this clean-up misses.
-    const rest = codeSks.slice(room);
-    for (let i = 0; i < rest.length; i += MAX_TRANSACTION_ITEMS) {
-      await writeAtomically(this.ctx, this.deleteWrites(pk, rest.slice(i, i + MAX_TRANSACTION_ITEMS), 'NONE'));
-    }
+    await deleteInChunks(this.ctx, codeSks.slice(room).map((s) => ({ pk, sk: s })));
     return { status: 'OK' };
   }
 }

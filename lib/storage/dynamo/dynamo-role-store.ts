@@ -1,8 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, INDEX, keys, shardOf, type Key } from '../keys';
+import { ATTR, INDEX, keys, shardOf } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
-import { batchGetAll, countAll, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { batchGetAll, countAll, deleteInChunks, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 
 export const ROLE_TYPE = 'role';
 export const PERMISSION_TYPE = 'rolePermission';
@@ -121,13 +121,8 @@ export class DynamoRoleStore implements RoleStore {
     return (await this.permissionItems(role)).map((i) => i.permission as string);
   }
 
-  private async deleteAll(itemKeys: readonly Key[]): Promise<void> {
-    const deletes = itemKeys.map((Key) => ({ item: { Delete: { TableName: this.ctx.tableName, Key } }, onConditionFailed: 'NONE' }));
-    for (let i = 0; i < deletes.length; i += MAX_TRANSACTION_ITEMS) await writeAtomically(this.ctx, deletes.slice(i, i + MAX_TRANSACTION_ITEMS));
-  }
-
   async removePermissions(role: string, permissions: readonly string[]): Promise<void> {
-    await this.deleteAll([...new Set(permissions)].map((p) => keys.rolePermission(role, p)));
+    await deleteInChunks(this.ctx, [...new Set(permissions)].map((p) => keys.rolePermission(role, p)));
   }
 
   async rolesWithPermission(permission: string): Promise<string[]> {
@@ -167,7 +162,7 @@ export class DynamoRoleStore implements RoleStore {
         onConditionFailed: 'GONE' as const,
       },
     ]);
-    await this.deleteAll((await this.permissionItems(role)).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
+    await deleteInChunks(this.ctx, (await this.permissionItems(role)).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
     for (let shard = 0; shard < ROLE_USER_SHARDS && Date.now() < deadline; shard++) {
       let startKey: Record<string, unknown> | undefined;
       do {
@@ -182,7 +177,7 @@ export class DynamoRoleStore implements RoleStore {
             ExclusiveStartKey: startKey,
           }),
         );
-        await this.deleteAll((out.Items ?? []).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
+        await deleteInChunks(this.ctx, (out.Items ?? []).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
         startKey = out.LastEvaluatedKey;
       } while (startKey && Date.now() < deadline);
     }

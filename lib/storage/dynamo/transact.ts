@@ -77,6 +77,15 @@ export async function countAll(
   return count;
 }
 
+/**
+ * Deletes items in transactions of at most 100, in the order given (so an item listed after
+ * another is never gone before it). Each transaction is all or none; the whole is not.
+ */
+export async function deleteInChunks(ctx: DynamoContext, itemKeys: readonly { pk: string; sk: string }[]): Promise<void> {
+  const deletes = itemKeys.map((Key) => ({ item: { Delete: { TableName: ctx.tableName, Key } }, onConditionFailed: 'NONE' }));
+  for (let i = 0; i < deletes.length; i += MAX_TRANSACTION_ITEMS) await writeAtomically(ctx, deletes.slice(i, i + MAX_TRANSACTION_ITEMS));
+}
+
 export type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** One write of a transaction and what it means when its condition fails. */

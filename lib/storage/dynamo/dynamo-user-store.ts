@@ -145,7 +145,6 @@ export class DynamoUserStore implements UserStore {
     return claimKeys.map((k) => holders.get(k.pk));
   }
 
-
   createUser(loginMethod: UserRecord): Promise<UserWriteResult> {
     return this.writeUsers([], [standaloneUser(loginMethod)]);
   }
@@ -285,5 +284,4 @@ export class DynamoUserStore implements UserStore {
     );
     return counts.reduce((a, b) => a + b, 0);
   }
-
 }

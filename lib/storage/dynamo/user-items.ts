@@ -22,9 +22,9 @@ export const ITEM_TYPE = {
 /** An item a user's state implies, with what writing or deleting it means. */
 export type DerivedItem =
   | { readonly role: 'loginMethod'; readonly key: Key; readonly item: Record<string, unknown>; readonly loginMethod: UserRecord }
-  | { readonly role: 'link'; readonly key: Key; readonly item: Record<string, unknown>; readonly ownerId: string }
+  | { readonly role: 'link'; readonly key: Key; readonly item: Record<string, unknown> }
   | { readonly role: 'guard'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string }
-  | { readonly role: 'primaryInfo'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string };
+  | { readonly role: 'primaryInfo'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind };
 
 /**
  * The guard items a login method holds: one per unique identity per tenant, within its recipe,
@@ -146,7 +146,7 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
     items.push({ role: 'loginMethod', key: keys.loginMethod(user.id, lm.userId), item: loginMethodItem(user, lm, listsTenant, listsApp), loginMethod: lm });
     if (lm.userId !== user.id) {
       const key = keys.link(lm.userId);
-      items.push({ role: 'link', key, item: { ...key, type: ITEM_TYPE.link, userId: lm.userId, primaryUserId: user.id }, ownerId: user.id });
+      items.push({ role: 'link', key, item: { ...key, type: ITEM_TYPE.link, userId: lm.userId, primaryUserId: user.id } });
     }
     for (const { key, identity } of guardsOf(lm)) {
       items.push({ role: 'guard', key, item: guardItem(user, lm, key, identity), identity, ownerId: lm.userId });
@@ -159,7 +159,6 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
       key,
       item: { ...key, type: ITEM_TYPE.primaryInfo, primaryUserId: user.id },
       identity: IDENTITY_OF[info.kind],
-      ownerId: user.id,
     });
   }
   return items;

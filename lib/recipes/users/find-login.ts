@@ -16,8 +16,10 @@ export interface UserLogin {
 export async function findLogin(deps: Pick<Deps, 'users'>, ref: string | LoginRef | undefined): Promise<UserLogin | undefined> {
   if (ref === undefined) return undefined;
   const { recipeUserId, userId } = typeof ref === 'string' ? { recipeUserId: ref, userId: ref } : ref;
+  // A request's id may be an external one; what a guard names is always a SuperTokens id.
+  const as = typeof ref === 'string' ? 'ANY' : 'SUPERTOKENS';
   const read = async (id: string) => {
-    const user = await deps.users.getUser(id);
+    const user = await deps.users.getUser(id, as);
     const loginMethod = user && loginMethodOf(user, recipeUserId);
     return user && loginMethod ? { user, loginMethod } : undefined;
   };

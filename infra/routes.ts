@@ -33,12 +33,24 @@ export interface RouteDef {
   readonly secrets: readonly RouteSecret[];
   /** Verifies or computes password hashes: needs the Argon2 native binary and more memory. */
   readonly hashesPasswords: boolean;
-  /** Bulk endpoints accept 10 MiB bodies, the rest 1 MiB. */
+  /** Bulk endpoints accept 6 MB bodies (Lambda's request limit), the rest 1 MiB. */
   readonly maxBodyBytes: number;
+  /** The 413 text when a body is over `maxBodyBytes` (a generic one when absent). */
+  readonly tooLargeText?: string;
+  /** Takes thousands of users per request: more memory (a whole vCPU) and time (`infra/sizing.ts`). */
+  readonly bulk: boolean;
   readonly summary: string;
 }
 
 const MIB = 1024 * 1024;
+
+/**
+ * Bulk bodies: Lambda takes at most 6 MiB per invocation, event included, and the body travels in
+ * the event as a JSON string (escaped), so 6 MB (decimal) of body is the most that surely arrives.
+ */
+export const BULK_MAX_BODY_BYTES = 6_000_000;
+export const BULK_TOO_LARGE_TEXT = 'Request body is larger than 6 MB: send fewer users per request';
+const bulk = { maxBodyBytes: BULK_MAX_BODY_BYTES, tooLargeText: BULK_TOO_LARGE_TEXT, bulk: true } as const;
 
 function route(
   def: Pick<RouteDef, 'id' | 'method' | 'path' | 'entry' | 'summary'> & Partial<RouteDef>,
@@ -50,6 +62,7 @@ function route(
     secrets: def.auth === 'none' ? [] : ['apiKeys'],
     hashesPasswords: false,
     maxBodyBytes: MIB,
+    bulk: false,
     ...def,
   };
 }
@@ -250,6 +263,23 @@ export const ROUTES: readonly RouteDef[] = [
   }),
   route({ id: 'userroles-user-roles', method: 'GET', path: '/recipe/user/roles', entry: 'functions/userroles/user-roles.ts', summary: 'The roles of a user id in this tenant.' }),
   route({ id: 'userroles-role-users', method: 'GET', path: '/recipe/role/users', entry: 'functions/userroles/role-users.ts', summary: 'The user ids holding a role in this tenant.' }),
+  route({
+    id: 'bulkimport-stage', method: 'POST', path: '/bulk-import/users', entry: 'functions/bulkimport/stage-users.ts',
+    scope: 'app', access: 'write', secrets: ['apiKeys', 'signerKey'], ...bulk,
+    summary: 'Stage up to 10,000 users for import (all validated first; nothing is staged if one is invalid).',
+  }),
+  route({
+    id: 'bulkimport-list', method: 'GET', path: '/bulk-import/users', entry: 'functions/bulkimport/list-rows.ts',
+    scope: 'app', summary: 'Staged rows, newest first (`status`, `limit`, `paginationToken`); hashes and passwords never shown.',
+  }),
+  route({
+    id: 'bulkimport-count', method: 'GET', path: '/bulk-import/users/count', entry: 'functions/bulkimport/count-rows.ts',
+    scope: 'app', summary: 'How many staged rows there are (`status`): exact.',
+  }),
+  route({
+    id: 'bulkimport-remove', method: 'POST', path: '/bulk-import/users/remove', entry: 'functions/bulkimport/remove-rows.ts',
+    scope: 'app', access: 'write', summary: 'Remove staged rows by id (at most 500), in any status.',
+  }),
 ];
 
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */

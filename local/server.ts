@@ -10,6 +10,8 @@ type LambdaHandler = (event: HttpApiEvent, context: LambdaContext) => Promise<Ht
 
 /** API Gateway's own limit on a request payload. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+/** Lambda's limit on a synchronous invocation's payload: the whole event, body included. */
+const MAX_INVOKE_BYTES = 6 * 1024 * 1024;
 
 /**
  * Loads the handler bundle of a route: the very file Lambda runs (`dist/functions/<id>/index.js`).
@@ -92,8 +94,14 @@ export function createLocalServer(bundleDir: string): Server {
     req.on('end', () => {
       if (tooLarge) return sendText(res, 413, `Request body is larger than ${MAX_PAYLOAD_BYTES} bytes`);
       const requestId = randomUUID();
+      const event = toHttpApiEvent(req, url, Buffer.concat(chunks), target, requestId);
+      // Lambda refuses an event over its limit before any code runs; in AWS, API Gateway then
+      // answers for the function. Here the route's own 413 text stands in for that answer.
+      if (size > 1024 * 1024 && Buffer.byteLength(JSON.stringify(event), 'utf8') > MAX_INVOKE_BYTES) {
+        return sendText(res, 413, target.tooLargeText ?? `Request body is larger than ${target.maxBodyBytes} bytes`);
+      }
       Promise.resolve()
-        .then(() => handlerOf(target)(toHttpApiEvent(req, url, Buffer.concat(chunks), target, requestId), { awsRequestId: requestId, functionName: target.id }))
+        .then(() => handlerOf(target)(event, { awsRequestId: requestId, functionName: target.id }))
         .then(
           (result) => send(res, result),
           () => sendText(res, 500, `Internal error (request id ${requestId})`),

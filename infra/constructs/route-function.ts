@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS } from '../bundling';
 import type { RouteDef } from '../routes';
 import { resourceName } from '../settings';
-import { DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb } from '../sizing';
+import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb } from '../sizing';
 
 /**
  * What a `read` route may do: the commands the storage adapter sends for lookups (BatchGetItem:
@@ -135,8 +135,8 @@ export class RouteFunction extends Construct {
       depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
       runtime: LAMBDA_RUNTIME,
       architecture: props.architecture,
-      memorySize: route.hashesPasswords ? hashingMemoryMb(props.environment) : DEFAULT_MEMORY_MB,
-      timeout: Duration.seconds(route.hashesPasswords ? HASHING_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
+      memorySize: route.hashesPasswords ? hashingMemoryMb(props.environment) : route.bulk ? BULK_MEMORY_MB : DEFAULT_MEMORY_MB,
+      timeout: Duration.seconds(route.hashesPasswords ? HASHING_TIMEOUT_SECONDS : route.bulk ? BULK_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
       environment,

@@ -5,7 +5,7 @@ import { ConfigError } from '../config/config';
 import { createLogger, describeError, type Logger } from '../log/logger';
 import { SignerKeyNotConfiguredError } from '../password/errors';
 import type { Deps } from '../recipes/deps';
-import { InvalidInputError } from '../recipes/errors';
+import { InvalidInputDocumentError, InvalidInputError } from '../recipes/errors';
 import { tenantExists } from '../recipes/multitenancy/tenants';
 import { TooManyItemsError } from '../storage/errors';
 import { isValidApiKey, presentedApiKey } from './api-key';
@@ -87,7 +87,7 @@ export function createHttpHandler(route: RouteDef, handle: ApiHandler, loadDeps:
     let body: Fields = {};
     if (route.method !== 'GET') {
       const raw = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-      if (raw && raw.length > route.maxBodyBytes) throw new HttpError(413, `Request body is larger than ${route.maxBodyBytes} bytes`);
+      if (raw && raw.length > route.maxBodyBytes) throw new HttpError(413, route.tooLargeText ?? `Request body is larger than ${route.maxBodyBytes} bytes`);
       body = parseJsonObject(raw?.toString('utf8'));
     }
     const query: Fields = { ...(event.queryStringParameters ?? {}) };
@@ -130,6 +130,7 @@ function logRequest(request: MiddyRequest, statusCode: number): void {
 function errorResult(err: unknown, requestId: string, log: Logger): HttpApiResult {
   if (err instanceof HttpError) return textResult(err.statusCode, err.message, requestId);
   if (err instanceof InvalidInputError || err instanceof TooManyItemsError) return textResult(400, err.message, requestId);
+  if (err instanceof InvalidInputDocumentError) return jsonResult(err.document, requestId, 400);
   if (err instanceof SignerKeyNotConfiguredError) {
     log.error('vendor_password_hashing_signer_key is not configured', {});
     return textResult(500, err.message, requestId);

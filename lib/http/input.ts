@@ -1,4 +1,6 @@
 import { parsePhoneNumberWithError } from 'libphonenumber-js';
+import { MAX_PASSWORD_BYTES } from '../password/limits';
+import { MAX_JSON_DEPTH } from '../recipes/usermetadata/limits';
 import { BadRequestError, invalidField, INVALID_JSON } from './errors';
 
 /** A parsed JSON object body or query string: field name → raw value. */
@@ -26,8 +28,6 @@ export const MAX_LENGTH: Readonly<Record<string, number>> = {
   thirdPartyUserId: 256,
 };
 const DEFAULT_MAX_LENGTH = 1024;
-/** Passwords are bounded in UTF-8 bytes: hashing cost grows with length. */
-export const MAX_PASSWORD_BYTES = 1024;
 
 /** Parses a request body that must be a JSON object. */
 export function parseJsonObject(raw: string | undefined): Fields {
@@ -105,12 +105,6 @@ export function requiredObject(fields: Fields, name: string): Fields {
   return value as Fields;
 }
 
-/**
- * How deep a free-form JSON value (user metadata) may nest. JSON.parse takes any depth the body
- * holds, but writing the value back out recurses, and a 1 MiB body of brackets would overflow the
- * stack (a 500); real metadata nests a few levels.
- */
-export const MAX_JSON_DEPTH = 64;
 
 /**
  * A required JSON object whose content is stored as given (metadata): every string in it, keys

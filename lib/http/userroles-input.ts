@@ -1,9 +1,7 @@
-import { MAX_PERMISSIONS_PER_REQUEST } from '../recipes/userroles/limits';
+import { MAX_PERMISSIONS_PER_REQUEST, MAX_ROLE_LENGTH } from '../recipes/userroles/limits';
 import { BadRequestError, invalidField } from './errors';
 import { checkWellFormed, requiredQueryParam, requiredString, type Fields } from './input';
 
-/** Role and permission names may be this long (the core's columns). */
-export const MAX_ROLE_LENGTH = 255;
 
 function trimmedName(name: string, value: string): string {
   const trimmed = value.trim();

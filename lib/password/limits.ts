@@ -65,3 +65,6 @@ export const DEFAULT_OWN_HASH_PARAMS: OwnHashParams = Object.freeze({
   iterations: 2,
   parallelism: 1,
 });
+
+/** Passwords are bounded in UTF-8 bytes: hashing cost grows with length. */
+export const MAX_PASSWORD_BYTES = 1024;

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config/config';
-import type { EmailVerificationStore, MetadataStore, PasswordlessStore, RoleStore, TenantStore, UserStore } from '../storage/ports';
+import type { BulkImportStore, EmailVerificationStore, MetadataStore, PasswordlessStore, RoleStore, TenantStore, UserStore } from '../storage/ports';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {
@@ -23,6 +23,7 @@ export interface Deps {
   readonly roles: RoleStore;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
+  readonly bulkImport: BulkImportStore;
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly config: Config;

@@ -8,3 +8,15 @@ export class InvalidInputError extends Error {
     this.name = 'InvalidInputError';
   }
 }
+
+/**
+ * Input refused with a JSON document saying what is wrong where (the structured 400s of bulk
+ * import, SPEC §15: the errors of each invalid user by its index). The HTTP layer answers 400 with
+ * the document.
+ */
+export class InvalidInputDocumentError extends Error {
+  constructor(readonly document: { readonly error: string } & Record<string, unknown>) {
+    super(document.error);
+    this.name = 'InvalidInputDocumentError';
+  }
+}

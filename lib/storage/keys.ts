@@ -19,6 +19,8 @@ import type { AccountInfo, RecipeId } from './model';
  * | role         | `ROLE#<role>`                       | `ROLE` / `PERM#<p>` | `ROLES` / `<role>`           | `PERM#<p>` (permissions)    |
  * | user role    | `USERROLES#<userId>`                | `T#<t>#ROLE#<role>` |                              | `ROLEUSERS#<role>#<shard>`  |
  * | EV token     | `EVTOKEN#<sha256>` and `EVTOKENS#<t>#<recipeUserId>#<email>` | `EVTOKEN` / `<sha256>` |     |                             |
+ * | bulk row     | `BULK#<lane>`                       | `ROW#<rowId>`       | `BULKROWS#<status>#<s>` / `<createdAt>#<rowId>` |      |
+ * | bulk counter | `BULKCOUNT#<family>#<n>`            | `COUNT`             |                              |                             |
  *
  * A user's partition (`USER#<userId>`) holds all its login methods, so a primary user is read with
  * one Query; a login method linked to another user leaves a `LINK` item in its own partition.
@@ -68,6 +70,25 @@ export function shardOf(value: string, shards: number): number {
 
 /** The list shard of a user, by its id. */
 export const userListShard = (userId: string): number => shardOf(userId, USER_LIST_SHARDS);
+
+/**
+ * Lanes of staged bulk-import rows (SPEC §15). A row lives in the partition of its lane, the
+ * first byte of its row id (a random UUID): rows spread over 256 partition keys, and, because
+ * DynamoDB Streams keeps the order of one partition key, the import worker is never fed two rows
+ * of one lane at once, so the lane's counter item is never written by two workers at once.
+ */
+export const BULK_LANES = 256;
+/** Shards of the bulk rows' status index (gsi1) and of the staging and removal counters. */
+export const BULK_SHARDS = 16;
+/** Who writes a bulk counter: each family of writers has its own items (see `BulkImportStore`). */
+export type BulkCounterFamily = 'STAGE' | 'REMOVE' | 'LANE';
+
+const ROW_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The lane of a bulk row id, or `undefined` when the id is no row id (not a lower-case UUID). */
+export function bulkLaneOf(rowId: string): number | undefined {
+  return ROW_ID.test(rowId) ? parseInt(rowId.slice(0, 2), 16) : undefined;
+}
 
 export const keys = {
   /** The partition of a user: every login method it holds, or the `LINK` of a linked login method. */
@@ -146,6 +167,14 @@ export const keys = {
     const hash = position.indexOf('#');
     return { timeJoined: Number(position.slice(0, hash)), userId: position.slice(hash + 1) };
   },
+  /** A staged bulk-import row, in its lane's partition (see `BULK_LANES`). */
+  bulkRow: (lane: number, rowId: string): Key => ({ pk: `BULK#${lane}`, sk: `ROW#${rowId}` }),
+  /** One counter item of bulk rows by status (signed counts: their sum over every item is the count). */
+  bulkCounter: (family: BulkCounterFamily, n: number): Key => ({ pk: `BULKCOUNT#${family}#${n}`, sk: 'COUNT' }),
+  /** gsi1 partition: one shard of the bulk rows in a status, newest first by `bulkRowPosition`. */
+  bulkRowsWithStatus: (status: string, shard: number): string => `BULKROWS#${status}#${shard}`,
+  /** gsi1 sort key: a bulk row's place (staging time, then row id). */
+  bulkRowPosition: (createdAt: number, rowId: string): string => `${timeSortKey(createdAt)}#${rowId}`,
   /** gsi2 partition: users of a tenant with an email, across recipes. */
   usersWithEmail: (tenantId: string, email: string): string => `T#${tenantId}#EMAIL#${enc(email)}`,
   /** gsi2 partition: pending devices of one email or phone. */

@@ -132,3 +132,49 @@ export interface RoleRecord {
   readonly role: string;
   readonly roleUid: string;
 }
+
+/** Where a staged bulk-import row is (SPEC §15): deleted once imported. */
+export type BulkImportStatus = 'NEW' | 'PROCESSING' | 'FAILED';
+export const BULK_IMPORT_STATUSES: readonly BulkImportStatus[] = ['NEW', 'PROCESSING', 'FAILED'];
+
+/** One login method of a bulk user, validated and normalised (SPEC §15). */
+export interface BulkLoginMethod {
+  /** The recipe user id it will get, chosen at staging. */
+  readonly superTokensUserId: string;
+  readonly recipeId: RecipeId;
+  readonly tenantIds: readonly string[];
+  readonly isVerified: boolean;
+  readonly isPrimary: boolean;
+  readonly timeJoined: number;
+  readonly email?: string;
+  /** The hash as it will be stored (normalised by the §7 parser). Never returned. */
+  readonly passwordHash?: string;
+  /** `BCRYPT`, `ARGON2` or `FIREBASE_SCRYPT`, as the core shows it. */
+  readonly hashingAlgorithm?: string;
+  /** Hashed with the service's own Argon2id when the row is imported. Never returned. */
+  readonly plainTextPassword?: string;
+  readonly thirdPartyId?: string;
+  readonly thirdPartyUserId?: string;
+  readonly phoneNumber?: string;
+}
+
+/** A user of a bulk import, validated and normalised (SPEC §15). */
+export interface BulkUser {
+  /** The row id: the primary login method's `superTokensUserId`. */
+  readonly id: string;
+  readonly externalUserId?: string;
+  readonly userMetadata?: JsonObject;
+  readonly userRoles?: readonly { readonly role: string; readonly tenantIds: readonly string[] }[];
+  readonly loginMethods: readonly BulkLoginMethod[];
+}
+
+/** A staged bulk user and where it is. */
+export interface BulkImportRow {
+  readonly user: BulkUser;
+  readonly status: BulkImportStatus;
+  readonly errorMessage?: string;
+  /** Set once a failed row's user had become a primary user (the core's field). */
+  readonly primaryUserId?: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}

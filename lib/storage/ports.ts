@@ -1,6 +1,8 @@
 import type {
   AccountInfo,
   AuthUser,
+  BulkImportRow,
+  BulkImportStatus,
   CodeRecord,
   DeviceRecord,
   IdentityKind,
@@ -218,8 +220,33 @@ export interface RoleStore {
   usersWithRole(tenantId: string, role: RoleRecord): Promise<string[]>;
 }
 
+/** A place in the list of bulk rows (newest first: staging time, then row id). */
+export interface BulkRowCursor {
+  readonly createdAt: number;
+  readonly id: string;
+}
+
+/**
+ * Staged bulk-import rows (SPEC §15). Counts are exact: every change of a row's status changes a
+ * counter item in the same transaction. The counter items are split by who writes them (staging,
+ * removal, the worker's lanes), so writers never contend for one item: a count is the sum over
+ * every item of every family, read decrements first, so a count read while rows move may still
+ * hold a row that just left, and never misses one that is there.
+ */
+export interface BulkImportStore {
+  /** Stages rows (status `NEW`), in transactions of up to 99 rows with their counter. */
+  stageRows(rows: readonly BulkImportRow[]): Promise<void>;
+  /** A page of rows, newest first, of one status or all; `next` only when another page follows. */
+  listRows(query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor }): Promise<{ rows: BulkImportRow[]; next?: BulkRowCursor }>;
+  /** How many rows there are in a status, or in all. */
+  countRows(status?: BulkImportStatus): Promise<number>;
+  /** Removes rows in any status; the ids removed, and those that named no row. */
+  removeRows(ids: readonly string[]): Promise<{ deleted: string[]; invalid: string[] }>;
+}
+
 /** Every storage port a recipe may need. */
 export interface Stores {
+  readonly bulkImport: BulkImportStore;
   readonly roles: RoleStore;
   readonly users: UserStore;
   readonly metadata: MetadataStore;

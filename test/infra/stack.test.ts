@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { BUNDLE_EXTERNALS } from '../../infra/bundling';
 import { ROUTES, type RouteDef } from '../../infra/routes';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled } from '../../infra/stack';
-import { DEFAULT_MEMORY_MB, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
+import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
 import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
 import { ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
 
@@ -174,7 +174,7 @@ describe('Lambda functions', () => {
     expect(functionsByRoute(dev, 'dev').size).toBe(ROUTES.length);
   });
 
-  it('sizes memory for the largest allowed hash in the functions that hash passwords', () => {
+  it('sizes memory for the largest allowed hash in the functions that hash passwords, and for bulk requests', () => {
     const fns = functionsByRoute(dev, 'dev');
     for (const route of ROUTES) {
       const props = fns.get(route.id)![1].Properties!;
@@ -182,8 +182,11 @@ describe('Lambda functions', () => {
         expect(props.MemorySize).toBe(hashingMemoryMb());
         expect(props.MemorySize).toBeGreaterThanOrEqual(largestHashMemoryMiB() + 256);
         expect(props.Timeout).toBeGreaterThan(5);
+      } else if (route.bulk) {
+        // Up to 6 MB of users parsed, validated and written in one request: a whole vCPU, ~30 s.
+        expect([props.MemorySize, props.Timeout]).toEqual([BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS]);
       } else {
-        expect(props.MemorySize).toBe(DEFAULT_MEMORY_MB);
+        expect([props.MemorySize, props.Timeout]).toEqual([DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS]);
       }
       expect(props.Timeout).toBeLessThanOrEqual(29);
     }

@@ -110,4 +110,25 @@ describe('the consistency checker', () => {
     expect(problems.find((p) => p.kind === 'login-method-differs' && p.key === keys.userPartition(other))?.detail).toBe(`login method ${other} differs in listRecipeIds`);
     expect(JSON.stringify(problems)).not.toContain('passwordless');
   });
+
+  it('reports bulk rows it cannot read back, and counters that differ from the rows', async () => {
+    const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
+    const staged = await api.post('/bulk-import/users', { users: [1, 2, 3].map((i) => ({ loginMethods: [{ recipeId: 'passwordless', email: `bulk-${i}@x.y` }] })) });
+    const [a, b] = staged.json.users.map((u: { userId: string }) => u.userId);
+    expect((await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`))).toEqual([]);
+    const doc = testDocClient();
+    try {
+      // One row vanishes without its count; another no longer parses.
+      await doc.send(new DeleteCommand({ TableName: api.tableName, Key: keys.bulkRow(parseInt(a.slice(0, 2), 16), a) }));
+      await doc.send(new UpdateCommand({ TableName: api.tableName, Key: keys.bulkRow(parseInt(b.slice(0, 2), 16), b), UpdateExpression: 'SET #u = :u', ExpressionAttributeNames: { '#u': 'user' }, ExpressionAttributeValues: { ':u': '{' } }));
+    } finally {
+      doc.destroy();
+    }
+    const problems = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
+    expect(problems.map((p) => [p.kind, p.key])).toEqual([
+      ['bulk-row-unreadable', `BULK#${parseInt(b.slice(0, 2), 16)}`],
+      ['bulk-count-differs', 'NEW'],
+    ]);
+    expect(problems[1].detail).toBe('1 bulk rows are NEW, the counters say 3');
+  });
 });

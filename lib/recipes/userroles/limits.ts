@@ -13,3 +13,6 @@ export const MAX_PERMISSIONS_PER_REQUEST = 500;
  * (they name the removed role's incarnation) and go with the next removal of a role of that name.
  */
 export const ROLE_REMOVAL_BUDGET_MS = 3000;
+
+/** Role and permission names may be this long (the core's columns). */
+export const MAX_ROLE_LENGTH = 255;

@@ -1,7 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
-import type { AuthUser } from '../model';
+import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../model';
 import type { DynamoContext } from './transact';
+import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
 import { PERMISSION_TYPE, ROLE_TYPE, USER_ROLE_TYPE } from './dynamo-role-store';
@@ -28,6 +29,8 @@ export interface ConsistencyProblem {
     | 'entry-without-token'
     | 'code-without-device'
     | 'device-without-code'
+    | 'bulk-row-unreadable'
+    | 'bulk-count-differs'
     | 'unknown-item';
   readonly key: string;
   readonly detail: string;
@@ -109,6 +112,9 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
 
   const expected = new Set<string>();
   const recipeUserIds = new Set(users.flatMap((u) => u.loginMethods.map((lm) => lm.userId)));
+  const rowsByStatus = new Map<BulkImportStatus, number>();
+  const counted = new Map<BulkImportStatus, number>();
+  const sameKey = (a: Record<string, unknown>, b: Record<string, unknown>) => a.pk === b.pk && a.sk === b.sk && a.gsi1pk === b.gsi1pk && a.gsi1sk === b.gsi1sk;
   for (const user of users) {
     for (const d of itemsOfUser(user)) {
       const k = `${d.key.pk}\u0000${d.key.sk}`;
@@ -192,9 +198,26 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
           problems.push({ kind: 'code-without-device', key: pk, detail: 'code whose device is gone' });
         }
         break;
+      case BULK_ROW_TYPE:
+        try {
+          const row = bulkRowFromItem(item);
+          if (!BULK_IMPORT_STATUSES.includes(row.status) || !sameKey(bulkRowItem(row), item)) throw new Error('misplaced');
+          rowsByStatus.set(row.status, (rowsByStatus.get(row.status) ?? 0) + 1);
+        } catch {
+          problems.push({ kind: 'bulk-row-unreadable', key: pk, detail: 'a bulk row whose user, status or keys are not as staged rows are' });
+        }
+        break;
+      case BULK_COUNTER_TYPE:
+        for (const status of BULK_IMPORT_STATUSES) counted.set(status, (counted.get(status) ?? 0) + ((item[status] as number | undefined) ?? 0));
+        break;
       default:
         problems.push({ kind: 'unknown-item', key: pk, detail: `item of unknown type ${String(item.type)}` });
     }
+  }
+  for (const status of BULK_IMPORT_STATUSES) {
+    const rows = rowsByStatus.get(status) ?? 0;
+    const count = counted.get(status) ?? 0;
+    if (rows !== count) problems.push({ kind: 'bulk-count-differs', key: status, detail: `${rows} bulk rows are ${status}, the counters say ${count}` });
   }
   return problems;
 }

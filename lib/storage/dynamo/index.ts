@@ -1,4 +1,5 @@
 import type { Stores } from '../ports';
+import { DynamoBulkImportStore } from './dynamo-bulk-import-store';
 import { DynamoEmailVerificationStore } from './dynamo-email-verification-store';
 import { DynamoMetadataStore } from './dynamo-metadata-store';
 import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
@@ -18,5 +19,6 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     roles: new DynamoRoleStore(ctx),
     passwordless: new DynamoPasswordlessStore(ctx),
     tenants: new DynamoTenantStore(ctx),
+    bulkImport: new DynamoBulkImportStore(ctx),
   };
 }

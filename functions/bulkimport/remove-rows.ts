@@ -1,0 +1,8 @@
+import { routeById } from '../../infra/routes';
+import { removeIdsOf } from '../../lib/http/bulkimport-input';
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { removeBulkRows } from '../../lib/recipes/bulkimport/rows';
+
+/** `POST /bulk-import/users/remove` `{"ids":[…]}` (SPEC §15). */
+export const handle: ApiHandler = (req, deps) => removeBulkRows(deps, removeIdsOf(req.body));
+export const handler = createHttpHandler(routeById('bulkimport-remove'), handle);

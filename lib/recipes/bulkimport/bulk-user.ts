@@ -1,0 +1,350 @@
+import { parsePhoneNumberWithError } from 'libphonenumber-js';
+import { validateImportedHash, type HashAlgorithm, type ValidateImportedHashOptions } from '../../password';
+import { MAX_PASSWORD_BYTES } from '../../password/limits';
+import type { BulkLoginMethod, BulkUser, JsonObject, RecipeId } from '../../storage/model';
+import { MAX_JSON_DEPTH, MAX_METADATA_BYTES } from '../usermetadata/limits';
+import { MAX_ROLE_LENGTH, MAX_ROLES_PER_USER } from '../userroles/limits';
+
+/**
+ * The bulk user of SPEC §15: validated and normalised, every error collected in field order with
+ * the core's texts (`<field> is required<sfx>`, `<field> should be of type <t><sfx>`, …), so an
+ * operator fixes a whole export in one pass.
+ */
+
+/** What validating a user needs to know about the app and the request so far. */
+export interface BulkValidationContext {
+  /** Every tenant of the app (`public` included). */
+  readonly tenants: ReadonlySet<string>;
+  /** Every role of the app. */
+  readonly roles: ReadonlySet<string>;
+  /** Staging time: the default `timeJoined`, and the bound of a given one. */
+  readonly now: number;
+  /** A fresh recipe user id. */
+  readonly newId: () => string;
+  /** External user ids of the earlier users of this request (this one's is added). */
+  readonly externalUserIds: Set<string>;
+  readonly hashOptions: ValidateImportedHashOptions;
+}
+
+export type BulkUserResult = { readonly ok: true; readonly user: BulkUser } | { readonly ok: false; readonly errors: string[] };
+
+/** A user may have at most this many login methods (one user is one transaction when imported). */
+export const MAX_BULK_LOGIN_METHODS = 10;
+
+const MAX_EXTERNAL_ID = 128;
+const MAX_EMAIL = 256;
+const MAX_PHONE = 256;
+const MAX_THIRD_PARTY_ID = 28;
+const MAX_THIRD_PARTY_USER_ID = 256;
+const MAX_PASSWORD_HASH = 512;
+
+/** The core's names of the hashing algorithms (`hashingAlgorithm` of a row). */
+const ALGORITHM_NAMES: Readonly<Record<string, HashAlgorithm>> = {
+  BCRYPT: 'bcrypt',
+  ARGON2: 'argon2',
+  FIREBASE_SCRYPT: 'vendor_scrypt',
+  VENDOR_SCRYPT: 'vendor_scrypt',
+};
+const ALGORITHM_LABEL: Readonly<Record<HashAlgorithm, string>> = { bcrypt: 'BCRYPT', argon2: 'ARGON2', vendor_scrypt: 'FIREBASE_SCRYPT' };
+
+type FieldType = 'string' | 'integer' | 'boolean' | 'object' | 'array of string' | 'array of object';
+type Obj = Readonly<Record<string, unknown>>;
+
+const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isText = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+function hasType(value: unknown, type: FieldType): boolean {
+  switch (type) {
+    case 'string':
+      return isText(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'object':
+      return isObject(value);
+    case 'array of string':
+      return Array.isArray(value) && value.every(isText);
+    case 'array of object':
+      return Array.isArray(value) && value.every(isObject);
+  }
+}
+
+/** Every string in a JSON value (keys too), without recursion. */
+function* stringsIn(root: unknown): Generator<string> {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') yield value;
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        yield key;
+        pending.push(child);
+      }
+    }
+  }
+}
+
+/** How deep a JSON value nests (1 for a flat object), without recursion. */
+function depthOf(root: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[root, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Reads the fields of one object, collecting errors with one suffix. */
+class FieldReader {
+  constructor(
+    private readonly obj: Obj,
+    private readonly errors: string[],
+    private readonly sfx: string,
+  ) {}
+
+  /** The value if present and of the type; an error (and `undefined`) otherwise. */
+  read<T>(key: string, type: FieldType, required: boolean, sfx = this.sfx): T | undefined {
+    if (!Object.hasOwn(this.obj, key)) {
+      if (required) this.errors.push(`${key} is required${sfx}`);
+      return undefined;
+    }
+    const value = this.obj[key];
+    if (!hasType(value, type)) {
+      this.errors.push(`${key} should be of type ${type}${sfx}`);
+      return undefined;
+    }
+    // Strings and arrays of strings here; objects are read field by field (metadata on its own).
+    for (const s of type === 'string' || type === 'array of string' ? stringsIn(value) : []) {
+      if (!s.isWellFormed()) {
+        this.errors.push(`${key} is not valid Unicode: it holds a lone surrogate${sfx}`);
+        return undefined;
+      }
+    }
+    return value as T;
+  }
+
+  string(key: string, required = false): string | undefined {
+    return this.read<string>(key, 'string', required);
+  }
+}
+
+/** Trims and lower-cases an email (SPEC §3), or says what is wrong with it. */
+function normaliseEmail(raw: string | undefined, sfx: string, errors: string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  const email = raw.trim().toLowerCase();
+  // The core's bound and text: above 255 characters, "Max length is 256".
+  if (raw.length > MAX_EMAIL - 1) errors.push(`email ${raw} is too long. Max length is ${MAX_EMAIL}.`);
+  else if (!email.includes('@')) errors.push(`email ${raw} is not an email address: it has no '@'${sfx}`);
+  else if (/\s/.test(email)) errors.push(`email ${raw} is not an email address: it contains whitespace${sfx}`);
+  return email;
+}
+
+function normalisePhone(raw: string | undefined, errors: string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  if (raw.length > MAX_PHONE) {
+    errors.push(`phoneNumber ${raw} is too long. Max length is ${MAX_PHONE}.`);
+    return undefined;
+  }
+  const trimmed = raw.trim();
+  try {
+    if (!trimmed.startsWith('+')) throw new Error('no +');
+    return parsePhoneNumberWithError(trimmed, { extract: false }).format('E.164');
+  } catch {
+    errors.push(`phoneNumber ${raw} must be in international format, for example +14155552671 for a passwordless recipe.`);
+    return undefined;
+  }
+}
+
+/** `tenantIds` of a login method or role: trimmed, lower-cased, each must exist. */
+function normaliseTenantIds(raw: readonly string[] | undefined, ctx: BulkValidationContext, sfx: string, errors: string[]): string[] {
+  if (raw === undefined) return ['public'];
+  const tenantIds: string[] = [];
+  for (const given of raw) {
+    const tenantId = given.trim().toLowerCase();
+    if (!ctx.tenants.has(tenantId)) errors.push(`Invalid tenantId: ${given}${sfx}`);
+    else if (!tenantIds.includes(tenantId)) tenantIds.push(tenantId);
+  }
+  return tenantIds;
+}
+
+function parseRoles(reader: FieldReader, ctx: BulkValidationContext, errors: string[]): { role: string; tenantIds: string[] }[] | undefined {
+  const raw = reader.read<Obj[]>('userRoles', 'array of object', false);
+  if (raw === undefined) return undefined;
+  const roles: { role: string; tenantIds: string[] }[] = [];
+  const sfx = ' for a user role.';
+  for (const entry of raw) {
+    const r = new FieldReader(entry, errors, sfx);
+    const given = r.string('role', true);
+    const tenantIds = r.read<string[]>('tenantIds', 'array of string', true);
+    if (given === undefined) continue;
+    if (given.length > MAX_ROLE_LENGTH) errors.push(`role ${given} is too long. Max length is ${MAX_ROLE_LENGTH}.`);
+    const role = given.trim();
+    if (!ctx.roles.has(role)) errors.push(`Role ${role} does not exist.`);
+    roles.push({ role, tenantIds: normaliseTenantIds(tenantIds, ctx, sfx, errors) });
+  }
+  const assignments = roles.reduce((n, r) => n + r.tenantIds.length, 0);
+  if (assignments > MAX_ROLES_PER_USER) {
+    errors.push(`userRoles assigns ${assignments} roles (role and tenant pairs): the maximum is ${MAX_ROLES_PER_USER}.`);
+  }
+  return roles;
+}
+
+function parseMetadata(reader: FieldReader, errors: string[]): JsonObject | undefined {
+  const metadata = reader.read<JsonObject>('userMetadata', 'object', false);
+  if (metadata === undefined) return undefined;
+  for (const s of stringsIn(metadata)) {
+    if (!s.isWellFormed()) {
+      errors.push('userMetadata is not valid Unicode: it holds a lone surrogate.');
+      return undefined;
+    }
+  }
+  if (depthOf(metadata) > MAX_JSON_DEPTH) {
+    errors.push(`userMetadata nests deeper than ${MAX_JSON_DEPTH} levels.`);
+    return undefined;
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (bytes > MAX_METADATA_BYTES) errors.push(`userMetadata is ${bytes} bytes of JSON: the maximum is ${MAX_METADATA_BYTES}.`);
+  return metadata;
+}
+
+/** The password of an email-password login method: a hash to store, or a password to hash. */
+function parsePassword(r: FieldReader, ctx: BulkValidationContext, errors: string[]): Pick<BulkLoginMethod, 'passwordHash' | 'hashingAlgorithm' | 'plainTextPassword'> {
+  const sfx = ' for an emailpassword recipe.';
+  const hash = r.string('passwordHash');
+  const algorithmName = r.string('hashingAlgorithm');
+  const plainTextPassword = r.read<string>('plainTextPassword', 'string', false);
+  if ((hash === undefined || algorithmName === undefined) && plainTextPassword === undefined) {
+    errors.push(`Either (passwordHash, hashingAlgorithm) or plainTextPassword is required${sfx}`);
+  }
+  let algorithm: HashAlgorithm | undefined;
+  if (algorithmName !== undefined) {
+    const key = algorithmName.trim().toUpperCase();
+    if (Object.hasOwn(ALGORITHM_NAMES, key)) algorithm = ALGORITHM_NAMES[key];
+    else errors.push('Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!');
+  }
+  if (plainTextPassword !== undefined && Buffer.byteLength(plainTextPassword, 'utf8') > MAX_PASSWORD_BYTES) {
+    errors.push(`plainTextPassword is too long. Max length is ${MAX_PASSWORD_BYTES} bytes.`);
+  }
+  // A hash is stored only once parsed in full (SPEC §7): with its algorithm, or, beside a
+  // plain-text password, with the algorithm its format shows.
+  if (hash !== undefined && (algorithm !== undefined || (algorithmName === undefined && plainTextPassword !== undefined))) {
+    if (hash.length > MAX_PASSWORD_HASH) {
+      errors.push(`passwordHash is too long. Max length is ${MAX_PASSWORD_HASH}.`);
+    } else {
+      const checked = validateImportedHash(hash.trim(), algorithm, ctx.hashOptions);
+      if (!checked.ok) errors.push(checked.message);
+      else return { passwordHash: checked.stored, hashingAlgorithm: ALGORITHM_LABEL[checked.algorithm] };
+    }
+  }
+  return plainTextPassword !== undefined ? { plainTextPassword } : {};
+}
+
+function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]): BulkLoginMethod | undefined {
+  const r = new FieldReader(obj, errors, ' for a loginMethod.');
+  const recipeId = r.string('recipeId', true);
+  const tenantIds = r.read<string[]>('tenantIds', 'array of string', false);
+  const isVerified = r.read<boolean>('isVerified', 'boolean', false) ?? false;
+  const isPrimary = r.read<boolean>('isPrimary', 'boolean', false) ?? false;
+  const timeJoined = r.read<number>('timeJoinedInMSSinceEpoch', 'integer', false, ' for a loginMethod');
+  const known = recipeId === 'emailpassword' || recipeId === 'thirdparty' || recipeId === 'passwordless';
+  if (recipeId !== undefined && !known) {
+    errors.push('Invalid recipeId for loginMethod. Pass one of emailpassword, thirdparty or, passwordless!');
+  }
+  const tenants = normaliseTenantIds(tenantIds, ctx, ` for ${recipeId ?? 'null'} recipe.`, errors);
+  if (tenantIds !== undefined && tenantIds.length === 0) errors.push('tenantIds cannot be empty for a loginMethod.');
+  if (timeJoined !== undefined && timeJoined > ctx.now) errors.push('timeJoined cannot be in future for a loginMethod.');
+  if (timeJoined !== undefined && timeJoined < 0) errors.push('timeJoined cannot be < 0 for a loginMethod.');
+  if (!known) return undefined;
+
+  const base = {
+    superTokensUserId: ctx.newId(),
+    recipeId: recipeId as RecipeId,
+    tenantIds: tenants,
+    isVerified,
+    isPrimary,
+    timeJoined: timeJoined ?? ctx.now,
+  };
+  if (recipeId === 'emailpassword') {
+    const sfx = ' for an emailpassword recipe.';
+    const ep = new FieldReader(obj, errors, sfx);
+    const email = normaliseEmail(ep.string('email', true), sfx, errors);
+    const password = parsePassword(ep, ctx, errors);
+    return { ...base, ...(email !== undefined ? { email } : {}), ...password };
+  }
+  if (recipeId === 'thirdparty') {
+    const sfx = ' for a thirdparty recipe.';
+    const tp = new FieldReader(obj, errors, sfx);
+    const email = normaliseEmail(tp.string('email', true), sfx, errors);
+    const thirdPartyId = tp.string('thirdPartyId', true);
+    const thirdPartyUserId = tp.string('thirdPartyUserId', true);
+    if (thirdPartyId !== undefined && thirdPartyId.length > MAX_THIRD_PARTY_ID) {
+      errors.push(`thirdPartyId ${thirdPartyId} is too long. Max length is ${MAX_THIRD_PARTY_ID}.`);
+    }
+    if (thirdPartyUserId !== undefined && thirdPartyUserId.length > MAX_THIRD_PARTY_USER_ID) {
+      errors.push(`thirdPartyUserId ${thirdPartyUserId} is too long. Max length is ${MAX_THIRD_PARTY_USER_ID}.`);
+    }
+    return { ...base, ...(email !== undefined ? { email } : {}), ...(thirdPartyId !== undefined ? { thirdPartyId } : {}), ...(thirdPartyUserId !== undefined ? { thirdPartyUserId } : {}) };
+  }
+  const sfx = ' for a passwordless recipe.';
+  const pl = new FieldReader(obj, errors, sfx);
+  const rawEmail = pl.string('email');
+  const rawPhone = pl.string('phoneNumber');
+  const email = normaliseEmail(rawEmail, sfx, errors);
+  const phoneNumber = normalisePhone(rawPhone, errors);
+  if (rawEmail === undefined && rawPhone === undefined) errors.push(`Either email or phoneNumber is required${sfx}`);
+  return { ...base, ...(email !== undefined ? { email } : {}), ...(phoneNumber !== undefined ? { phoneNumber } : {}) };
+}
+
+/** The primary login method: the `isPrimary` one, else the oldest (the first of equals). */
+export function primaryLoginMethodOf<T extends Pick<BulkLoginMethod, 'isPrimary' | 'timeJoined'>>(loginMethods: readonly T[]): T {
+  return loginMethods.find((lm) => lm.isPrimary) ?? loginMethods.reduce((oldest, lm) => (lm.timeJoined < oldest.timeJoined ? lm : oldest));
+}
+
+/** Validates and normalises one user of a bulk request. */
+export function parseBulkUser(raw: unknown, ctx: BulkValidationContext): BulkUserResult {
+  if (!isObject(raw)) return { ok: false, errors: ['A user should be of type object.'] };
+  const errors: string[] = [];
+  const r = new FieldReader(raw, errors, '.');
+  const externalUserId = r.string('externalUserId');
+  const userMetadata = parseMetadata(r, errors);
+  const userRoles = parseRoles(r, ctx, errors);
+  const totpDevices = r.read<Obj[]>('totpDevices', 'array of object', false);
+  if (totpDevices !== undefined && totpDevices.length > 0) errors.push('TOTP devices are not supported.');
+
+  const lmObjects = r.read<Obj[]>('loginMethods', 'array of object', true) ?? [];
+  if (Object.hasOwn(raw, 'loginMethods') && Array.isArray(raw.loginMethods) && raw.loginMethods.length === 0) {
+    errors.push('At least one loginMethod is required.');
+  }
+  if (lmObjects.length > MAX_BULK_LOGIN_METHODS) errors.push(`A user can have at most ${MAX_BULK_LOGIN_METHODS} loginMethods.`);
+  if (lmObjects.filter((lm) => lm.isPrimary === true).length > 1) errors.push('No two loginMethods can have isPrimary as true.');
+  const loginMethods = lmObjects.map((lm) => parseLoginMethod(lm, ctx, errors));
+
+  if (externalUserId !== undefined) {
+    if (externalUserId.length > MAX_EXTERNAL_ID) errors.push(`externalUserId ${externalUserId} is too long. Max length is ${MAX_EXTERNAL_ID}.`);
+    if (ctx.externalUserIds.has(externalUserId)) errors.push(`externalUserId ${externalUserId} is not unique. It is already used by another user.`);
+    ctx.externalUserIds.add(externalUserId);
+  }
+  const parsed = loginMethods.filter((lm): lm is BulkLoginMethod => lm !== undefined);
+  for (const { tenantIds } of userRoles ?? []) {
+    for (const tenantId of tenantIds) {
+      if (tenantId !== 'public' && !parsed.some((lm) => lm.tenantIds.includes(tenantId))) {
+        errors.push(`TenantId ${tenantId} for a user role does not exist in loginMethods.`);
+      }
+    }
+  }
+  if (errors.length > 0 || parsed.length === 0) return { ok: false, errors };
+  return {
+    ok: true,
+    user: {
+      id: primaryLoginMethodOf(parsed).superTokensUserId,
+      ...(externalUserId !== undefined ? { externalUserId: externalUserId.trim() } : {}),
+      ...(userMetadata !== undefined ? { userMetadata } : {}),
+      ...(userRoles !== undefined ? { userRoles } : {}),
+      loginMethods: parsed,
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { BulkImportRow, BulkImportStatus, BulkLoginMethod, JsonObject } from '../../storage/model';
+import type { BulkRowCursor } from '../../storage/ports';
+import type { Deps } from '../deps';
+
+/**
+ * A staged row as `GET /bulk-import/users` shows it: the core's fields, nulls left out, and
+ * (unlike the core, SPEC §4) never a password hash or a plain-text password.
+ */
+export interface BulkRowView {
+  readonly id: string;
+  readonly externalUserId?: string;
+  readonly userMetadata?: JsonObject;
+  readonly userRoles?: readonly { readonly role: string; readonly tenantIds: readonly string[] }[];
+  readonly loginMethods: readonly Record<string, unknown>[];
+  readonly status: BulkImportStatus;
+  readonly primaryUserId?: string;
+  readonly errorMessage?: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+function loginMethodView(lm: BulkLoginMethod): Record<string, unknown> {
+  return {
+    tenantIds: lm.tenantIds,
+    isVerified: lm.isVerified,
+    isPrimary: lm.isPrimary,
+    timeJoinedInMSSinceEpoch: lm.timeJoined,
+    recipeId: lm.recipeId,
+    email: lm.email,
+    hashingAlgorithm: lm.hashingAlgorithm,
+    thirdPartyId: lm.thirdPartyId,
+    thirdPartyUserId: lm.thirdPartyUserId,
+    phoneNumber: lm.phoneNumber,
+    superTokensUserId: lm.superTokensUserId,
+  };
+}
+
+export function rowView(row: BulkImportRow): BulkRowView {
+  const { user } = row;
+  return {
+    id: user.id,
+    ...(user.externalUserId !== undefined ? { externalUserId: user.externalUserId } : {}),
+    ...(user.userMetadata !== undefined ? { userMetadata: user.userMetadata } : {}),
+    ...(user.userRoles !== undefined ? { userRoles: user.userRoles } : {}),
+    loginMethods: user.loginMethods.map(loginMethodView),
+    status: row.status,
+    ...(row.primaryUserId !== undefined ? { primaryUserId: row.primaryUserId } : {}),
+    ...(row.errorMessage !== undefined ? { errorMessage: row.errorMessage } : {}),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** `GET /bulk-import/users`: a page of rows, newest first; `next` when another page follows. */
+export async function listBulkRows(
+  deps: Pick<Deps, 'bulkImport'>,
+  query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor },
+): Promise<{ rows: BulkRowView[]; next?: BulkRowCursor }> {
+  const page = await deps.bulkImport.listRows(query);
+  return { rows: page.rows.map(rowView), ...(page.next ? { next: page.next } : {}) };
+}
+
+/** `GET /bulk-import/users/count`: exact (see `BulkImportStore`). */
+export async function countBulkRows(deps: Pick<Deps, 'bulkImport'>, status?: BulkImportStatus): Promise<{ status: 'OK'; count: number }> {
+  return { status: 'OK', count: await deps.bulkImport.countRows(status) };
+}
+
+/** `POST /bulk-import/users/remove`: each id given, as removed or as naming no row (the core's shape). */
+export async function removeBulkRows(deps: Pick<Deps, 'bulkImport'>, ids: readonly string[]): Promise<{ deletedIds: string[]; invalidIds: string[] }> {
+  const { deleted } = await deps.bulkImport.removeRows(ids);
+  const removed = new Set(deleted);
+  return { deletedIds: ids.filter((id) => removed.has(id)), invalidIds: ids.filter((id) => !removed.has(id)) };
+}

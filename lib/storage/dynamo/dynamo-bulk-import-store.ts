@@ -1,0 +1,205 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
+import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
+import type { BulkImportStore, BulkRowCursor } from '../ports';
+import { batchGetAll, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
+
+export const BULK_ROW_TYPE = 'bulkRow';
+export const BULK_COUNTER_TYPE = 'bulkCounter';
+
+/**
+ * A staging transaction holds at most this many bytes of rows: DynamoDB takes 4 MB per
+ * transaction, and a POST of 6 MB may hold a few large users.
+ */
+const MAX_STAGING_TRANSACTION_BYTES = 3_500_000;
+/** Staging transactions of one request in flight at once. */
+const STAGING_CONCURRENCY = 8;
+/** Row removals in flight at once. */
+const REMOVAL_CONCURRENCY = 16;
+/** A removal that keeps finding its row changed gives up after this many reads. */
+const REMOVAL_TRIES = 8;
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]);
+  });
+  await Promise.all(runners);
+}
+
+const randomShard = (): number => Math.floor(Math.random() * BULK_SHARDS);
+const statusShard = (rowId: string): number => (bulkLaneOf(rowId) ?? 0) % BULK_SHARDS;
+
+/** The key of a row, by its id (which carries its lane). */
+function rowKey(rowId: string): Key {
+  const lane = bulkLaneOf(rowId);
+  if (lane === undefined) throw new Error(`${rowId} is not a bulk row id`);
+  return keys.bulkRow(lane, rowId);
+}
+
+/** The stored item of a row; the user is kept as JSON text (metadata may hold anything JSON holds). */
+export function bulkRowItem(row: BulkImportRow): Record<string, unknown> {
+  return {
+    ...rowKey(row.user.id),
+    type: BULK_ROW_TYPE,
+    id: row.user.id,
+    status: row.status,
+    user: JSON.stringify(row.user),
+    errorMessage: row.errorMessage,
+    primaryUserId: row.primaryUserId,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    [ATTR.gsi1pk]: keys.bulkRowsWithStatus(row.status, statusShard(row.user.id)),
+    [ATTR.gsi1sk]: keys.bulkRowPosition(row.createdAt, row.user.id),
+  };
+}
+
+export function bulkRowFromItem(item: Record<string, unknown>): BulkImportRow {
+  return {
+    user: JSON.parse(item.user as string) as BulkUser,
+    status: item.status as BulkImportStatus,
+    ...(typeof item.errorMessage === 'string' ? { errorMessage: item.errorMessage } : {}),
+    ...(typeof item.primaryUserId === 'string' ? { primaryUserId: item.primaryUserId } : {}),
+    createdAt: item.createdAt as number,
+    updatedAt: item.updatedAt as number,
+  };
+}
+
+/** An update adding signed amounts to the counts of a counter item. */
+function counterUpdate(ctx: DynamoContext, key: Key, deltas: Partial<Record<BulkImportStatus, number>>): TxItem {
+  const entries = Object.entries(deltas).filter(([, n]) => n !== 0);
+  return {
+    Update: {
+      TableName: ctx.tableName,
+      Key: key,
+      UpdateExpression: `SET #type = :type ADD ${entries.map((_, i) => `#s${i} :n${i}`).join(', ')}`,
+      ExpressionAttributeNames: { '#type': 'type', ...Object.fromEntries(entries.map(([status], i) => [`#s${i}`, status])) },
+      ExpressionAttributeValues: { ':type': BULK_COUNTER_TYPE, ...Object.fromEntries(entries.map(([, n], i) => [`:n${i}`, n])) },
+    },
+  };
+}
+
+/**
+ * Staged rows and their exact counts (see `BulkImportStore`). Rows are items `BULK#<lane>` /
+ * `ROW#<id>`; the status index (gsi1) lists them newest first in 16 shards per status; counter
+ * items `BULKCOUNT#<family>#<n>` hold signed counts per status.
+ */
+export class DynamoBulkImportStore implements BulkImportStore {
+  constructor(private readonly ctx: DynamoContext) {}
+
+  async stageRows(rows: readonly BulkImportRow[]): Promise<void> {
+    const chunks: BulkImportRow[][] = [];
+    let bytes = 0;
+    for (const row of rows) {
+      const size = Buffer.byteLength(JSON.stringify(row.user), 'utf8');
+      const last = chunks[chunks.length - 1];
+      if (!last || last.length >= MAX_TRANSACTION_ITEMS - 1 || bytes + size > MAX_STAGING_TRANSACTION_BYTES) {
+        chunks.push([row]);
+        bytes = size;
+      } else {
+        last.push(row);
+        bytes += size;
+      }
+    }
+    await inPool(chunks, STAGING_CONCURRENCY, async (chunk) => {
+      const writes: TaggedWrite<string>[] = chunk.map((row) => ({
+        item: { Put: { TableName: this.ctx.tableName, Item: bulkRowItem(row), ConditionExpression: 'attribute_not_exists(pk)' } },
+        onConditionFailed: row.user.id,
+      }));
+      writes.push({ item: counterUpdate(this.ctx, keys.bulkCounter('STAGE', randomShard()), { NEW: chunk.length }), onConditionFailed: '' });
+      const result = await writeAtomically(this.ctx, writes);
+      // Row ids are fresh random UUIDs: a taken one is a broken random source, not a race.
+      if (!result.ok) throw new Error(`Bulk row id ${result.failed} is taken`);
+    });
+  }
+
+  async listRows(query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor }): Promise<{ rows: BulkImportRow[]; next?: BulkRowCursor }> {
+    const want = query.limit + 1;
+    const statuses = query.status ? [query.status] : BULK_IMPORT_STATUSES;
+    const partitions = statuses.flatMap((status) => Array.from({ length: BULK_SHARDS }, (_, shard) => keys.bulkRowsWithStatus(status, shard)));
+    const position = (i: Record<string, unknown>) => i[ATTR.gsi1sk] as string;
+    const entries = (await Promise.all(partitions.map((pk) => this.listPartition(pk, want, query.after))))
+      .flat()
+      .sort((a, b) => (position(a) < position(b) ? 1 : position(a) > position(b) ? -1 : 0))
+      .slice(0, want);
+    const page = entries.slice(0, query.limit).map(bulkRowFromItem);
+    const last = page[page.length - 1];
+    return entries.length > query.limit && last ? { rows: page, next: { createdAt: last.createdAt, id: last.user.id } } : { rows: page };
+  }
+
+  /** The first `want` rows of one status-index partition, newest first, older than `after`. */
+  private async listPartition(pk: string, want: number, after: BulkRowCursor | undefined): Promise<Record<string, unknown>[]> {
+    const entries: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.ctx.doc.send(
+        new QueryCommand({
+          TableName: this.ctx.tableName,
+          IndexName: INDEX.usersByTenant,
+          KeyConditionExpression: after ? '#pk = :pk AND #sk < :after' : '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': ATTR.gsi1pk, ...(after ? { '#sk': ATTR.gsi1sk } : {}) },
+          ExpressionAttributeValues: { ':pk': pk, ...(after ? { ':after': keys.bulkRowPosition(after.createdAt, after.id) } : {}) },
+          ScanIndexForward: false,
+          Limit: want - entries.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      entries.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey && entries.length < want);
+    return entries;
+  }
+
+  async countRows(status?: BulkImportStatus): Promise<number> {
+    const counterKeys = (family: BulkCounterFamily, n: number) => Array.from({ length: n }, (_, i) => keys.bulkCounter(family, i));
+    // Decrements first (see `BulkImportStore`): removal, then the lanes, then staging.
+    let total = 0;
+    for (const family of [counterKeys('REMOVE', BULK_SHARDS), counterKeys('LANE', BULK_LANES), counterKeys('STAGE', BULK_SHARDS)]) {
+      for (const item of await batchGetAll(this.ctx, family)) {
+        for (const s of status ? [status] : BULK_IMPORT_STATUSES) total += typeof item[s] === 'number' ? (item[s] as number) : 0;
+      }
+    }
+    return total;
+  }
+
+  async removeRows(ids: readonly string[]): Promise<{ deleted: string[]; invalid: string[] }> {
+    const unique = [...new Set(ids)];
+    const removed = new Set<string>();
+    await inPool(
+      unique.filter((id) => bulkLaneOf(id) !== undefined),
+      REMOVAL_CONCURRENCY,
+      async (id) => {
+        if (await this.removeRow(id)) removed.add(id);
+      },
+    );
+    return { deleted: unique.filter((id) => removed.has(id)), invalid: unique.filter((id) => !removed.has(id)) };
+  }
+
+  /** Deletes one row with its count, at the status read; `false` if there is no such row. */
+  private async removeRow(id: string): Promise<boolean> {
+    const key = rowKey(id);
+    for (let n = 0; n < REMOVAL_TRIES; n++) {
+      const [item] = await batchGetAll(this.ctx, [key]);
+      if (!item) return false;
+      const status = item.status as BulkImportStatus;
+      const result = await writeAtomically(this.ctx, [
+        {
+          item: {
+            Delete: {
+              TableName: this.ctx.tableName,
+              Key: key,
+              ConditionExpression: '#status = :status',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':status': status },
+            },
+          },
+          onConditionFailed: 'CHANGED',
+        },
+        { item: counterUpdate(this.ctx, keys.bulkCounter('REMOVE', randomShard()), { [status]: -1 }), onConditionFailed: 'CHANGED' },
+      ]);
+      if (result.ok) return true;
+    }
+    throw new Error(`Removing bulk row ${id} lost the race with its import too often`);
+  }
+}

@@ -1,0 +1,232 @@
+import { BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../fixtures/password-vectors';
+import { startApi, type TestApi } from '../support/api';
+
+/**
+ * Staging bulk users (SPEC §15): `POST /bulk-import/users` validates all and stages all or none,
+ * `GET` lists rows newest first without secrets, `count` is exact, `remove` deletes rows. The
+ * import of staged rows is not part of these endpoints.
+ */
+let api: TestApi;
+beforeAll(async () => {
+  api = await startApi({ VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey });
+  expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'shop' })).status).toBe(200);
+  expect((await api.put('/recipe/role', { role: 'admin' })).status).toBe(200);
+});
+afterAll(() => api.stop());
+
+let n = 0;
+const unique = () => `${Date.now().toString(36)}-${n++}`;
+const passwordlessUser = () => ({ loginMethods: [{ recipeId: 'passwordless', email: `pl-${unique()}@example.com` }] });
+const stage = (users: unknown[]) => api.post('/bulk-import/users', { users });
+const count = async (status?: string) => {
+  const res = await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`);
+  expect(res.status).toBe(200);
+  return res.json.count as number;
+};
+const list = (query: string) => api.get(`/bulk-import/users?${query}`);
+/** Every row of a status, following the pagination tokens. */
+async function allRows(status: string, limit = 500): Promise<{ id: string }[]> {
+  const rows: { id: string }[] = [];
+  let token: string | undefined;
+  do {
+    const res = await list(`status=${status}&limit=${limit}${token ? `&paginationToken=${encodeURIComponent(token)}` : ''}`);
+    expect(res.status).toBe(200);
+    rows.push(...res.json.users);
+    token = res.json.nextPaginationToken;
+  } while (token);
+  return rows;
+}
+
+describe('POST /bulk-import/users', () => {
+  it('stages valid users and answers each with its ids and identities as the core does', async () => {
+    const before = await count('NEW');
+    const email = `ep-${unique()}@example.com`;
+    const res = await stage([
+      {
+        externalUserId: `fb-${unique()}`,
+        userMetadata: { plan: 'pro' },
+        userRoles: [{ role: 'admin', tenantIds: ['public'] }],
+        loginMethods: [
+          { recipeId: 'emailpassword', email: ` ${email.toUpperCase()} `, passwordHash: BCRYPT_VECTORS[0].hash, hashingAlgorithm: 'bcrypt', isPrimary: true, timeJoinedInMSSinceEpoch: 1_000 },
+          { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: 'g-1', tenantIds: ['shop'], isVerified: true },
+          { recipeId: 'passwordless', phoneNumber: '+1 415 555 2671' },
+        ],
+      },
+      { loginMethods: [{ recipeId: 'emailpassword', email: `plain-${unique()}@example.com`, plainTextPassword: 'secret-plain-1' }] },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.json.status).toBe('OK');
+    const [first, second] = res.json.users;
+    expect(first.userId).toMatch(/^fb-/);
+    expect(first.loginMethods).toEqual([
+      { recipeId: 'emailpassword', userId: expect.any(String), tenants: ['public'], email },
+      { recipeId: 'thirdparty', userId: expect.any(String), tenants: ['shop'], email, thirdpartyId: 'google', thirdpartyUserId: 'g-1' },
+      { recipeId: 'passwordless', userId: expect.any(String), tenants: ['public'], email: null, phoneNumber: '+14155552671' },
+    ]);
+    // Without an external id the user's id is its row id: the primary login method's id.
+    expect(second.userId).toBe(second.loginMethods[0].userId);
+    expect(await count('NEW')).toBe(before + 2);
+
+    const rows = (await list('status=NEW&limit=500')).json.users as Record<string, unknown>[];
+    const row = rows.find((r) => r.externalUserId === first.userId) as Record<string, any>;
+    expect(row).toMatchObject({
+      id: first.loginMethods[0].userId,
+      userMetadata: { plan: 'pro' },
+      userRoles: [{ role: 'admin', tenantIds: ['public'] }],
+      status: 'NEW',
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
+    });
+    expect(row.loginMethods[0]).toEqual({
+      tenantIds: ['public'], isVerified: false, isPrimary: true, timeJoinedInMSSinceEpoch: 1_000, recipeId: 'emailpassword',
+      email, hashingAlgorithm: 'BCRYPT', superTokensUserId: first.loginMethods[0].userId,
+    });
+  });
+
+  it('never shows a password hash or a plain-text password in a listed row', async () => {
+    const password = `never-shown-${unique()}`;
+    await stage([
+      { loginMethods: [{ recipeId: 'emailpassword', email: `s-${unique()}@example.com`, plainTextPassword: password }] },
+      { loginMethods: [{ recipeId: 'emailpassword', email: `s-${unique()}@example.com`, passwordHash: VENDOR_SCRYPT_VECTORS[0].hash, hashingAlgorithm: 'firebase_scrypt' }] },
+    ]);
+    const res = await list('limit=500');
+    expect(res.text).not.toContain(password);
+    expect(res.text).not.toContain('f_scrypt');
+    expect(res.text).not.toContain(BCRYPT_VECTORS[0].hash);
+    expect(res.text).not.toMatch(/passwordHash|plainTextPassword/);
+  });
+
+  it('stages nothing when one user is invalid, and lists the errors of each invalid user by index', async () => {
+    const before = await count();
+    const res = await stage([
+      passwordlessUser(),
+      { loginMethods: [{ recipeId: 'thirdparty', email: 'x@example.com', thirdPartyId: 'google' }] },
+      passwordlessUser(),
+      { externalUserId: 'e', loginMethods: [], userRoles: [{ role: 'ghost', tenantIds: ['public'] }] },
+      'not a user',
+    ]);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.json).toEqual({
+      error: 'Data has missing or invalid fields. Please check the users field for more details.',
+      users: [
+        { index: 1, errors: ['thirdPartyUserId is required for a thirdparty recipe.'] },
+        { index: 3, errors: ['Role ghost does not exist.', 'At least one loginMethod is required.'] },
+        { index: 4, errors: ['A user should be of type object.'] },
+      ],
+    });
+    expect(await count()).toBe(before);
+  });
+
+  it('answers [] with OK alone, and refuses a missing users array or more than 10,000 users', async () => {
+    expect((await stage([])).json).toEqual({ status: 'OK' });
+    for (const body of [{}, { users: {} }, { users: null }]) {
+      const res = await api.post('/bulk-import/users', body);
+      expect([res.status, res.text]).toEqual([400, "Field name 'users' is invalid in JSON input"]);
+    }
+    const tooMany = await stage(Array.from({ length: 10_001 }, () => ({})));
+    expect([tooMany.status, tooMany.json]).toEqual([400, { error: 'You can only add 10000 users at a time.' }]);
+  });
+
+  it('stages 10,000 users in one request, all counted and all listed', async () => {
+    const before = await count('NEW');
+    const users = Array.from({ length: 10_000 }, (_, i) => ({ loginMethods: [{ recipeId: 'passwordless', email: `bulk-${i}-${unique()}@example.com` }] }));
+    const res = await stage(users);
+    expect(res.status).toBe(200);
+    expect(res.json.users).toHaveLength(10_000);
+    expect(await count('NEW')).toBe(before + 10_000);
+    const ids = new Set((await allRows('NEW')).map((r) => r.id));
+    for (const u of res.json.users as { userId: string }[]) expect(ids.has(u.userId)).toBe(true);
+  }, 120_000);
+
+  it('answers 413 with a sentence to send fewer users when the body is over 6 MB', async () => {
+    const filler = 'x'.repeat(6_000_001);
+    const res = await api.request('POST', '/bulk-import/users', { rawBody: JSON.stringify({ users: [], filler }).slice(0, 6_000_100), headers: { 'content-type': 'application/json' } });
+    expect([res.status, res.text]).toEqual([413, 'Request body is larger than 6 MB: send fewer users per request']);
+  });
+
+  it('answers the same 413 for a body too large for Lambda to be invoked with at all', async () => {
+    const res = await api.request('POST', '/bulk-import/users', { rawBody: `{"users":[],"f":"${'x'.repeat(7_000_000)}"}`, headers: { 'content-type': 'application/json' } });
+    expect([res.status, res.text]).toEqual([413, 'Request body is larger than 6 MB: send fewer users per request']);
+  });
+
+  it('is app-wide: a tenant segment is refused', async () => {
+    const res = await api.post('/shop/bulk-import/users', { users: [] });
+    expect([res.status, res.text]).toEqual([403, 'Only public tenantId can call this app specific API']);
+  });
+});
+
+describe('GET /bulk-import/users and /count', () => {
+  it('lists newest first across requests and pages without gaps or repeats', async () => {
+    const a = (await stage([passwordlessUser(), passwordlessUser(), passwordlessUser()])).json.users.map((u: { userId: string }) => u.userId);
+    await new Promise((r) => setTimeout(r, 5));
+    const b = (await stage([passwordlessUser(), passwordlessUser()])).json.users.map((u: { userId: string }) => u.userId);
+    const first = await list('limit=2');
+    expect(first.json.users.map((r: { id: string }) => r.id).sort()).toEqual([...b].sort());
+    expect(typeof first.json.nextPaginationToken).toBe('string');
+    const second = await list(`limit=3&paginationToken=${encodeURIComponent(first.json.nextPaginationToken)}`);
+    expect(second.json.users.map((r: { id: string }) => r.id).sort()).toEqual([...a].sort());
+    // The core's token: base64 of "<id>;<createdAt>" of the last row of the page.
+    const last = first.json.users[1];
+    expect(Buffer.from(first.json.nextPaginationToken, 'base64').toString()).toBe(`${last.id};${last.createdAt}`);
+
+    const all = await allRows('NEW', 347);
+    expect(new Set(all.map((r) => r.id)).size).toBe(all.length);
+    expect(all.length).toBe(await count('NEW'));
+  }, 60_000);
+
+  it('counts by status and in all, and answers the core texts for bad parameters', async () => {
+    expect(await count('FAILED')).toBe(0);
+    expect(await count('PROCESSING')).toBe(0);
+    expect(await count()).toBe(await count('NEW'));
+    const bad: [string, string][] = [
+      ['/bulk-import/users?status=DONE', 'Invalid value for status. Pass one of NEW, PROCESSING, or FAILED!'],
+      ['/bulk-import/users/count?status=new', 'Invalid value for status. Pass one of NEW, PROCESSING, or FAILED!'],
+      ['/bulk-import/users?limit=501', 'Max limit allowed is 500'],
+      ['/bulk-import/users?limit=0', 'limit must a positive integer with min value 1'],
+      ['/bulk-import/users?limit=ten', "Field name 'limit' must be an int in the GET request"],
+      ['/bulk-import/users?paginationToken=%25%25', 'invalid pagination token'],
+      [`/bulk-import/users?paginationToken=${Buffer.from('id-without-time').toString('base64')}`, 'invalid pagination token'],
+    ];
+    for (const [path, text] of bad) {
+      const res = await api.get(path);
+      expect([path, res.status, res.text]).toEqual([path, 400, text]);
+    }
+  });
+});
+
+describe('POST /bulk-import/users/remove', () => {
+  it('removes rows by id and names the ids that named no row', async () => {
+    const ids = (await stage([passwordlessUser(), passwordlessUser()])).json.users.map((u: { userId: string }) => u.userId);
+    const before = await count('NEW');
+    const res = await api.post('/bulk-import/users/remove', { ids: [ids[0], 'not-a-row', ids[1], '00000000-0000-4000-8000-000000000000'] });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ deletedIds: [ids[0], ids[1]], invalidIds: ['not-a-row', '00000000-0000-4000-8000-000000000000'] });
+    expect(await count('NEW')).toBe(before - 2);
+    expect((await api.post('/bulk-import/users/remove', { ids: [ids[0]] })).json).toEqual({ deletedIds: [], invalidIds: [ids[0]] });
+    expect((await api.post('/bulk-import/users/remove', { ids: [] })).json).toEqual({ deletedIds: [], invalidIds: [] });
+  });
+
+  it('removes 500 rows at once, counted exactly', async () => {
+    const ids = (await stage(Array.from({ length: 500 }, passwordlessUser))).json.users.map((u: { userId: string }) => u.userId);
+    const before = await count();
+    const res = await api.post('/bulk-import/users/remove', { ids });
+    expect(res.json.deletedIds).toHaveLength(500);
+    expect(await count()).toBe(before - 500);
+  }, 60_000);
+
+  it('answers the core texts for bad ids', async () => {
+    const bad: [unknown, string][] = [
+      [{}, "Field name 'ids' is invalid in JSON input"],
+      [{ ids: 'x' }, "Field name 'ids' is invalid in JSON input"],
+      [{ ids: [1] }, "Field name 'ids' is invalid in JSON input"],
+      [{ ids: [''] }, "Field name 'ids' cannot contain an empty string"],
+      [{ ids: Array.from({ length: 501 }, (_, i) => `id-${i}`) }, "Field name 'ids' cannot contain more than 500 elements"],
+      [{ ids: ['\ud800'] }, "Field name 'ids' is not valid Unicode: it holds a lone surrogate"],
+    ];
+    for (const [body, text] of bad) {
+      const res = await api.post('/bulk-import/users/remove', body);
+      expect([res.status, res.text]).toEqual([400, text]);
+    }
+  });
+});

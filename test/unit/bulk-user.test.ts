@@ -170,6 +170,17 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
     ]);
   });
 
+  it('echoes at most the start of an over-long value, so an answer stays far smaller than the request', () => {
+    const huge = 'h'.repeat(1_000_000);
+    const errors = errorsOf({ externalUserId: huge, userRoles: [{ role: huge, tenantIds: ['public'] }], loginMethods: [tp({ thirdPartyUserId: huge })] });
+    expect(errors).toEqual([
+      `role ${'h'.repeat(300)}… is too long. Max length is 255.`,
+      `Role ${'h'.repeat(300)}… does not exist.`,
+      `thirdPartyUserId ${'h'.repeat(300)}… is too long. Max length is 256.`,
+      `externalUserId ${'h'.repeat(300)}… is too long. Max length is 128.`,
+    ]);
+  });
+
   it('refuses an external id a former user of the request has, on the later user only', () => {
     const ctx = context();
     expect(errorsOf({ externalUserId: 'dup', loginMethods: [pl()] }, ctx)).toEqual([]);

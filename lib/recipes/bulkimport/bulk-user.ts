@@ -47,6 +47,14 @@ const ALGORITHM_NAMES: Readonly<Record<string, HashAlgorithm>> = {
 };
 const ALGORITHM_LABEL: Readonly<Record<HashAlgorithm, string>> = { bcrypt: 'BCRYPT', argon2: 'ARGON2', vendor_scrypt: 'FIREBASE_SCRYPT' };
 
+/**
+ * A value as an error text echoes it: in full up to 300 characters (every value within its bound),
+ * else its start. An over-long value is echoed once or twice per error, and an answer must stay
+ * under Lambda's 6 MB however long the values of a 6 MB request are.
+ */
+const MAX_SHOWN = 300;
+const shown = (value: string): string => (value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
+
 type FieldType = 'string' | 'integer' | 'boolean' | 'object' | 'array of string' | 'array of object';
 type Obj = Readonly<Record<string, unknown>>;
 
@@ -137,16 +145,16 @@ function normaliseEmail(raw: string | undefined, sfx: string, errors: string[]):
   if (raw === undefined) return undefined;
   const email = raw.trim().toLowerCase();
   // The core's bound and text: above 255 characters, "Max length is 256".
-  if (raw.length > MAX_EMAIL - 1) errors.push(`email ${raw} is too long. Max length is ${MAX_EMAIL}.`);
-  else if (!email.includes('@')) errors.push(`email ${raw} is not an email address: it has no '@'${sfx}`);
-  else if (/\s/.test(email)) errors.push(`email ${raw} is not an email address: it contains whitespace${sfx}`);
+  if (raw.length > MAX_EMAIL - 1) errors.push(`email ${shown(raw)} is too long. Max length is ${MAX_EMAIL}.`);
+  else if (!email.includes('@')) errors.push(`email ${shown(raw)} is not an email address: it has no '@'${sfx}`);
+  else if (/\s/.test(email)) errors.push(`email ${shown(raw)} is not an email address: it contains whitespace${sfx}`);
   return email;
 }
 
 function normalisePhone(raw: string | undefined, errors: string[]): string | undefined {
   if (raw === undefined) return undefined;
   if (raw.length > MAX_PHONE) {
-    errors.push(`phoneNumber ${raw} is too long. Max length is ${MAX_PHONE}.`);
+    errors.push(`phoneNumber ${shown(raw)} is too long. Max length is ${MAX_PHONE}.`);
     return undefined;
   }
   const trimmed = raw.trim();
@@ -154,7 +162,7 @@ function normalisePhone(raw: string | undefined, errors: string[]): string | und
     if (!trimmed.startsWith('+')) throw new Error('no +');
     return parsePhoneNumberWithError(trimmed, { extract: false }).format('E.164');
   } catch {
-    errors.push(`phoneNumber ${raw} must be in international format, for example +14155552671 for a passwordless recipe.`);
+    errors.push(`phoneNumber ${shown(raw)} must be in international format, for example +14155552671 for a passwordless recipe.`);
     return undefined;
   }
 }
@@ -165,7 +173,7 @@ function normaliseTenantIds(raw: readonly string[] | undefined, ctx: BulkValidat
   const tenantIds: string[] = [];
   for (const given of raw) {
     const tenantId = given.trim().toLowerCase();
-    if (!ctx.tenants.has(tenantId)) errors.push(`Invalid tenantId: ${given}${sfx}`);
+    if (!ctx.tenants.has(tenantId)) errors.push(`Invalid tenantId: ${shown(given)}${sfx}`);
     else if (!tenantIds.includes(tenantId)) tenantIds.push(tenantId);
   }
   return tenantIds;
@@ -181,9 +189,9 @@ function parseRoles(reader: FieldReader, ctx: BulkValidationContext, errors: str
     const given = r.string('role', true);
     const tenantIds = r.read<string[]>('tenantIds', 'array of string', true);
     if (given === undefined) continue;
-    if (given.length > MAX_ROLE_LENGTH) errors.push(`role ${given} is too long. Max length is ${MAX_ROLE_LENGTH}.`);
+    if (given.length > MAX_ROLE_LENGTH) errors.push(`role ${shown(given)} is too long. Max length is ${MAX_ROLE_LENGTH}.`);
     const role = given.trim();
-    if (!ctx.roles.has(role)) errors.push(`Role ${role} does not exist.`);
+    if (!ctx.roles.has(role)) errors.push(`Role ${shown(role)} does not exist.`);
     roles.push({ role, tenantIds: normaliseTenantIds(tenantIds, ctx, sfx, errors) });
   }
   const assignments = roles.reduce((n, r) => n + r.tenantIds.length, 0);
@@ -282,10 +290,10 @@ function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]
     const thirdPartyId = tp.string('thirdPartyId', true);
     const thirdPartyUserId = tp.string('thirdPartyUserId', true);
     if (thirdPartyId !== undefined && thirdPartyId.length > MAX_THIRD_PARTY_ID) {
-      errors.push(`thirdPartyId ${thirdPartyId} is too long. Max length is ${MAX_THIRD_PARTY_ID}.`);
+      errors.push(`thirdPartyId ${shown(thirdPartyId)} is too long. Max length is ${MAX_THIRD_PARTY_ID}.`);
     }
     if (thirdPartyUserId !== undefined && thirdPartyUserId.length > MAX_THIRD_PARTY_USER_ID) {
-      errors.push(`thirdPartyUserId ${thirdPartyUserId} is too long. Max length is ${MAX_THIRD_PARTY_USER_ID}.`);
+      errors.push(`thirdPartyUserId ${shown(thirdPartyUserId)} is too long. Max length is ${MAX_THIRD_PARTY_USER_ID}.`);
     }
     return { ...base, ...(email !== undefined ? { email } : {}), ...(thirdPartyId !== undefined ? { thirdPartyId } : {}), ...(thirdPartyUserId !== undefined ? { thirdPartyUserId } : {}) };
   }
@@ -324,15 +332,15 @@ export function parseBulkUser(raw: unknown, ctx: BulkValidationContext): BulkUse
   const loginMethods = lmObjects.map((lm) => parseLoginMethod(lm, ctx, errors));
 
   if (externalUserId !== undefined) {
-    if (externalUserId.length > MAX_EXTERNAL_ID) errors.push(`externalUserId ${externalUserId} is too long. Max length is ${MAX_EXTERNAL_ID}.`);
-    if (ctx.externalUserIds.has(externalUserId)) errors.push(`externalUserId ${externalUserId} is not unique. It is already used by another user.`);
+    if (externalUserId.length > MAX_EXTERNAL_ID) errors.push(`externalUserId ${shown(externalUserId)} is too long. Max length is ${MAX_EXTERNAL_ID}.`);
+    if (ctx.externalUserIds.has(externalUserId)) errors.push(`externalUserId ${shown(externalUserId)} is not unique. It is already used by another user.`);
     ctx.externalUserIds.add(externalUserId);
   }
   const parsed = loginMethods.filter((lm): lm is BulkLoginMethod => lm !== undefined);
   for (const { tenantIds } of userRoles ?? []) {
     for (const tenantId of tenantIds) {
       if (tenantId !== 'public' && !parsed.some((lm) => lm.tenantIds.includes(tenantId))) {
-        errors.push(`TenantId ${tenantId} for a user role does not exist in loginMethods.`);
+        errors.push(`TenantId ${shown(tenantId)} for a user role does not exist in loginMethods.`);
       }
     }
   }

@@ -277,6 +277,11 @@ export const ROUTES: readonly RouteDef[] = [
     scope: 'app', summary: 'How many staged rows there are (`status`): exact.',
   }),
   route({
+    id: 'bulkimport-import', method: 'POST', path: '/bulk-import/import', entry: 'functions/bulkimport/import-user.ts',
+    scope: 'app', access: 'write', secrets: ['apiKeys', 'signerKey'], hashesPasswords: true,
+    summary: 'Import one bulk user now, in one transaction (as the worker imports a staged row).',
+  }),
+  route({
     id: 'bulkimport-remove', method: 'POST', path: '/bulk-import/users/remove', entry: 'functions/bulkimport/remove-rows.ts',
     scope: 'app', access: 'write', summary: 'Remove staged rows by id (at most 500), in any status.',
   }),

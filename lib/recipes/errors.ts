@@ -15,8 +15,8 @@ export class InvalidInputError extends Error {
  * the document.
  */
 export class InvalidInputDocumentError extends Error {
-  constructor(readonly document: { readonly error: string } & Record<string, unknown>) {
-    super(document.error);
+  constructor(readonly document: Readonly<Record<string, unknown>>, summary: string) {
+    super(summary);
     this.name = 'InvalidInputDocumentError';
   }
 }

@@ -96,6 +96,14 @@ export const keys = {
   /** The user id a user partition key names. */
   userIdOfPartition: (pk: string): string => pk.slice(USER_PREFIX.length),
   loginMethod: (userId: string, recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${userId}`, sk: `LM#${recipeUserId}` }),
+  /**
+   * A user's entry in the list of a tenant that no login method of its has as its first tenant
+   * (a login method in several tenants, as bulk import makes them): the list entry of the others
+   * rides on the login method item.
+   */
+  listEntry: (userId: string, tenantId: string): Key => ({ pk: `${USER_PREFIX}${userId}`, sk: `LIST#${tenantId}` }),
+  /** A login method's entry among the users with its email in a tenant beyond its first one. */
+  emailEntry: (userId: string, tenantId: string, recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${userId}`, sk: `EMAIL#${tenantId}#${recipeUserId}` }),
   /** Where a login method linked to another user finds that user. */
   link: (recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${recipeUserId}`, sk: 'LINK' }),
   /** A primary user's claim on one piece of account info in one tenant (SPEC §11). */

@@ -242,7 +242,23 @@ export interface BulkImportStore {
   countRows(status?: BulkImportStatus): Promise<number>;
   /** Removes rows in any status; the ids removed, and those that named no row. */
   removeRows(ids: readonly string[]): Promise<{ deleted: string[]; invalid: string[] }>;
+  /**
+   * Writes one imported bulk user in one transaction: its new users with all their items (as
+   * `UserStore.writeUsers` from nothing), its metadata and its role assignments. `ROLE_GONE` when
+   * a role is no longer the incarnation read; `STALE` when the metadata changed since read.
+   */
+  importUser(write: BulkUserWrite): Promise<BulkUserWriteResult>;
 }
+
+/** What importing one bulk user writes (SPEC §15). */
+export interface BulkUserWrite {
+  readonly users: readonly AuthUser[];
+  /** The user id's metadata after the import, and the version it was read at (none: `undefined`). */
+  readonly metadata?: { readonly userId: string; readonly metadata: JsonObject; readonly readVersion: number | undefined };
+  readonly roles: readonly { readonly tenantId: string; readonly userId: string; readonly role: RoleRecord }[];
+}
+
+export type BulkUserWriteResult = UserWriteResult | { readonly status: 'ROLE_GONE' };
 
 /** Every storage port a recipe may need. */
 export interface Stores {

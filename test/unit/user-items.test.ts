@@ -146,3 +146,39 @@ describe('userChangeWrites', () => {
     expect(() => userChangeWrites(ctx, [], [user])).toThrow(TooManyItemsError);
   });
 });
+
+describe('a login method in several tenants', () => {
+  const multi: UserRecord = { ...ep, tenantIds: ['public', 't1', 't2'] };
+  const user = standaloneUser(multi);
+  it('is listed in each tenant and found by its email in each, through entry items in its partition', () => {
+    const entries = itemsOfUser(user).filter((d) => d.role === 'entry');
+    expect(entries.map((d) => [d.key.sk, d.item.gsi1pk ?? d.item.gsi2pk])).toEqual([
+      ['LIST#t1', keys.usersOfTenant('t1', userListShard('ep-1'))],
+      ['EMAIL#t1#ep-1', keys.usersWithEmail('t1', 'a@b.c')],
+      ['LIST#t2', keys.usersOfTenant('t2', userListShard('ep-1'))],
+      ['EMAIL#t2#ep-1', keys.usersWithEmail('t2', 'a@b.c')],
+    ]);
+    for (const d of entries) expect(d.key.pk).toBe(keys.userPartition('ep-1'));
+    // Guards in every tenant; the list entry of the first tenant rides on the login method item.
+    expect(itemsOfUser(user).filter((d) => d.role === 'guard').map((d) => d.key.pk)).toHaveLength(3);
+    expect(itemsOfUser(user).find((d) => d.role === 'loginMethod')?.item.gsi1pk).toBe(keys.usersOfTenant('public', userListShard('ep-1')));
+  });
+
+  it('gives a tenant one list entry per user: the oldest login method there has it', () => {
+    const newer: UserRecord = { ...tp, userId: 'tp-9', timeJoined: 300, tenantIds: ['t1'] };
+    const both: AuthUser = { id: 'ep-1', isPrimary: true, loginMethods: [multi, newer] };
+    const listEntries = itemsOfUser(both).filter((d) => d.item.gsi1pk !== undefined).map((d) => [d.key.sk, d.item.listRecipeIds]);
+    expect(listEntries).toEqual([
+      ['LM#ep-1', ['emailpassword']],
+      ['LIST#t1', ['emailpassword', 'thirdparty']],
+      ['LIST#t2', ['emailpassword']],
+    ]);
+  });
+
+  it('moves its entries with a change of tenants, conditioned on its user', () => {
+    const writes = userChangeWrites(ctx, [user], [standaloneUser({ ...multi, tenantIds: ['public', 't1'] })]);
+    const deletes = writes.flatMap((w) => (w.item.Delete ? [w.item.Delete.Key?.sk] : []));
+    expect(deletes.sort()).toEqual(['EMAIL#t2#ep-1', 'GUARD', 'LIST#t2']);
+  });
+});
+

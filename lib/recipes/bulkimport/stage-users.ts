@@ -51,6 +51,22 @@ async function existingRoles(deps: Pick<Deps, 'roles'>, users: readonly unknown[
   return roles;
 }
 
+/** What validating the users of a request needs: the app's tenants and roles, read once. */
+export async function validationContext(
+  deps: Pick<Deps, 'roles' | 'tenants' | 'clock' | 'random' | 'config'>,
+  users: readonly unknown[],
+): Promise<BulkValidationContext> {
+  const [tenants, roles] = await Promise.all([deps.tenants.listTenants(), existingRoles(deps, users)]);
+  return {
+    tenants: new Set([PUBLIC_TENANT, ...tenants.map((t) => t.tenantId)]),
+    roles,
+    now: deps.clock.now(),
+    newId: () => deps.random.uuid(),
+    externalUserIds: new Set(),
+    hashOptions: { limits: deps.config.password.limits, signerKeyConfigured: deps.config.signerKey !== undefined },
+  };
+}
+
 /**
  * `POST /bulk-import/users`: validates every user (the errors of each invalid one, by index;
  * nothing is staged if any is invalid), then stages them all as `NEW` rows. The import itself
@@ -62,18 +78,11 @@ export async function stageUsers(
 ): Promise<{ status: 'OK'; users?: StagedUserView[] }> {
   if (users.length === 0) return { status: 'OK' };
   if (users.length > MAX_USERS_PER_REQUEST) {
-    throw new InvalidInputDocumentError({ error: `You can only add ${MAX_USERS_PER_REQUEST} users at a time.` });
+    const error = `You can only add ${MAX_USERS_PER_REQUEST} users at a time.`;
+    throw new InvalidInputDocumentError({ error }, error);
   }
-  const [tenants, roles] = await Promise.all([deps.tenants.listTenants(), existingRoles(deps, users)]);
-  const now = deps.clock.now();
-  const ctx: BulkValidationContext = {
-    tenants: new Set([PUBLIC_TENANT, ...tenants.map((t) => t.tenantId)]),
-    roles,
-    now,
-    newId: () => deps.random.uuid(),
-    externalUserIds: new Set(),
-    hashOptions: { limits: deps.config.password.limits, signerKeyConfigured: deps.config.signerKey !== undefined },
-  };
+  const ctx = await validationContext(deps, users);
+  const now = ctx.now;
   const valid: BulkUser[] = [];
   const invalid: { index: number; errors: string[] }[] = [];
   users.forEach((raw, index) => {
@@ -82,10 +91,8 @@ export async function stageUsers(
     else invalid.push({ index, errors: result.errors });
   });
   if (invalid.length > 0) {
-    throw new InvalidInputDocumentError({
-      error: 'Data has missing or invalid fields. Please check the users field for more details.',
-      users: invalid,
-    });
+    const error = 'Data has missing or invalid fields. Please check the users field for more details.';
+    throw new InvalidInputDocumentError({ error, users: invalid }, error);
   }
   const rows: BulkImportRow[] = valid.map((user) => ({ user, status: 'NEW', createdAt: now, updatedAt: now }));
   await deps.bulkImport.stageRows(rows);

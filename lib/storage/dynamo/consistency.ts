@@ -19,6 +19,8 @@ export interface ConsistencyProblem {
     | 'user-missing-claim'
     | 'claim-not-held'
     | 'user-missing-link'
+    | 'user-missing-entry'
+    | 'entry-not-held'
     | 'link-not-held'
     | 'login-method-differs'
     | 'user-not-one-user'
@@ -68,6 +70,7 @@ const MISSING: Record<Exclude<DerivedItem['role'], 'loginMethod'>, ConsistencyPr
   guard: 'user-missing-guard',
   primaryInfo: 'user-missing-claim',
   link: 'user-missing-link',
+  entry: 'user-missing-entry',
 };
 
 /**
@@ -162,6 +165,10 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         break;
       case ITEM_TYPE.primaryInfo:
         if (unexpected) problems.push({ kind: 'claim-not-held', key: pk, detail: `user ${String(item.primaryUserId)} is not a primary user holding this account info` });
+        break;
+      case ITEM_TYPE.listEntry:
+      case ITEM_TYPE.emailEntry:
+        if (unexpected) problems.push({ kind: 'entry-not-held', key: pk, detail: `user ${String(item.userId)} implies no ${String(item.type)} ${String(item.sk)}` });
         break;
       case ITEM_TYPE.link:
         if (unexpected) problems.push({ kind: 'link-not-held', key: pk, detail: `login method ${String(item.userId)} is not linked to user ${String(item.primaryUserId)}` });

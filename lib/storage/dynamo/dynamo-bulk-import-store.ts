@@ -1,8 +1,12 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
 import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
-import type { BulkImportStore, BulkRowCursor } from '../ports';
+import { TooManyItemsError } from '../errors';
+import type { BulkImportStore, BulkRowCursor, BulkUserWrite, BulkUserWriteResult } from '../ports';
+import { metadataCondition, metadataItem } from './dynamo-metadata-store';
+import { userRoleItem } from './dynamo-role-store';
 import { batchGetAll, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
+import { userChangeWrites } from './user-items';
 
 export const BULK_ROW_TYPE = 'bulkRow';
 export const BULK_COUNTER_TYPE = 'bulkCounter';
@@ -174,6 +178,28 @@ export class DynamoBulkImportStore implements BulkImportStore {
       },
     );
     return { deleted: unique.filter((id) => removed.has(id)), invalid: unique.filter((id) => !removed.has(id)) };
+  }
+
+  async importUser(write: BulkUserWrite): Promise<BulkUserWriteResult> {
+    const T = this.ctx.tableName;
+    const writes: TaggedWrite<BulkUserWriteResult>[] = [...userChangeWrites(this.ctx, [], write.users)];
+    if (write.metadata) {
+      const { userId, metadata, readVersion } = write.metadata;
+      writes.push({ item: { Put: { TableName: T, Item: metadataItem(userId, metadata, (readVersion ?? 0) + 1), ...metadataCondition(readVersion) } }, onConditionFailed: { status: 'STALE' } });
+    }
+    const roles = new Map(write.roles.map((r) => [r.role.role, r.role]));
+    for (const role of roles.values()) {
+      writes.push({
+        item: { ConditionCheck: { TableName: T, Key: keys.role(role.role), ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } } },
+        onConditionFailed: { status: 'ROLE_GONE' },
+      });
+    }
+    for (const { tenantId, userId, role } of write.roles) {
+      writes.push({ item: { Put: { TableName: T, Item: userRoleItem(tenantId, userId, role) } }, onConditionFailed: { status: 'STALE' } });
+    }
+    if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);
+    const result = await writeAtomically(this.ctx, writes);
+    return result.ok ? { status: 'OK' } : result.failed;
   }
 
   /** Deletes one row with its count, at the status read; `false` if there is no such row. */

@@ -6,6 +6,18 @@ import { writeAtomically, type DynamoContext } from './transact';
 
 export const METADATA_TYPE = 'metadata';
 
+/** The metadata item of a user id, as JSON text with its version. */
+export function metadataItem(userId: string, metadata: JsonObject, version: number): Record<string, unknown> {
+  return { ...keys.metadata(userId), type: METADATA_TYPE, userId, metadata: JSON.stringify(metadata), version };
+}
+
+/** The condition of writing metadata read at `readVersion` (`undefined`: there was none). */
+export function metadataCondition(readVersion: number | undefined): Record<string, unknown> {
+  return readVersion === undefined
+    ? { ConditionExpression: 'attribute_not_exists(pk)' }
+    : { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': readVersion } };
+}
+
 /**
  * `MetadataStore` on DynamoDB. The metadata is kept as JSON text, not as a DynamoDB map: any JSON
  * object the app sends round-trips exactly (a map refuses nesting deeper than 32 levels and
@@ -26,10 +38,8 @@ export class DynamoMetadataStore implements MetadataStore {
         item: {
           Put: {
             TableName: this.ctx.tableName,
-            Item: { ...keys.metadata(userId), type: METADATA_TYPE, userId, metadata: JSON.stringify(metadata), version: (readVersion ?? 0) + 1 },
-            ...(readVersion === undefined
-              ? { ConditionExpression: 'attribute_not_exists(pk)' }
-              : { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': readVersion } }),
+            Item: metadataItem(userId, metadata, (readVersion ?? 0) + 1),
+            ...metadataCondition(readVersion),
           },
         },
         onConditionFailed: 'STALE' as const,

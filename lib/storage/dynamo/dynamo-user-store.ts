@@ -117,7 +117,7 @@ export class DynamoUserStore implements UserStore {
       order.push(userId);
       found.set(
         userId,
-        item.primaryUserId === undefined
+        item.type === ITEM_TYPE.loginMethod && item.primaryUserId === undefined
           ? Promise.resolve(standaloneUser(loginMethodFromItem(item)))
           : this.readPartition(userId).then((partition) => userFromItems(userId, partition)),
       );

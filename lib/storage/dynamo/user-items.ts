@@ -17,6 +17,8 @@ export const ITEM_TYPE = {
   link: 'link',
   guard: 'guard',
   primaryInfo: 'primaryInfo',
+  listEntry: 'listEntry',
+  emailEntry: 'emailEntry',
 } as const;
 
 /** An item a user's state implies, with what writing or deleting it means. */
@@ -24,7 +26,8 @@ export type DerivedItem =
   | { readonly role: 'loginMethod'; readonly key: Key; readonly item: Record<string, unknown>; readonly loginMethod: UserRecord }
   | { readonly role: 'link'; readonly key: Key; readonly item: Record<string, unknown> }
   | { readonly role: 'guard'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string }
-  | { readonly role: 'primaryInfo'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind };
+  | { readonly role: 'primaryInfo'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind }
+  | { readonly role: 'entry'; readonly key: Key; readonly item: Record<string, unknown> };
 
 /**
  * The guard items a login method holds: one per unique identity per tenant, within its recipe,
@@ -97,14 +100,12 @@ export function claimsOf(user: AuthUser): { tenantId: string; info: AccountInfo 
  * with the recipes the user has in that tenant), so a primary user is listed and counted once per
  * tenant. The user's oldest login method also carries every recipe the user has (`appRecipeIds`):
  * counting the users of the whole app counts only those entries, so a primary user in several
- * tenants counts once. A login method is in exactly one tenant (`tenantIds[0]`) in this service;
- * one in several tenants would need a list entry of its own per extra tenant.
+ * tenants counts once. The item carries the entries of the login method's first tenant
+ * (`tenantIds[0]`); a login method in several tenants (bulk import) has entry items for the others.
  */
 function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, listsApp: boolean): Record<string, unknown> {
   const tenantId = lm.tenantIds[0];
-  const listRecipeIds = [
-    ...new Set(user.loginMethods.filter((other) => other.tenantIds.includes(tenantId)).map((other) => other.recipeId)),
-  ].sort();
+  const listRecipeIds = recipesIn(user, tenantId);
   return {
     ...keys.loginMethod(user.id, lm.userId),
     type: ITEM_TYPE.loginMethod,
@@ -135,7 +136,16 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, l
   };
 }
 
-/** Every item the user implies: login methods, links, guards, and (if primary) its claims. */
+/** The recipes the user has in a tenant, sorted (what a list entry filters on). */
+function recipesIn(user: AuthUser, tenantId: string): string[] {
+  return [...new Set(user.loginMethods.filter((other) => other.tenantIds.includes(tenantId)).map((other) => other.recipeId))].sort();
+}
+
+/**
+ * Every item the user implies: login methods, links, guards, (if primary) its claims, and for a
+ * login method in several tenants its entries in the lists of the others: the user's place in a
+ * tenant's list where no older login method put it, and its email among the tenant's emails.
+ */
 export function itemsOfUser(user: AuthUser): DerivedItem[] {
   const items: DerivedItem[] = [];
   const listed = new Set<string>();
@@ -144,6 +154,38 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
     const listsApp = listed.size === 0;
     listed.add(lm.tenantIds[0]);
     items.push({ role: 'loginMethod', key: keys.loginMethod(user.id, lm.userId), item: loginMethodItem(user, lm, listsTenant, listsApp), loginMethod: lm });
+    for (const tenantId of lm.tenantIds.slice(1)) {
+      if (!listed.has(tenantId)) {
+        listed.add(tenantId);
+        const key = keys.listEntry(user.id, tenantId);
+        items.push({
+          role: 'entry',
+          key,
+          item: {
+            ...key,
+            type: ITEM_TYPE.listEntry,
+            userId: user.id,
+            [ATTR.gsi1pk]: keys.usersOfTenant(tenantId, userListShard(user.id)),
+            [ATTR.gsi1sk]: keys.userListPosition(timeJoinedOf(user), user.id),
+            listRecipeIds: recipesIn(user, tenantId),
+          },
+        });
+      }
+      if (lm.email !== undefined) {
+        const key = keys.emailEntry(user.id, tenantId, lm.userId);
+        items.push({
+          role: 'entry',
+          key,
+          item: {
+            ...key,
+            type: ITEM_TYPE.emailEntry,
+            userId: user.id,
+            [ATTR.gsi2pk]: keys.usersWithEmail(tenantId, lm.email),
+            [ATTR.gsi2sk]: `${timeSortKey(lm.timeJoined)}#${lm.userId}`,
+          },
+        });
+      }
+    }
     if (lm.userId !== user.id) {
       const key = keys.link(lm.userId);
       items.push({ role: 'link', key, item: { ...key, type: ITEM_TYPE.link, userId: lm.userId, primaryUserId: user.id } });
@@ -266,7 +308,8 @@ export function userChangeWrites(
     ExpressionAttributeNames: { '#owner': attribute },
     ExpressionAttributeValues: { ':owner': ownerId },
   });
-  const ownerAttribute = (d: DerivedItem): 'userId' | 'primaryUserId' => (d.role === 'guard' ? 'userId' : 'primaryUserId');
+  // Guards name their login method, entries their user; links and claims the primary user.
+  const ownerAttribute = (d: DerivedItem): 'userId' | 'primaryUserId' => (d.role === 'guard' || d.role === 'entry' ? 'userId' : 'primaryUserId');
 
   for (const [k, n] of neu) {
     const o = old.get(k);
@@ -292,7 +335,7 @@ export function userChangeWrites(
         }),
         onConditionFailed: STALE,
       });
-    } else if (n.role === 'link') {
+    } else if (n.role === 'link' || n.role === 'entry') {
       stale.push({ item: put(n.item, ifAbsent), onConditionFailed: STALE });
     } else if (n.role === 'primaryInfo') {
       claims.push({ item: put(n.item, ifAbsent), onConditionFailed: { status: 'ACCOUNT_INFO_TAKEN', identity: n.identity } });

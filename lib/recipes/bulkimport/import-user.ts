@@ -1,0 +1,190 @@
+import { hashPassword } from '../../password';
+import { byJoinOrder, loginMethodOf } from '../../storage/auth-user';
+import type { AuthUser, BulkLoginMethod, BulkUser, JsonObject, RoleRecord, UserRecord } from '../../storage/model';
+import { TooManyItemsError } from '../../storage/errors';
+import type { BulkUserWriteResult, LoginRef } from '../../storage/ports';
+import { retryOnRace, type Deps } from '../deps';
+import { toApiUser, type ApiUser } from '../users/api-user';
+import { primaryLoginMethodOf } from './bulk-user';
+
+/** What importing one bulk user came to: the user, or the core's failure texts (SPEC §15). */
+export type BulkImportOutcome = { readonly status: 'OK'; readonly user: ApiUser } | { readonly status: 'FAILED'; readonly errors: string[] };
+
+type ImportDeps = Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'config'>;
+
+/** The core's failure texts (`E0nn: …`), by what was taken. */
+export const BULK_ERRORS = {
+  identityTaken: (lm: BulkLoginMethod): string =>
+    lm.recipeId === 'emailpassword'
+      ? `E003: A user with email ${lm.email} already exists in emailpassword loginMethod.`
+      : lm.recipeId === 'thirdparty'
+        ? `E005: A user with thirdPartyId ${lm.thirdPartyId} and thirdPartyUserId ${lm.thirdPartyUserId} already exists in thirdparty loginMethod.`
+        : lm.email !== undefined
+          ? `E006: A user with email ${lm.email} already exists in passwordless loginMethod.`
+          : `E007: A user with phoneNumber ${lm.phoneNumber} already exists in passwordless loginMethod.`,
+  accountInfoTaken: 'E027: there is a conflicting account info',
+  externalIdTaken: (externalUserId: string): string => `E031: A user with externalId ${externalUserId} already exists`,
+  roleGone: 'E034: Role does not exist! You need to pre-create the role before assigning it to the user.',
+} as const;
+
+/** The login method a bulk login method becomes: its ids, identities, hash and verified state. */
+function loginMethodRecord(lm: BulkLoginMethod, passwordHash: string | undefined, externalUserId: string | undefined): UserRecord {
+  return {
+    userId: lm.superTokensUserId,
+    recipeId: lm.recipeId,
+    tenantIds: lm.tenantIds,
+    timeJoined: lm.timeJoined,
+    ...(lm.email !== undefined ? { email: lm.email } : {}),
+    ...(lm.phoneNumber !== undefined ? { phoneNumber: lm.phoneNumber } : {}),
+    ...(lm.thirdPartyId !== undefined && lm.thirdPartyUserId !== undefined ? { thirdParty: { id: lm.thirdPartyId, userId: lm.thirdPartyUserId } } : {}),
+    // `isVerified` proves the login method's email, or its phone when it has no email (SPEC §13).
+    verifiedEmails: lm.isVerified && lm.email !== undefined ? [lm.email] : [],
+    phoneVerified: lm.isVerified && lm.email === undefined && lm.phoneNumber !== undefined,
+    ...(passwordHash !== undefined ? { passwordHash } : {}),
+    ...(externalUserId !== undefined ? { externalUserId } : {}),
+    version: 1,
+  };
+}
+
+/**
+ * The users a bulk user becomes: with an `isPrimary` login method, one primary user holding all
+ * of them; else each login method a user of its own (SPEC §15). The external id goes on the
+ * primary login method.
+ */
+function usersOf(bulk: BulkUser, hashes: ReadonlyMap<string, string>): AuthUser[] {
+  const primary = primaryLoginMethodOf(bulk.loginMethods);
+  const records = bulk.loginMethods
+    .map((lm) => loginMethodRecord(lm, hashes.get(lm.superTokensUserId) ?? lm.passwordHash, lm === primary ? bulk.externalUserId : undefined))
+    .sort(byJoinOrder);
+  if (bulk.loginMethods.some((lm) => lm.isPrimary)) return [{ id: primary.superTokensUserId, isPrimary: true, loginMethods: records }];
+  return records.map((lm) => ({ id: lm.userId, isPrimary: false, loginMethods: [lm] }));
+}
+
+/** Who holds a bulk login method's identity, in the first of its tenants that has it. */
+async function holderOf(deps: Pick<Deps, 'users'>, lm: BulkLoginMethod): Promise<LoginRef | undefined> {
+  for (const tenantId of lm.tenantIds) {
+    const ref =
+      lm.recipeId === 'emailpassword'
+        ? await deps.users.getLoginByEmail(tenantId, 'emailpassword', lm.email as string)
+        : lm.recipeId === 'thirdparty'
+          ? await deps.users.getLoginByThirdParty(tenantId, lm.thirdPartyId as string, lm.thirdPartyUserId as string)
+          : lm.email !== undefined
+            ? await deps.users.getLoginByEmail(tenantId, 'passwordless', lm.email)
+            : await deps.users.getLoginByPhone(tenantId, lm.phoneNumber as string);
+    if (ref) return ref;
+  }
+  return undefined;
+}
+
+type Existing = { readonly kind: 'NONE' } | { readonly kind: 'SAME'; readonly user: AuthUser } | { readonly kind: 'CONFLICT'; readonly error: string };
+
+/**
+ * Whether the bulk user is already here (SPEC §15, re-runs are safe): the user its external id
+ * names holds every one of its login methods, or (without an external id) one user holds them all
+ * as they would be grouped. Anything else already holding one of its identities or its external
+ * id is a conflict, with the core's text.
+ */
+async function existing(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<Existing> {
+  const [holders, byExternalId] = await Promise.all([
+    Promise.all(bulk.loginMethods.map((lm) => holderOf(deps, lm))),
+    bulk.externalUserId !== undefined ? deps.users.getUser(bulk.externalUserId, 'EXTERNAL') : Promise.resolve(undefined),
+  ]);
+  const primaryIndex = bulk.loginMethods.indexOf(primaryLoginMethodOf(bulk.loginMethods));
+  const linked = bulk.loginMethods.some((lm) => lm.isPrimary);
+  if (holders.every((h) => h !== undefined)) {
+    const owner = holders[primaryIndex]?.userId as string;
+    const grouped = linked ? holders.every((h) => h?.userId === owner) : new Set(holders.map((h) => h?.userId)).size === holders.length;
+    const user = await deps.users.getUser(owner, 'SUPERTOKENS');
+    const externalIdMatches = bulk.externalUserId === undefined || (byExternalId !== undefined && byExternalId.id === owner);
+    if (grouped && user && externalIdMatches) return { kind: 'SAME', user };
+  }
+  if (byExternalId) return { kind: 'CONFLICT', error: BULK_ERRORS.externalIdTaken(bulk.externalUserId as string) };
+  const taken = bulk.loginMethods.findIndex((_, i) => holders[i] !== undefined);
+  return taken >= 0 ? { kind: 'CONFLICT', error: BULK_ERRORS.identityTaken(bulk.loginMethods[taken]) } : { kind: 'NONE' };
+}
+
+/** An already imported user gets the hashes of the run (as `passwordhash/import` replaces them). */
+async function replaceChangedHashes(deps: Pick<Deps, 'users'>, user: AuthUser, bulk: BulkUser): Promise<boolean> {
+  for (const lm of bulk.loginMethods) {
+    if (lm.recipeId !== 'emailpassword' || lm.passwordHash === undefined) continue;
+    const stored = user.loginMethods.find((s) => s.recipeId === 'emailpassword' && s.email === lm.email);
+    if (!stored || stored.passwordHash === lm.passwordHash) continue;
+    if ((await deps.users.replacePasswordHash(user, stored, lm.passwordHash)).status !== 'OK') return false;
+  }
+  return true;
+}
+
+/** Merges the bulk metadata into what the id has (a `null` value deletes the key, as an update does). */
+function mergedMetadata(stored: JsonObject | undefined, update: JsonObject): JsonObject {
+  const merged: JsonObject = { ...(stored ?? {}) };
+  for (const [key, value] of Object.entries(update)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+/**
+ * Imports one validated bulk user (SPEC §15) in one transaction: its users (linked into a primary
+ * user when it says so), external id, verified emails, metadata and roles. A user already here
+ * from an earlier run of the same export is a success that changes only a replaced hash; an
+ * identity or external id held by another user is a failure with the core's text. Plain-text
+ * passwords are hashed here, with the service's own Argon2id.
+ */
+export async function importBulkUser(deps: ImportDeps, bulk: BulkUser): Promise<BulkImportOutcome> {
+  const hashes = new Map<string, string>();
+  for (const lm of bulk.loginMethods) {
+    if (lm.plainTextPassword !== undefined) hashes.set(lm.superTokensUserId, await hashPassword(lm.plainTextPassword, deps.config.password.ownHash));
+  }
+  const users = usersOf(bulk, hashes);
+  const primary = primaryLoginMethodOf(bulk.loginMethods);
+  // Metadata and roles are kept under the id the app knows the user by (SPEC §12, §14).
+  const appUserId = bulk.externalUserId ?? primary.superTokensUserId;
+
+  return retryOnRace<BulkImportOutcome>('Importing the bulk user', async () => {
+    const found = await existing(deps, bulk);
+    if (found.kind === 'CONFLICT') return { status: 'FAILED', errors: [found.error] };
+    if (found.kind === 'SAME') {
+      if (!(await replaceChangedHashes(deps, found.user, bulk))) return undefined;
+      const now = await deps.users.getUser(found.user.id, 'SUPERTOKENS');
+      return now ? { status: 'OK', user: toApiUser(now) } : undefined;
+    }
+
+    const roleNames = [...new Set((bulk.userRoles ?? []).map((r) => r.role))];
+    const roleRecords = await Promise.all(roleNames.map((role) => deps.roles.getRole(role)));
+    if (roleRecords.some((r) => r === undefined)) return { status: 'FAILED', errors: [BULK_ERRORS.roleGone] };
+    const roleOf = new Map(roleRecords.map((r) => [(r as RoleRecord).role, r as RoleRecord]));
+    const roles = (bulk.userRoles ?? []).flatMap(({ role, tenantIds }) =>
+      tenantIds.map((tenantId) => ({ tenantId, userId: appUserId, role: roleOf.get(role) as RoleRecord })),
+    );
+
+    let metadata: { userId: string; metadata: JsonObject; readVersion: number | undefined } | undefined;
+    if (bulk.userMetadata !== undefined) {
+      const stored = await deps.metadata.getMetadata(appUserId);
+      metadata = { userId: appUserId, metadata: mergedMetadata(stored?.metadata, bulk.userMetadata), readVersion: stored?.version };
+    }
+
+    let result: BulkUserWriteResult;
+    try {
+      result = await deps.bulkImport.importUser({ users, roles, ...(metadata ? { metadata } : {}) });
+    } catch (err) {
+      if (err instanceof TooManyItemsError) return { status: 'FAILED', errors: [err.message] };
+      throw err;
+    }
+    switch (result.status) {
+      case 'OK': {
+        const imported = users.find((u) => loginMethodOf(u, primary.superTokensUserId)) as AuthUser;
+        return { status: 'OK', user: toApiUser(imported) };
+      }
+      case 'ACCOUNT_INFO_TAKEN':
+        // Claims are written before guards: the same user imported a moment ago (or an identity
+        // of it taken since) shows here first. Only a claim of another user's is E027.
+        return (await existing(deps, bulk)).kind === 'NONE' ? { status: 'FAILED', errors: [BULK_ERRORS.accountInfoTaken] } : undefined;
+      case 'ROLE_GONE':
+        return { status: 'FAILED', errors: [BULK_ERRORS.roleGone] };
+      default:
+        // An identity or the external id was taken meanwhile, or the metadata changed: read again.
+        return undefined;
+    }
+  });
+}

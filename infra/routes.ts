@@ -287,6 +287,28 @@ export const ROUTES: readonly RouteDef[] = [
   }),
 ];
 
+/** What a Lambda function is, route or not: the part of a route the function itself needs. */
+export type FunctionDef = Pick<RouteDef, 'id' | 'entry' | 'access' | 'secrets' | 'hashesPasswords' | 'bulk' | 'summary'> &
+  Partial<Pick<RouteDef, 'method' | 'path'>>;
+
+/** Functions no route calls: fed by the table's stream or by a schedule. */
+export const BACKGROUND_FUNCTIONS: readonly FunctionDef[] = [
+  {
+    id: 'bulkimport-worker', entry: 'functions/bulkimport/worker.ts', access: 'write', secrets: [], hashesPasswords: true, bulk: true,
+    summary: 'Imports staged bulk rows, fed by the table stream (SPEC §15).',
+  },
+  {
+    id: 'bulkimport-sweeper', entry: 'functions/bulkimport/sweeper.ts', access: 'write', secrets: [], hashesPasswords: false, bulk: false,
+    summary: 'Hands bulk rows a crash left NEW or PROCESSING to the worker again, every 5 minutes.',
+  },
+];
+
+export const backgroundFunction = (id: string): FunctionDef => {
+  const found = BACKGROUND_FUNCTIONS.find((f) => f.id === id);
+  if (!found) throw new Error(`Unknown function id ${id}`);
+  return found;
+};
+
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */
 export function routeById(id: string): RouteDef {
   const found = ROUTES.find((r) => r.id === id);

@@ -68,6 +68,12 @@ export interface StageSettings {
   readonly functionEnvironment: Readonly<Record<string, string>>;
   /** SNS topic the alarms notify, when given. */
   readonly alarmTopicArn?: string;
+  /**
+   * The table's warm throughput (write units per second) before a bulk migration: a new on-demand
+   * table takes 4,000 at once, 10 million users in an hour need about 70,000 (bench/SCALE.md).
+   * Unset: DynamoDB's default. Above the account's per-table quota (40,000) it needs a quota raise.
+   */
+  readonly warmWriteUnitsPerSecond?: number;
 }
 
 /** A context value is malformed: synth stops with a message naming the key. */
@@ -147,7 +153,7 @@ function functionEnvironment(read: ContextReader): Record<string, string> {
 /**
  * Turns the CDK context into stage settings. Keys: `stage` (default `dev`), `productionStages`,
  * `arch` (`x86_64` | `arm64`), `throttleRateLimit`, `throttleBurstLimit`, `functionEnvironment`,
- * `alarmTopicArn`. Throws a `SettingsError` naming the key when a value is malformed.
+ * `alarmTopicArn`, `warmWriteUnitsPerSecond`. Throws a `SettingsError` naming the key when a value is malformed.
  */
 export function settingsFromContext(read: ContextReader): StageSettings {
   const stage = str(read, 'stage') ?? 'dev';
@@ -171,6 +177,7 @@ export function settingsFromContext(read: ContextReader): StageSettings {
   if (alarmTopicArn !== undefined && !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/.test(alarmTopicArn)) {
     throw new SettingsError(`Context "alarmTopicArn" must be an SNS topic ARN, got "${alarmTopicArn}"`);
   }
+  const warm = read('warmWriteUnitsPerSecond') === undefined ? undefined : positiveInt(read, 'warmWriteUnitsPerSecond', 0);
   return {
     stage,
     isProduction,
@@ -178,5 +185,6 @@ export function settingsFromContext(read: ContextReader): StageSettings {
     throttling,
     functionEnvironment: functionEnvironment(read),
     ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
+    ...(warm !== undefined ? { warmWriteUnitsPerSecond: warm } : {}),
   };
 }

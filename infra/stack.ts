@@ -4,6 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { AuthAlarms } from './constructs/alarms';
+import { BulkImport } from './constructs/bulk-import';
 import { AuthHttpApi } from './constructs/http-api';
 import { RouteFunction } from './constructs/route-function';
 import { AuthTable } from './constructs/table';
@@ -19,6 +20,8 @@ export interface AuthCoreStackProps extends StackProps {
   readonly architecture?: LambdaArch;
   /** @default ROUTES, the shared route table */
   readonly routes?: readonly RouteDef[];
+  /** Warm throughput of the table (write units per second) for a bulk migration. @default DynamoDB's */
+  readonly warmWriteUnitsPerSecond?: number;
   /** Configuration variables for every function. @default none */
   readonly functionEnvironment?: Readonly<Record<string, string>>;
   readonly alarmTopicArn?: string;
@@ -59,6 +62,7 @@ export class AuthCoreStack extends Stack {
   readonly functions: readonly RouteFunction[];
   readonly httpApi: AuthHttpApi;
   readonly alarms: AuthAlarms;
+  readonly bulkImport: BulkImport;
 
   constructor(scope: Construct, id: string, props: AuthCoreStackProps) {
     super(scope, id, {
@@ -75,28 +79,32 @@ export class AuthCoreStack extends Stack {
     this.table = new AuthTable(this, 'Storage', {
       tableName: resourceName(props.stage),
       isProduction: props.isProduction,
+      ...(props.warmWriteUnitsPerSecond !== undefined ? { warmWriteUnitsPerSecond: props.warmWriteUnitsPerSecond } : {}),
     });
 
-    const parameters = parameterNames(props.stage);
-    this.functions = routes.map(
-      (route) =>
-        new RouteFunction(this, `Route-${route.id}`, {
-          route,
-          stage: props.stage,
-          isProduction: props.isProduction,
-          table: this.table.table,
-          indexNames: this.table.indexNames,
-          architecture: arch === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
-          parameters,
-          environment: props.functionEnvironment ?? {},
-          logRetention,
-          projectRoot,
-        }),
-    );
+    const common = {
+      stage: props.stage,
+      isProduction: props.isProduction,
+      table: this.table.table,
+      indexNames: this.table.indexNames,
+      architecture: arch === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+      parameters: parameterNames(props.stage),
+      environment: props.functionEnvironment ?? {},
+      logRetention,
+      projectRoot,
+    };
+    this.functions = routes.map((route) => new RouteFunction(this, `Route-${route.id}`, { ...common, route }));
+
+    this.bulkImport = new BulkImport(this, 'BulkImport', {
+      ...common,
+      table: this.table.table,
+      namePrefix: resourceName(props.stage),
+      ...(props.alarmTopicArn !== undefined ? { alarmTopicArn: props.alarmTopicArn } : {}),
+    });
 
     this.httpApi = new AuthHttpApi(this, 'Http', {
       apiName: resourceName(props.stage),
-      functions: this.functions.map((f) => ({ route: f.route, fn: f.fn })),
+      functions: routes.map((route, i) => ({ route, fn: this.functions[i].fn })),
       throttling: props.throttling,
       logRetention,
       isProduction: props.isProduction,
@@ -105,7 +113,7 @@ export class AuthCoreStack extends Stack {
     this.alarms = new AuthAlarms(this, 'Alarms', {
       namePrefix: resourceName(props.stage),
       api: this.httpApi.api,
-      functions: this.functions,
+      functions: [...this.functions, this.bulkImport.worker, this.bulkImport.sweeper],
       table: this.table.table,
       alarmTopicArn: props.alarmTopicArn,
     });

@@ -1,6 +1,7 @@
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
@@ -10,9 +11,13 @@ import { TABLE_SCHEMA } from '../lib/storage/table-schema';
  * Creates the table from the shared schema (the one the CDK stack deploys) unless it exists,
  * with TTL enabled on the same attribute.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+export async function ensureTable(client: DynamoDBClient, tableName: string, opts: { stream?: boolean } = {}): Promise<void> {
+  const withStream = opts.stream ?? true;
+  const stream = { StreamEnabled: true, StreamViewType: TABLE_SCHEMA.streamViewType };
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    // A table an earlier build made has no stream yet: the bulk-import worker needs it.
+    if (withStream && !Table?.StreamSpecification?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: stream }));
     return;
   } catch (err) {
     if (!(err instanceof Error) || err.name !== 'ResourceNotFoundException') throw err;
@@ -24,6 +29,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
+        ...(withStream ? { StreamSpecification: stream } : {}),
         AttributeDefinitions: [...attrs].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
         KeySchema: [
           { AttributeName: s.partitionKey, KeyType: 'HASH' },

@@ -5,6 +5,33 @@ import { createDynamoContext } from '../lib/storage/dynamo';
 import { upgradeStorage } from '../lib/storage/dynamo/upgrade';
 import { ensureTable } from './create-table';
 import { createLocalServer } from './server';
+import { startStreamPoller, type StreamHandler } from './stream-poller';
+
+/** How often `npm start` runs the sweeper bundle (in AWS: every 5 minutes, by a schedule). */
+const LOCAL_SWEEP_MS = Number(process.env.BULK_SWEEP_INTERVAL_MS ?? 60_000);
+
+/**
+ * The bulk-import worker and sweeper as Lambda runs them, against the local table: the stream
+ * poller invokes the worker bundle with each batch of the table's stream, a timer the sweeper
+ * bundle. The very bundles the stack deploys; no separate code path.
+ */
+function startBulkWorker(bundleDir: string, tableName: string): { stop(): Promise<void> } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const worker = (require(join(bundleDir, 'bulkimport-worker', 'index.js')) as { handler: StreamHandler }).handler;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const sweeper = (require(join(bundleDir, 'bulkimport-sweeper', 'index.js')) as { handler: () => Promise<unknown> }).handler;
+  const log = (message: string) => process.stderr.write(`${message}\n`);
+  const retries = Number(process.env.BULK_STREAM_MAX_RETRIES ?? 3);
+  const poller = startStreamPoller({ tableName, handler: worker, log, maxRetries: Number.isSafeInteger(retries) && retries >= 0 ? retries : 3 });
+  const timer = setInterval(() => void sweeper().catch((err: unknown) => log(`bulk sweeper: ${err instanceof Error ? err.message : String(err)}`)), LOCAL_SWEEP_MS);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await poller.stop();
+    },
+  };
+}
 
 /**
  * Serves the API against an already running DynamoDB (`AWS_ENDPOINT_URL_DYNAMODB`), creating the
@@ -14,19 +41,27 @@ import { createLocalServer } from './server';
 export async function serve(bundleDir: string): Promise<{ port: number; close(): Promise<void> }> {
   const settings = readLocalSettings();
   const client = new DynamoDBClient({});
-  await ensureTable(client, settings.tableName);
+  // `BULK_WORKER=off` (the test harness, except for the bulk worker's own tests): no stream and no
+  // worker. DynamoDB Local slows every write as its streams fill up (1.4 → 22 ms per PutItem after
+  // 40,000 stream records, bench/README.md), which suites that never import in bulk need not pay.
+  const bulkWorker = process.env.BULK_WORKER !== 'off';
+  await ensureTable(client, settings.tableName, { stream: bulkWorker });
   // Users a build before account linking stored in `.data` keep working (see upgradeStorage).
   const upgraded = await upgradeStorage(createDynamoContext(settings.tableName, client));
   if (upgraded > 0) process.stdout.write(`upgraded ${upgraded} users to storage format 2 (account linking)\n`);
   client.destroy();
   const server = createLocalServer(bundleDir);
+  const worker = bulkWorker ? startBulkWorker(bundleDir, settings.tableName) : undefined;
   await new Promise<void>((resolve) => server.listen(settings.port, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   process.stdout.write(`listening on http://localhost:${port}\n`);
   return {
     port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      await worker?.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

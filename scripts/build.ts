@@ -2,7 +2,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS } from '../infra/bundling';
-import { ROUTES } from '../infra/routes';
+import { BACKGROUND_FUNCTIONS, ROUTES } from '../infra/routes';
 
 /**
  * Bundles one handler per route into `dist/functions/<id>/index.js` (what Lambda and the local
@@ -28,8 +28,8 @@ export async function buildAll(outDir = resolve(__dirname, '..', 'dist')): Promi
   rmSync(outDir, { recursive: true, force: true });
   const root = resolve(__dirname, '..');
   await Promise.all([
-    ...ROUTES.map((route) =>
-      build({ ...BUNDLE_OPTIONS, entryPoints: [join(root, route.entry)], outfile: join(outDir, 'functions', route.id, 'index.js') }),
+    ...[...ROUTES, ...BACKGROUND_FUNCTIONS].map((fn) =>
+      build({ ...BUNDLE_OPTIONS, entryPoints: [join(root, fn.entry)], outfile: join(outDir, 'functions', fn.id, 'index.js') }),
     ),
     build({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [join(root, 'local', 'serve.ts')], outfile: join(outDir, 'local', 'serve.js') }),
   ]);
@@ -38,7 +38,7 @@ export async function buildAll(outDir = resolve(__dirname, '..', 'dist')): Promi
 if (require.main === module) {
   const started = Date.now();
   buildAll().then(
-    () => process.stdout.write(`built ${ROUTES.length} handler bundles in ${Date.now() - started} ms\n`),
+    () => process.stdout.write(`built ${ROUTES.length + BACKGROUND_FUNCTIONS.length} handler bundles in ${Date.now() - started} ms\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);

@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS } from '../bundling';
-import type { RouteDef } from '../routes';
+import type { FunctionDef } from '../routes';
 import { resourceName } from '../settings';
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb } from '../sizing';
 
@@ -64,7 +64,7 @@ export interface SecretParameterNames {
 
 /** Props of {@link RouteFunction}. */
 export interface RouteFunctionProps {
-  readonly route: RouteDef;
+  readonly route: FunctionDef;
   readonly stage: string;
   readonly isProduction: boolean;
   readonly table: dynamodb.ITable;
@@ -77,6 +77,10 @@ export interface RouteFunctionProps {
   readonly logRetention: logs.RetentionDays;
   /** Repository root: route entries are relative to it, and it holds the lockfile. */
   readonly projectRoot: string;
+  /** Grants beyond the route table's (a stream reader's stream and dead-letter queue), inline too. */
+  readonly extraStatements?: readonly iam.PolicyStatement[];
+  /** @default what `infra/sizing.ts` gives the route */
+  readonly timeout?: Duration;
 }
 
 /**
@@ -89,7 +93,7 @@ export class RouteFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly logGroup: logs.LogGroup;
   readonly role: iam.Role;
-  readonly route: RouteDef;
+  readonly route: FunctionDef;
 
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
     super(scope, id);
@@ -107,7 +111,7 @@ export class RouteFunction extends Construct {
     // one CloudFormation resource less per route (a stack holds 500).
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `${functionName}: ${route.method} ${route.path}`,
+      description: route.method ? `${functionName}: ${route.method} ${route.path}` : `${functionName}: ${route.summary}`.slice(0, 1000),
       inlinePolicies: {
         access: new iam.PolicyDocument({
           statements: [
@@ -116,6 +120,7 @@ export class RouteFunction extends Construct {
             new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
             ...tableStatements(props),
             ...secretStatements(this, props),
+            ...(props.extraStatements ?? []),
           ],
         }),
       },
@@ -128,7 +133,7 @@ export class RouteFunction extends Construct {
 
     this.fn = new NodejsFunction(this, 'Function', {
       functionName,
-      description: `${route.method} ${route.path}: ${route.summary}`.slice(0, 256),
+      description: (route.method ? `${route.method} ${route.path}: ${route.summary}` : route.summary).slice(0, 256),
       entry: join(props.projectRoot, route.entry),
       handler: 'handler',
       projectRoot: props.projectRoot,
@@ -136,7 +141,7 @@ export class RouteFunction extends Construct {
       runtime: LAMBDA_RUNTIME,
       architecture: props.architecture,
       memorySize: route.hashesPasswords ? hashingMemoryMb(props.environment) : route.bulk ? BULK_MEMORY_MB : DEFAULT_MEMORY_MB,
-      timeout: Duration.seconds(route.hashesPasswords ? HASHING_TIMEOUT_SECONDS : route.bulk ? BULK_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
+      timeout: props.timeout ?? Duration.seconds(route.hashesPasswords ? HASHING_TIMEOUT_SECONDS : route.bulk ? BULK_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
       environment,

@@ -8,6 +8,11 @@ export interface AuthTableProps {
   readonly tableName: string;
   /** Production tables are protected from deletion and kept when the stack goes. */
   readonly isProduction: boolean;
+  /**
+   * Warm throughput (write units per second) to have before a bulk migration; unset: DynamoDB's
+   * default for a new on-demand table (4,000). Reads stay at the on-demand floor (12,000).
+   */
+  readonly warmWriteUnitsPerSecond?: number;
 }
 
 /**
@@ -28,6 +33,11 @@ export class AuthTable extends Construct {
       partitionKey: { name: s.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: s.sortKey, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      // The stream feeds the bulk-import worker (SPEC §15).
+      stream: dynamodb.StreamViewType[s.streamViewType],
+      ...(props.warmWriteUnitsPerSecond !== undefined
+        ? { warmThroughput: { writeUnitsPerSecond: props.warmWriteUnitsPerSecond, readUnitsPerSecond: 12_000 } }
+        : {}),
       timeToLiveAttribute: s.ttlAttribute,
       // Users and their password hashes cannot be re-imported once the old provider is gone:
       // every stage can roll back 35 days, and production refuses DeleteTable outright.

@@ -177,4 +177,6 @@ export interface BulkImportRow {
   readonly primaryUserId?: string;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** Attempts that ended in an internal error (the sweeper gives up on a row after a few). */
+  readonly attempts?: number;
 }

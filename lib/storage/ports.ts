@@ -247,7 +247,29 @@ export interface BulkImportStore {
    * `UserStore.writeUsers` from nothing), its metadata and its role assignments. `ROLE_GONE` when
    * a role is no longer the incarnation read; `STALE` when the metadata changed since read.
    */
-  importUser(write: BulkUserWrite): Promise<BulkUserWriteResult>;
+  importUser(write: BulkUserWrite, row?: BulkRowRef): Promise<BulkUserWriteResult>;
+  /** A row, read consistently. */
+  getRow(id: string): Promise<BulkImportRow | undefined>;
+  /** Deletes a row whose user is already here, with its count; `ROW_GONE` if it moved or went. */
+  finishRow(row: BulkRowRef): Promise<'OK' | 'ROW_GONE'>;
+  /** Marks a row `FAILED` with the reason (its passwords dropped), with its counts; `ROW_GONE` if it moved or went. */
+  failRow(row: BulkRowRef, errorMessage: string, now: number): Promise<'OK' | 'ROW_GONE'>;
+  /** Marks a row `PROCESSING` after an attempt that did not finish (and counts the attempt). */
+  markProcessing(row: BulkRowRef, now: number): Promise<'OK' | 'ROW_GONE'>;
+  /** Rows `NEW` or `PROCESSING` last changed before `before` (at most `limit`), oldest first. */
+  staleRows(before: number, limit: number): Promise<BulkImportRow[]>;
+  /** Touches a row so that the stream hands it to the worker again (`ROW_GONE` if it moved or went). */
+  redrive(row: BulkRowRef, now: number): Promise<'OK' | 'ROW_GONE'>;
+}
+
+/**
+ * A row the worker is handling, as it read it: its id (which carries its lane) and status. Every
+ * write of the worker is conditional on the row still being in that status, and counts on the
+ * lane's counter (see `BulkImportStore`).
+ */
+export interface BulkRowRef {
+  readonly id: string;
+  readonly status: BulkImportStatus;
 }
 
 /** What importing one bulk user writes (SPEC §15). */
@@ -258,7 +280,7 @@ export interface BulkUserWrite {
   readonly roles: readonly { readonly tenantId: string; readonly userId: string; readonly role: RoleRecord }[];
 }
 
-export type BulkUserWriteResult = UserWriteResult | { readonly status: 'ROLE_GONE' };
+export type BulkUserWriteResult = UserWriteResult | { readonly status: 'ROLE_GONE' } | { readonly status: 'ROW_GONE' };
 
 /** Every storage port a recipe may need. */
 export interface Stores {

@@ -8,6 +8,8 @@ export const TABLE_SCHEMA = {
   partitionKey: ATTR.pk,
   sortKey: ATTR.sk,
   ttlAttribute: ATTR.ttl,
+  /** The stream feeds the bulk-import worker, which filters on the new image of rows. */
+  streamViewType: 'NEW_IMAGE',
   globalSecondaryIndexes: [
     { indexName: INDEX.usersByTenant, partitionKey: ATTR.gsi1pk, sortKey: ATTR.gsi1sk },
     { indexName: INDEX.byIdentity, partitionKey: ATTR.gsi2pk, sortKey: ATTR.gsi2sk },

@@ -5,10 +5,12 @@ import type { IConstruct } from 'constructs';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BUNDLE_EXTERNALS } from '../../infra/bundling';
-import { ROUTES, type RouteDef } from '../../infra/routes';
+import { BACKGROUND_FUNCTIONS, ROUTES, type RouteDef } from '../../infra/routes';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled } from '../../infra/stack';
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
 import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
+import { WORKER_BATCH_SIZE } from '../../infra/constructs/bulk-import';
+import { WORKER_FILTER_PATTERNS } from '../../lib/recipes/bulkimport/worker';
 import { ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -70,8 +72,11 @@ describe('HTTP API routes', () => {
     dev.template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.anyValue() }, 0);
   });
 
-  it('lets only this API invoke the functions, with one permission per function', () => {
-    const permissions = ofType(dev.resources, 'AWS::Lambda::Permission');
+  it('lets only this API invoke the functions, with one permission per function (and the schedule the sweeper)', () => {
+    const all = ofType(dev.resources, 'AWS::Lambda::Permission');
+    const scheduled = all.filter(([, p]) => p.Properties?.Principal === 'events.amazonaws.com');
+    expect(scheduled.map(([, p]) => render(p.Properties?.FunctionName))).toEqual([expect.stringContaining('BulkImportSweeper')]);
+    const permissions = all.filter(([, p]) => p.Properties?.Principal !== 'events.amazonaws.com');
     for (const [, p] of permissions) {
       expect(p.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
       expect(render(p.Properties?.SourceArn)).toMatch(/^arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<Http[^>]*>\/\*\/\*\/\*$/);
@@ -165,7 +170,7 @@ describe('DynamoDB table', () => {
 describe('Lambda functions', () => {
   it('runs one function per route on Node 22 (or 24), x86_64, with the handler export', () => {
     const fns = ofType(dev.resources, 'AWS::Lambda::Function');
-    expect(fns).toHaveLength(ROUTES.length);
+    expect(fns).toHaveLength(ROUTES.length + BACKGROUND_FUNCTIONS.length);
     for (const [, fn] of fns) {
       expect(['nodejs22.x', 'nodejs24.x']).toContain(fn.Properties?.Runtime);
       expect(fn.Properties?.Architectures).toEqual(['x86_64']);
@@ -375,7 +380,7 @@ describe('alarms', () => {
     });
     // Every function's throttles in exactly one alarm (ten per alarm: metric math takes ten metrics).
     const throttleAlarms = ofType(dev.resources, 'AWS::CloudWatch::Alarm').filter(([, a]) => /-function-throttles-\d+$/.test(a.Properties?.AlarmName));
-    expect(throttleAlarms).toHaveLength(Math.ceil(ROUTES.length / 10));
+    expect(throttleAlarms).toHaveLength(Math.ceil((ROUTES.length + BACKGROUND_FUNCTIONS.length) / 10));
     const watched = throttleAlarms.flatMap(([, a]) =>
       (a.Properties?.Metrics as any[])
         .filter((m) => m.MetricStat)
@@ -384,7 +389,7 @@ describe('alarms', () => {
           return render(m.MetricStat.Metric.Dimensions[0].Value);
         }),
     );
-    const functionIds = [...functionsByRoute(dev, 'dev').values()].map(([id]) => `<${id}>`);
+    const functionIds = ofType(dev.resources, 'AWS::Lambda::Function').map(([id]) => `<${id}>`);
     expect(watched.sort()).toEqual(functionIds.sort());
     dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'auth-core-dev-table-throttles',
@@ -439,5 +444,46 @@ describe('cdk-nag (AwsSolutions)', () => {
       expect(id).toMatch(/AwsSolutions-/);
       expect(reason.length).toBeGreaterThan(30);
     }
+  });
+});
+
+describe('bulk import (SPEC §15)', () => {
+  it('feeds the worker from the table stream: only staged and handed-on rows, batch item failures, bisect, bounded retries, a dead-letter queue', () => {
+    dev.template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
+    const [[, mapping]] = ofType(dev.resources, 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.Properties).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: WORKER_BATCH_SIZE,
+      MaximumBatchingWindowInSeconds: 1,
+      ParallelizationFactor: 10,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 3,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(render(mapping.Properties?.EventSourceArn)).toMatch(/^<StorageTable[^.>]*\.StreamArn>$/);
+    expect(render(mapping.Properties?.DestinationConfig.OnFailure.Destination)).toMatch(/^<BulkImportDeadLetters[^.>]*\.Arn>$/);
+    expect(mapping.Properties?.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual(WORKER_FILTER_PATTERNS);
+    expect(render(mapping.Properties?.FunctionName)).toMatch(/BulkImportWorker/);
+  });
+
+  it('lets the worker read only its stream and send only to its dead-letter queue, beside the write grants of a route', () => {
+    const [[, role]] = ofType(dev.resources, 'AWS::IAM::Role').filter(([id]) => id.startsWith('BulkImportWorkerRole'));
+    const statements = role.Properties?.Policies[0].PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[];
+    const resourcesOf = (action: string) => statements.filter((s) => [s.Action].flat().includes(action)).map((s) => render(s.Resource));
+    expect(resourcesOf('dynamodb:GetRecords')).toEqual([expect.stringMatching(/StreamArn/)]);
+    expect(resourcesOf('sqs:SendMessage')).toEqual([expect.stringMatching(/BulkImportDeadLetters/)]);
+    expect(resourcesOf('dynamodb:PutItem')).toHaveLength(1);
+  });
+
+  it('runs the sweeper every five minutes, and alarms on the stream iterator age and the dead-letter depth', () => {
+    dev.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    for (const name of ['auth-core-dev-bulk-iterator-age', 'auth-core-dev-bulk-dead-letters']) dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: name });
+    dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'auth-core-dev-bulk-iterator-age', MetricName: 'IteratorAge', Threshold: 300_000 });
+  });
+
+  it('sets the warm throughput of the table when the stage asks (before a migration)', () => {
+    const warm = synthStage({ stage: 'migration', warmWriteUnitsPerSecond: 40000 }, { bundle: false });
+    warm.template.hasResourceProperties('AWS::DynamoDB::Table', { WarmThroughput: { WriteUnitsPerSecond: 40000, ReadUnitsPerSecond: 12000 } });
+    expect(dev.template.toJSON().Resources.StorageTableB43FDCE7?.Properties?.WarmThroughput).toBeUndefined();
   });
 });

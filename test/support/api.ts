@@ -29,6 +29,8 @@ export interface TestApi {
   get(path: string, headers?: Record<string, string>): Promise<ApiResponse>;
   /** Stops the server, then checks the table's consistency: a broken invariant fails the suite. */
   stop(): Promise<void>;
+  /** Kills the server at once (SIGKILL), as a crash would: no check, no clean-up. */
+  kill(): Promise<void>;
 }
 
 /** Runs the consistency checker on a table of the suite's DynamoDB Local. */
@@ -61,6 +63,8 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
       TABLE_NAME: tableName,
       PORT: '0',
       API_KEYS: TEST_API_KEY,
+      // No stream and no bulk worker unless a suite asks (see local/serve.ts).
+      BULK_WORKER: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -106,6 +110,12 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
     post: (path, body, headers) => request('POST', path, { body, headers }),
     put: (path, body, headers) => request('PUT', path, { body, headers }),
     get: (path, headers) => request('GET', path, { headers }),
+    kill: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

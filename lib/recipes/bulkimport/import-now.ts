@@ -18,5 +18,6 @@ export async function importUserNow(
   const outcome = parsed.ok ? await importBulkUser(deps, parsed.user) : undefined;
   const failed = errors ?? (outcome?.status === 'FAILED' ? outcome.errors : undefined);
   if (failed) throw new InvalidInputDocumentError({ errors: failed }, failed[0]);
-  return outcome as { status: 'OK'; user: ApiUser };
+  if (outcome?.status !== 'OK') throw new Error('An import without a row cannot lose its row');
+  return { status: 'OK', user: outcome.user };
 }

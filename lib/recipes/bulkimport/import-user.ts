@@ -2,13 +2,19 @@ import { hashPassword } from '../../password';
 import { byJoinOrder, loginMethodOf } from '../../storage/auth-user';
 import type { AuthUser, BulkLoginMethod, BulkUser, JsonObject, RoleRecord, UserRecord } from '../../storage/model';
 import { TooManyItemsError } from '../../storage/errors';
-import type { BulkUserWriteResult, LoginRef } from '../../storage/ports';
+import type { BulkRowRef, BulkUserWriteResult, LoginRef } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { primaryLoginMethodOf } from './bulk-user';
 
-/** What importing one bulk user came to: the user, or the core's failure texts (SPEC §15). */
-export type BulkImportOutcome = { readonly status: 'OK'; readonly user: ApiUser } | { readonly status: 'FAILED'; readonly errors: string[] };
+/**
+ * What importing one bulk user came to: the user (`rowDone` when its row went in the same
+ * transaction), the core's failure texts (SPEC §15), or, for a staged row, that the row was gone.
+ */
+export type BulkImportOutcome =
+  | { readonly status: 'OK'; readonly user: ApiUser; readonly rowDone: boolean }
+  | { readonly status: 'FAILED'; readonly errors: string[] }
+  | { readonly status: 'ROW_GONE' };
 
 type ImportDeps = Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'config'>;
 
@@ -131,7 +137,7 @@ function mergedMetadata(stored: JsonObject | undefined, update: JsonObject): Jso
  * identity or external id held by another user is a failure with the core's text. Plain-text
  * passwords are hashed here, with the service's own Argon2id.
  */
-export async function importBulkUser(deps: ImportDeps, bulk: BulkUser): Promise<BulkImportOutcome> {
+export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: BulkRowRef): Promise<BulkImportOutcome> {
   const hashes = new Map<string, string>();
   for (const lm of bulk.loginMethods) {
     if (lm.plainTextPassword !== undefined) hashes.set(lm.superTokensUserId, await hashPassword(lm.plainTextPassword, deps.config.password.ownHash));
@@ -147,7 +153,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser): Promise<
     if (found.kind === 'SAME') {
       if (!(await replaceChangedHashes(deps, found.user, bulk))) return undefined;
       const now = await deps.users.getUser(found.user.id, 'SUPERTOKENS');
-      return now ? { status: 'OK', user: toApiUser(now) } : undefined;
+      return now ? { status: 'OK', user: toApiUser(now), rowDone: false } : undefined;
     }
 
     const roleNames = [...new Set((bulk.userRoles ?? []).map((r) => r.role))];
@@ -166,7 +172,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser): Promise<
 
     let result: BulkUserWriteResult;
     try {
-      result = await deps.bulkImport.importUser({ users, roles, ...(metadata ? { metadata } : {}) });
+      result = await deps.bulkImport.importUser({ users, roles, ...(metadata ? { metadata } : {}) }, row);
     } catch (err) {
       if (err instanceof TooManyItemsError) return { status: 'FAILED', errors: [err.message] };
       throw err;
@@ -174,7 +180,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser): Promise<
     switch (result.status) {
       case 'OK': {
         const imported = users.find((u) => loginMethodOf(u, primary.superTokensUserId)) as AuthUser;
-        return { status: 'OK', user: toApiUser(imported) };
+        return { status: 'OK', user: toApiUser(imported), rowDone: row !== undefined };
       }
       case 'ACCOUNT_INFO_TAKEN':
         // Claims are written before guards: the same user imported a moment ago (or an identity
@@ -182,6 +188,8 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser): Promise<
         return (await existing(deps, bulk)).kind === 'NONE' ? { status: 'FAILED', errors: [BULK_ERRORS.accountInfoTaken] } : undefined;
       case 'ROLE_GONE':
         return { status: 'FAILED', errors: [BULK_ERRORS.roleGone] };
+      case 'ROW_GONE':
+        return { status: 'ROW_GONE' };
       default:
         // An identity or the external id was taken meanwhile, or the metadata changed: read again.
         return undefined;

@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
 import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
 import { TooManyItemsError } from '../errors';
-import type { BulkImportStore, BulkRowCursor, BulkUserWrite, BulkUserWriteResult } from '../ports';
+import type { BulkImportStore, BulkRowCursor, BulkRowRef, BulkUserWrite, BulkUserWriteResult } from '../ports';
 import { metadataCondition, metadataItem } from './dynamo-metadata-store';
 import { userRoleItem } from './dynamo-role-store';
 import { batchGetAll, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
@@ -54,6 +54,7 @@ export function bulkRowItem(row: BulkImportRow): Record<string, unknown> {
     primaryUserId: row.primaryUserId,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    attempts: row.attempts,
     [ATTR.gsi1pk]: keys.bulkRowsWithStatus(row.status, statusShard(row.user.id)),
     [ATTR.gsi1sk]: keys.bulkRowPosition(row.createdAt, row.user.id),
   };
@@ -67,8 +68,26 @@ export function bulkRowFromItem(item: Record<string, unknown>): BulkImportRow {
     ...(typeof item.primaryUserId === 'string' ? { primaryUserId: item.primaryUserId } : {}),
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number,
+    ...(typeof item.attempts === 'number' ? { attempts: item.attempts } : {}),
   };
 }
+
+/** A failed row keeps no password: it is there to be read and removed, never imported. */
+function withoutPasswords(user: BulkUser): BulkUser {
+  return { ...user, loginMethods: user.loginMethods.map(({ passwordHash: _h, plainTextPassword: _p, ...lm }) => lm) };
+}
+
+/** The condition that a row is still in the status read. */
+function ifStatus(status: BulkImportStatus, values: Record<string, unknown> = {}) {
+  return {
+    ConditionExpression: '#status = :status',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':status': status, ...values },
+  };
+}
+
+/** The counter of a row's lane: only the worker, which handles a lane's rows one at a time, writes it. */
+const laneCounter = (rowId: string): Key => keys.bulkCounter('LANE', bulkLaneOf(rowId) ?? 0);
 
 /** An update adding signed amounts to the counts of a counter item. */
 function counterUpdate(ctx: DynamoContext, key: Key, deltas: Partial<Record<BulkImportStatus, number>>): TxItem {
@@ -132,8 +151,11 @@ export class DynamoBulkImportStore implements BulkImportStore {
     return entries.length > query.limit && last ? { rows: page, next: { createdAt: last.createdAt, id: last.user.id } } : { rows: page };
   }
 
-  /** The first `want` rows of one status-index partition, newest first, older than `after`. */
-  private async listPartition(pk: string, want: number, after: BulkRowCursor | undefined): Promise<Record<string, unknown>[]> {
+  /**
+   * The first `want` rows of one status-index partition, newest first, older than `after`; with
+   * `changedBefore`, only rows last changed before then (the sweeper's stale rows).
+   */
+  private async listPartition(pk: string, want: number, after: BulkRowCursor | undefined, changedBefore?: number): Promise<Record<string, unknown>[]> {
     const entries: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -142,14 +164,20 @@ export class DynamoBulkImportStore implements BulkImportStore {
           TableName: this.ctx.tableName,
           IndexName: INDEX.usersByTenant,
           KeyConditionExpression: after ? '#pk = :pk AND #sk < :after' : '#pk = :pk',
+          ...(changedBefore !== undefined ? { FilterExpression: 'updatedAt < :before' } : {}),
           ExpressionAttributeNames: { '#pk': ATTR.gsi1pk, ...(after ? { '#sk': ATTR.gsi1sk } : {}) },
-          ExpressionAttributeValues: { ':pk': pk, ...(after ? { ':after': keys.bulkRowPosition(after.createdAt, after.id) } : {}) },
+          ExpressionAttributeValues: {
+            ':pk': pk,
+            ...(after ? { ':after': keys.bulkRowPosition(after.createdAt, after.id) } : {}),
+            ...(changedBefore !== undefined ? { ':before': changedBefore } : {}),
+          },
           ScanIndexForward: false,
-          Limit: want - entries.length,
+          // A filtered Query counts items before the filter: read whole pages then.
+          ...(changedBefore === undefined ? { Limit: want - entries.length } : {}),
           ExclusiveStartKey: startKey,
         }),
       );
-      entries.push(...(out.Items ?? []));
+      for (const item of out.Items ?? []) if (entries.length < want) entries.push(item);
       startKey = out.LastEvaluatedKey;
     } while (startKey && entries.length < want);
     return entries;
@@ -180,9 +208,9 @@ export class DynamoBulkImportStore implements BulkImportStore {
     return { deleted: unique.filter((id) => removed.has(id)), invalid: unique.filter((id) => !removed.has(id)) };
   }
 
-  async importUser(write: BulkUserWrite): Promise<BulkUserWriteResult> {
+  async importUser(write: BulkUserWrite, row?: BulkRowRef): Promise<BulkUserWriteResult> {
     const T = this.ctx.tableName;
-    const writes: TaggedWrite<BulkUserWriteResult>[] = [...userChangeWrites(this.ctx, [], write.users)];
+    const writes: TaggedWrite<BulkUserWriteResult>[] = [...(row ? this.rowDone(row) : []), ...userChangeWrites(this.ctx, [], write.users)];
     if (write.metadata) {
       const { userId, metadata, readVersion } = write.metadata;
       writes.push({ item: { Put: { TableName: T, Item: metadataItem(userId, metadata, (readVersion ?? 0) + 1), ...metadataCondition(readVersion) } }, onConditionFailed: { status: 'STALE' } });
@@ -202,6 +230,84 @@ export class DynamoBulkImportStore implements BulkImportStore {
     return result.ok ? { status: 'OK' } : result.failed;
   }
 
+  /** The row's delete, conditional on its status read, and its count on its lane's counter. */
+  private rowDone(row: BulkRowRef): TaggedWrite<{ status: 'ROW_GONE' }>[] {
+    const gone = { status: 'ROW_GONE' } as const;
+    return [
+      { item: { Delete: { TableName: this.ctx.tableName, Key: rowKey(row.id), ...ifStatus(row.status) } }, onConditionFailed: gone },
+      { item: counterUpdate(this.ctx, laneCounter(row.id), { [row.status]: -1 }), onConditionFailed: gone },
+    ];
+  }
+
+  /** Runs a row's writes; `ROW_GONE` when the row is no longer in the status read. */
+  private async rowWrite(writes: TaggedWrite<{ status: 'ROW_GONE' }>[]): Promise<'OK' | 'ROW_GONE'> {
+    const result = await writeAtomically(this.ctx, writes);
+    return result.ok ? 'OK' : 'ROW_GONE';
+  }
+
+  async getRow(id: string): Promise<BulkImportRow | undefined> {
+    if (bulkLaneOf(id) === undefined) return undefined;
+    const [item] = await batchGetAll(this.ctx, [rowKey(id)]);
+    return item ? bulkRowFromItem(item) : undefined;
+  }
+
+  finishRow(row: BulkRowRef): Promise<'OK' | 'ROW_GONE'> {
+    return this.rowWrite(this.rowDone(row));
+  }
+
+  async failRow(row: BulkRowRef, errorMessage: string, now: number): Promise<'OK' | 'ROW_GONE'> {
+    const stored = await this.getRow(row.id);
+    if (!stored || stored.status !== row.status) return 'ROW_GONE';
+    const failed = bulkRowItem({ ...stored, user: withoutPasswords(stored.user), status: 'FAILED', errorMessage, updatedAt: now });
+    return this.rowWrite([
+      { item: { Put: { TableName: this.ctx.tableName, Item: failed, ...ifStatus(row.status) } }, onConditionFailed: { status: 'ROW_GONE' } },
+      { item: counterUpdate(this.ctx, laneCounter(row.id), { [row.status]: -1, FAILED: 1 }), onConditionFailed: { status: 'ROW_GONE' } },
+    ]);
+  }
+
+  async markProcessing(row: BulkRowRef, now: number): Promise<'OK' | 'ROW_GONE'> {
+    const update: TxItem = {
+      Update: {
+        TableName: this.ctx.tableName,
+        Key: rowKey(row.id),
+        UpdateExpression: 'SET #status = :processing, updatedAt = :now, #gsi1pk = :listed REMOVE redriveAt ADD attempts :one',
+        ConditionExpression: '#status = :status',
+        ExpressionAttributeNames: { '#status': 'status', '#gsi1pk': ATTR.gsi1pk },
+        ExpressionAttributeValues: { ':processing': 'PROCESSING', ':now': now, ':listed': keys.bulkRowsWithStatus('PROCESSING', statusShard(row.id)), ':one': 1, ':status': row.status },
+      },
+    };
+    const writes: TaggedWrite<{ status: 'ROW_GONE' }>[] = [{ item: update, onConditionFailed: { status: 'ROW_GONE' } }];
+    if (row.status !== 'PROCESSING') writes.push({ item: counterUpdate(this.ctx, laneCounter(row.id), { [row.status]: -1, PROCESSING: 1 }), onConditionFailed: { status: 'ROW_GONE' } });
+    return this.rowWrite(writes);
+  }
+
+  async staleRows(before: number, limit: number): Promise<BulkImportRow[]> {
+    const found: BulkImportRow[] = [];
+    for (const status of ['NEW', 'PROCESSING'] as const) {
+      for (let shard = 0; shard < BULK_SHARDS && found.length < limit; shard++) {
+        const items = await this.listPartition(keys.bulkRowsWithStatus(status, shard), limit - found.length, undefined, before);
+        found.push(...items.map(bulkRowFromItem));
+      }
+    }
+    return found.sort((a, b) => a.updatedAt - b.updatedAt);
+  }
+
+  redrive(row: BulkRowRef, now: number): Promise<'OK' | 'ROW_GONE'> {
+    return this.rowWrite([
+      {
+        item: {
+          Update: {
+            TableName: this.ctx.tableName,
+            Key: rowKey(row.id),
+            UpdateExpression: 'SET redriveAt = :now, updatedAt = :now',
+            ...ifStatus(row.status, { ':now': now }),
+          },
+        },
+        onConditionFailed: { status: 'ROW_GONE' },
+      },
+    ]);
+  }
+
   /** Deletes one row with its count, at the status read; `false` if there is no such row. */
   private async removeRow(id: string): Promise<boolean> {
     const key = rowKey(id);
@@ -212,13 +318,7 @@ export class DynamoBulkImportStore implements BulkImportStore {
       const result = await writeAtomically(this.ctx, [
         {
           item: {
-            Delete: {
-              TableName: this.ctx.tableName,
-              Key: key,
-              ConditionExpression: '#status = :status',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':status': status },
-            },
+            Delete: { TableName: this.ctx.tableName, Key: key, ...ifStatus(status) },
           },
           onConditionFailed: 'CHANGED',
         },

@@ -1,0 +1,15 @@
+import { createRuntimeDeps } from '../../lib/http/runtime';
+import { createLogger } from '../../lib/log/logger';
+import { STALE_AFTER_MS, sweepRows } from '../../lib/recipes/bulkimport/worker';
+
+const loadDeps = createRuntimeDeps();
+const log = createLogger({ function: 'bulkimport-sweeper' });
+
+/** Runs on a schedule: hands rows a crash left `NEW` or `PROCESSING` to the worker again (SPEC §15). */
+export async function handler(): Promise<{ redriven: number; failed: number }> {
+  // `BULK_STALE_AFTER_MS` shortens the wait (tests); a row is stale after 10 minutes otherwise.
+  const staleAfter = Number(process.env.BULK_STALE_AFTER_MS ?? STALE_AFTER_MS);
+  const result = await sweepRows(await loadDeps(), Number.isSafeInteger(staleAfter) && staleAfter >= 0 ? staleAfter : STALE_AFTER_MS);
+  log.info('bulk rows swept', result);
+  return result;
+}

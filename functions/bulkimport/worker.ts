@@ -1,0 +1,16 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { createRuntimeDeps } from '../../lib/http/runtime';
+import { createLogger } from '../../lib/log/logger';
+import { processRecords, type RowRecord } from '../../lib/recipes/bulkimport/worker';
+
+const loadDeps = createRuntimeDeps();
+const log = createLogger({ function: 'bulkimport-worker' });
+
+/**
+ * The bulk-import worker (SPEC §15): fed by the table's DynamoDB Stream (staged rows, and rows the
+ * sweeper hands on), it imports each row's user in one transaction. Locally, `npm start`'s stream
+ * poller invokes this very bundle with the same event.
+ */
+export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  return processRecords(await loadDeps(), event.Records as RowRecord[], log);
+}

@@ -1,0 +1,125 @@
+import type { Logger } from '../../log/logger';
+import { describeError } from '../../log/logger';
+import type { BulkRowRef } from '../../storage/ports';
+import type { Deps } from '../deps';
+import { importBulkUser } from './import-user';
+
+type WorkerDeps = Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'config' | 'clock'>;
+
+/** Lanes one invocation works on at once (each lane's rows one after another). */
+export const LANES_IN_FLIGHT = 16;
+/** A row whose import ended in an internal error this often is failed by the sweeper. */
+export const MAX_ATTEMPTS = 3;
+/** A row `NEW` or `PROCESSING` unchanged this long is handed to the worker again by the sweeper. */
+export const STALE_AFTER_MS = 10 * 60 * 1000;
+/** Rows the sweeper handles per run. */
+export const SWEEP_LIMIT = 1000;
+
+/** What a stream record must be for the worker: a row staged, or a row the sweeper handed on again. */
+export interface RowRecord {
+  readonly eventName?: string;
+  readonly dynamodb?: {
+    readonly Keys?: Record<string, { S?: string }>;
+    readonly NewImage?: Record<string, { S?: string; N?: string }>;
+    readonly SequenceNumber?: string;
+  };
+}
+
+/**
+ * The records the worker takes: a bulk row inserted (staged), or modified with a `redriveAt` (the
+ * sweeper's hand-on). The same rule as the event source mapping's filter in AWS (`infra/`), which
+ * the local stream poller applies with this function.
+ */
+export function isWorkerRecord(record: RowRecord): boolean {
+  const image = record.dynamodb?.NewImage;
+  if (image?.type?.S !== 'bulkRow') return false;
+  return record.eventName === 'INSERT' || (record.eventName === 'MODIFY' && image.redriveAt?.N !== undefined);
+}
+
+/** The filter patterns of the event source mapping (Lambda's filter syntax), the same rule as `isWorkerRecord`. */
+export const WORKER_FILTER_PATTERNS: readonly Record<string, unknown>[] = [
+  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['bulkRow'] } } } },
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['bulkRow'] }, redriveAt: { N: [{ exists: true }] } } } },
+];
+
+export type RowOutcome = 'IMPORTED' | 'FAILED' | 'SKIPPED';
+
+/**
+ * Imports one staged row (SPEC §15): its user in one transaction that also deletes the row, or
+ * the row marked `FAILED` with the core's text. A row gone or already failed is skipped, so a
+ * record handed over twice does nothing the second time. An internal error marks the row
+ * `PROCESSING` (one attempt more) and is thrown, for the stream to hand the row over again.
+ */
+export async function processRow(deps: WorkerDeps, id: string): Promise<RowOutcome> {
+  const row = await deps.bulkImport.getRow(id);
+  if (!row || row.status === 'FAILED') return 'SKIPPED';
+  const ref: BulkRowRef = { id, status: row.status };
+  try {
+    const outcome = await importBulkUser(deps, row.user, ref);
+    if (outcome.status === 'ROW_GONE') return 'SKIPPED';
+    if (outcome.status === 'FAILED') return (await deps.bulkImport.failRow(ref, outcome.errors.join(' '), deps.clock.now())) === 'OK' ? 'FAILED' : 'SKIPPED';
+    if (!outcome.rowDone) await deps.bulkImport.finishRow(ref);
+    return 'IMPORTED';
+  } catch (err) {
+    await deps.bulkImport.markProcessing(ref, deps.clock.now()).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Handles a batch of stream records: rows grouped by lane (their partition), the lanes at once
+ * and each lane's rows in order, so a lane's counter has one writer. A lane stops at its first
+ * internal error; that record's sequence number is reported (Lambda's batch item failures), and
+ * the stream hands it and what follows over again (rows done by then are skipped).
+ */
+export async function processRecords(deps: WorkerDeps, records: readonly RowRecord[], log: Logger): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
+  const lanes = new Map<string, { id: string; sequenceNumber: string }[]>();
+  for (const record of records) {
+    if (!isWorkerRecord(record)) continue;
+    const pk = record.dynamodb?.Keys?.pk?.S;
+    const sk = record.dynamodb?.Keys?.sk?.S;
+    if (!pk || !sk?.startsWith('ROW#')) continue;
+    lanes.set(pk, [...(lanes.get(pk) ?? []), { id: sk.slice('ROW#'.length), sequenceNumber: record.dynamodb?.SequenceNumber ?? '' }]);
+  }
+  const started = Date.now();
+  const failures: { itemIdentifier: string }[] = [];
+  const counts: Record<RowOutcome, number> = { IMPORTED: 0, FAILED: 0, SKIPPED: 0 };
+  const queue = [...lanes.values()];
+  const runLane = async (): Promise<void> => {
+    for (let lane = queue.shift(); lane; lane = queue.shift()) {
+      for (const { id, sequenceNumber } of lane) {
+        try {
+          counts[await processRow(deps, id)]++;
+        } catch (err) {
+          log.error('bulk row import failed', { rowId: id, ...describeError(err) });
+          failures.push({ itemIdentifier: sequenceNumber });
+          break;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LANES_IN_FLIGHT, queue.length) }, runLane));
+  log.info('bulk rows processed', { records: records.length, ...counts, failures: failures.length, lanes: lanes.size, durationMs: Date.now() - started });
+  return { batchItemFailures: failures };
+}
+
+/**
+ * The sweeper (SPEC §15: a row left `NEW` or `PROCESSING` by a crash is picked up again within
+ * minutes): rows unchanged for `STALE_AFTER_MS` are handed to the worker again, and a row that
+ * already ended in an internal error `MAX_ATTEMPTS` times is failed with a sentence saying so.
+ */
+export async function sweepRows(deps: Pick<Deps, 'bulkImport' | 'clock'>, staleAfterMs = STALE_AFTER_MS): Promise<{ redriven: number; failed: number }> {
+  const now = deps.clock.now();
+  let redriven = 0;
+  let failed = 0;
+  for (const row of await deps.bulkImport.staleRows(now - staleAfterMs, SWEEP_LIMIT)) {
+    const ref: BulkRowRef = { id: row.user.id, status: row.status };
+    if ((row.attempts ?? 0) >= MAX_ATTEMPTS) {
+      const text = `The import of this user ended in an internal error ${row.attempts} times: see the worker's log for the row id, then stage the user again.`;
+      if ((await deps.bulkImport.failRow(ref, text, now)) === 'OK') failed++;
+    } else if ((await deps.bulkImport.redrive(ref, now)) === 'OK') {
+      redriven++;
+    }
+  }
+  return { redriven, failed };
+}

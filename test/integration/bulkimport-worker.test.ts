@@ -1,0 +1,242 @@
+import { ARGON2_VECTORS, BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS, type HashVector } from '../fixtures/password-vectors';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
+import { startCountingProxy } from '../support/dynamo-proxy';
+import { startApi, type TestApi } from '../support/api';
+
+/**
+ * The bulk-import worker (SPEC §15): staged rows reach it through the table's stream (the local
+ * poller invokes the worker bundle as Lambda would), each user is imported in its own
+ * transaction, re-staging is harmless, conflicts end as FAILED rows, and a crash or an outage of
+ * DynamoDB leaves no row behind once the service is back (the sweeper).
+ */
+const ENV = { VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on' };
+
+/**
+ * Each part runs on a DynamoDB Local of its own: DynamoDB Local slows every write as the streams
+ * of all its tables fill up, and the other suites' writes would slow the worker here.
+ */
+let dynamo: DynamoDbLocal;
+const OLD = 1_300_000_000_000;
+const PLAIN = 'plain text password 9';
+
+const count = async (api: TestApi, status?: string) => (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
+const userCount = async (api: TestApi) => (await api.get('/users/count?includeAllTenants=true')).json.count as number;
+
+/** Waits until no row is NEW or PROCESSING. */
+async function drained(api: TestApi, timeoutMs = Number(process.env.DRAIN_MS ?? 120_000)): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if ((await count(api, 'NEW')) + (await count(api, 'PROCESSING')) === 0) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`rows left: NEW ${await count(api, 'NEW')}, PROCESSING ${await count(api, 'PROCESSING')}; server log tail:\n${api.logs.filter((l) => !l.includes('"request"')).slice(-8).join('\n')}`);
+}
+
+async function stageAll(api: TestApi, users: unknown[], perRequest = 1000): Promise<void> {
+  for (let i = 0; i < users.length; i += perRequest) {
+    const res = await api.post('/bulk-import/users', { users: users.slice(i, i + perRequest) });
+    expect([res.status, res.json?.error]).toEqual([200, undefined]);
+  }
+}
+
+/** Runs `work` over `items`, `limit` at a time. */
+async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
+
+/** Eight kinds of users, every recipe and hash format, linked or not, in one or two tenants. */
+interface Expected {
+  readonly ext: string;
+  readonly recipes: string[];
+  readonly timeJoined: number;
+  readonly verified: boolean;
+  readonly tenants: string[];
+  readonly password?: { email: string; password: string };
+  readonly metadata?: Record<string, unknown>;
+  readonly roles?: string[];
+}
+const HASHED: HashVector[] = [BCRYPT_VECTORS[3], ARGON2_VECTORS[1], VENDOR_SCRYPT_VECTORS[0]];
+const algorithmOf = (hash: string) => (hash.startsWith('$2') ? 'bcrypt' : hash.startsWith('$argon2') ? 'argon2' : 'firebase_scrypt');
+
+function mixedUser(run: string, i: number): { user: Record<string, unknown>; expected: Expected } {
+  const ext = `${run}-${i}`;
+  const email = `${run}-${i}@example.com`;
+  const time = OLD + i;
+  const phone = `+1415555${String(1000 + (i % 8000)).padStart(4, '0')}`;
+  const kind = i % 8;
+  const ep = (vector: HashVector, over: Record<string, unknown> = {}) => ({ recipeId: 'emailpassword', email, passwordHash: vector.hash, hashingAlgorithm: algorithmOf(vector.hash), timeJoinedInMSSinceEpoch: time, ...over });
+  const tp = (over: Record<string, unknown> = {}) => ({ recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: `g-${ext}`, timeJoinedInMSSinceEpoch: time + 5, ...over });
+  switch (kind) {
+    case 0:
+    case 2: {
+      const vector = HASHED[kind === 0 ? 0 : 2];
+      return {
+        user: { externalUserId: ext, userMetadata: { i, plan: 'gold' }, userRoles: [{ role: 'member', tenantIds: ['public'] }], loginMethods: [ep(vector, { isVerified: true })] },
+        expected: { ext, recipes: ['emailpassword'], timeJoined: time, verified: true, tenants: ['public'], password: { email, password: vector.password }, metadata: { i, plan: 'gold' }, roles: ['member'] },
+      };
+    }
+    case 1:
+      return {
+        user: { externalUserId: ext, userRoles: [{ role: 'member', tenantIds: ['shop'] }], loginMethods: [ep(HASHED[1], { isPrimary: true, tenantIds: ['public', 'shop'] }), tp({ isVerified: true, timeJoinedInMSSinceEpoch: time - 1000 })] },
+        expected: { ext, recipes: ['thirdparty', 'emailpassword'], timeJoined: time - 1000, verified: true, tenants: ['public', 'shop'], password: { email, password: HASHED[1].password } },
+      };
+    case 3:
+      return { user: { externalUserId: ext, loginMethods: [tp({ isVerified: true, timeJoinedInMSSinceEpoch: time })] }, expected: { ext, recipes: ['thirdparty'], timeJoined: time, verified: true, tenants: ['public'] } };
+    case 4:
+      return { user: { externalUserId: ext, loginMethods: [{ recipeId: 'passwordless', email, isVerified: true, timeJoinedInMSSinceEpoch: time }] }, expected: { ext, recipes: ['passwordless'], timeJoined: time, verified: true, tenants: ['public'] } };
+    case 5:
+      return { user: { externalUserId: ext, loginMethods: [{ recipeId: 'passwordless', phoneNumber: phone, timeJoinedInMSSinceEpoch: time, tenantIds: ['shop'] }] }, expected: { ext, recipes: ['passwordless'], timeJoined: time, verified: false, tenants: ['shop'] } };
+    case 6:
+      return {
+        user: { externalUserId: ext, userMetadata: { source: 'auth0' }, loginMethods: [{ recipeId: 'emailpassword', email, plainTextPassword: PLAIN, timeJoinedInMSSinceEpoch: time }] },
+        expected: { ext, recipes: ['emailpassword'], timeJoined: time, verified: false, tenants: ['public'], password: { email, password: PLAIN }, metadata: { source: 'auth0' } },
+      };
+    default:
+      return {
+        user: { externalUserId: ext, loginMethods: [{ recipeId: 'passwordless', email, isPrimary: true, timeJoinedInMSSinceEpoch: time }, tp({ thirdPartyId: 'github' })] },
+        expected: { ext, recipes: ['passwordless', 'thirdparty'], timeJoined: time, verified: false, tenants: ['public'] },
+      };
+  }
+}
+
+describe('the bulk-import worker', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    dynamo = await startDynamoDbLocal();
+    api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'shop' })).status).toBe(200);
+    expect((await api.put('/recipe/role', { role: 'member' })).status).toBe(200);
+  });
+  afterAll(async () => {
+    // The server first (its stop checks the table's consistency), then its DynamoDB Local.
+    await api.stop();
+    await dynamo.stop();
+  });
+
+  const N = 2000;
+  const batch = Array.from({ length: N }, (_, i) => mixedUser('mix', i));
+
+  it(`imports ${N} mixed users staged in bulk: each found by its external id as it was`, async () => {
+    const before = await userCount(api);
+    await stageAll(api, batch.map((b) => b.user));
+    await drained(api);
+    expect(await count(api, 'FAILED')).toBe(0);
+    expect(await userCount(api)).toBe(before + N);
+
+    const problems: string[] = [];
+    await inPool(batch, 16, async ({ expected: e }) => {
+      const { user } = (await api.get(`/user/id?userId=${e.ext}`)).json;
+      const got = {
+        id: user?.id,
+        recipes: user?.loginMethods.map((lm: { recipeId: string }) => lm.recipeId),
+        timeJoined: user?.timeJoined,
+        verified: user?.loginMethods.every((lm: { verified: boolean; recipeId: string }) => lm.verified || (e.recipes.length > 1 && lm.recipeId === 'emailpassword')),
+        tenants: [...(user?.tenantIds ?? [])].sort(),
+      };
+      const want = { id: e.ext, recipes: e.recipes, timeJoined: e.timeJoined, verified: e.verified, tenants: [...e.tenants].sort() };
+      if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`${e.ext}: ${JSON.stringify(got)} ≠ ${JSON.stringify(want)}`);
+      if (e.metadata) {
+        const metadata = (await api.get(`/recipe/user/metadata?userId=${e.ext}`)).json.metadata;
+        if (JSON.stringify(metadata) !== JSON.stringify(e.metadata)) problems.push(`${e.ext}: metadata ${JSON.stringify(metadata)}`);
+      }
+      if (e.roles) {
+        const roles = (await api.get(`/recipe/user/roles?userId=${e.ext}`)).json.roles;
+        if (JSON.stringify(roles) !== JSON.stringify(e.roles)) problems.push(`${e.ext}: roles ${JSON.stringify(roles)}`);
+      }
+    });
+    expect(problems).toEqual([]);
+    // A linked user's role in its second tenant.
+    expect((await api.get(`/shop/recipe/user/roles?userId=${batch[1].expected.ext}`)).json.roles).toEqual(['member']);
+  }, 300_000);
+
+  it('lets the password users sign in with their old passwords (a sample of each format)', async () => {
+    const sample = batch.filter((b) => b.expected.password).slice(0, 120);
+    await inPool(sample, 8, async ({ expected: e }) => {
+      const res = await api.post('/recipe/signin', e.password);
+      expect([e.ext, res.json.status, res.json.user?.id]).toEqual([e.ext, 'OK', e.ext]);
+    });
+  }, 120_000);
+
+  it('imports nothing new and fails nothing when the same export is staged again', async () => {
+    const before = await userCount(api);
+    await stageAll(api, batch.slice(0, 500).map((b) => b.user));
+    await drained(api);
+    expect(await count(api, 'FAILED')).toBe(0);
+    expect(await count(api)).toBe(0);
+    expect(await userCount(api)).toBe(before);
+  }, 120_000);
+
+  it('fails duplicates within a batch and conflicts with existing users with the core texts; remove deletes them', async () => {
+    const taken = batch[0].expected.password?.email as string;
+    const dup = 'dup-in-batch@example.com';
+    const ep = (email: string) => ({ recipeId: 'emailpassword', email, passwordHash: BCRYPT_VECTORS[3].hash, hashingAlgorithm: 'bcrypt' });
+    const before = await userCount(api);
+    await stageAll(api, [
+      { externalUserId: 'dup-a', loginMethods: [ep(dup)] },
+      { externalUserId: 'dup-b', loginMethods: [ep(dup)] },
+      { externalUserId: 'conflict-email', loginMethods: [ep(taken)] },
+      { externalUserId: batch[3].expected.ext, loginMethods: [ep('fresh-but-ext-taken@example.com')] },
+    ]);
+    await drained(api);
+    expect(await userCount(api)).toBe(before + 1);
+    const failed = (await api.get('/bulk-import/users?status=FAILED')).json.users as { id: string; externalUserId: string; errorMessage: string; loginMethods: object[] }[];
+    const byExt = Object.fromEntries(failed.map((r) => [r.externalUserId, r.errorMessage]));
+    const dupLoser = failed.find((r) => r.externalUserId === 'dup-a' || r.externalUserId === 'dup-b');
+    expect(byExt).toEqual({
+      [dupLoser?.externalUserId as string]: `E003: A user with email ${dup} already exists in emailpassword loginMethod.`,
+      'conflict-email': `E003: A user with email ${taken} already exists in emailpassword loginMethod.`,
+      [batch[3].expected.ext]: `E031: A user with externalId ${batch[3].expected.ext} already exists`,
+    });
+    // A failed row keeps no password, not even as a hash.
+    expect(JSON.stringify(failed)).not.toContain('$2');
+    const removed = await api.post('/bulk-import/users/remove', { ids: failed.map((r) => r.id) });
+    expect(removed.json.deletedIds).toHaveLength(3);
+    expect(await count(api)).toBe(0);
+  }, 120_000);
+});
+
+describe('the bulk-import worker after a crash or an outage', () => {
+  beforeAll(async () => {
+    dynamo = await startDynamoDbLocal();
+  });
+  afterAll(() => dynamo.stop());
+  it('finishes every row after the server is killed mid-import, importing none twice', async () => {
+    const first = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
+    const users = Array.from({ length: 1500 }, (_, i) => ({ externalUserId: `crash-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `crash-${i}@example.com` }] }));
+    await stageAll(first, users, 1500);
+    // Kill it once the worker has started on the rows.
+    const until = Date.now() + 60_000;
+    while ((await count(first, 'NEW')) === users.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await first.kill();
+    const second = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, TABLE_NAME: first.tableName });
+    try {
+      await drained(second);
+      expect(await count(second, 'FAILED')).toBe(0);
+      expect(await userCount(second)).toBe(users.length);
+    } finally {
+      await second.stop();
+    }
+  }, 300_000);
+
+  it('hands rows over again once DynamoDB answers again (the sweeper), importing each once', async () => {
+    const proxy = await startCountingProxy(dynamo.endpoint);
+    const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_STREAM_MAX_RETRIES: '0', BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });
+    try {
+      const users = Array.from({ length: 300 }, (_, i) => ({ externalUserId: `outage-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `outage-${i}@example.com` }] }));
+      await stageAll(api, users);
+      proxy.throttleNext(Infinity);
+      await new Promise((r) => setTimeout(r, 4000));
+      proxy.throttleNext(0);
+      await drained(api);
+      expect(await count(api, 'FAILED')).toBe(0);
+      expect(await userCount(api)).toBe(users.length);
+      expect(api.logs.some((line) => line.includes('bulk rows swept') && !line.includes('"redriven":0'))).toBe(true);
+    } finally {
+      await api.stop();
+      await proxy.close();
+    }
+  }, 300_000);
+});

@@ -13,6 +13,13 @@ import { startApi, type TestApi } from '../test/support/api';
 import { VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../test/fixtures/password-vectors';
 import { startCountingProxy } from '../test/support/dynamo-proxy';
 import { percentile, round, runPool, table, timed } from './stats';
+import { mixedUser } from '../test/support/bulk-users';
+import { configFromEnv } from '../lib/config/config';
+import { cryptoRandom, systemClock, type Deps } from '../lib/recipes/deps';
+import { parseBulkUser } from '../lib/recipes/bulkimport/bulk-user';
+import { importBulkUser } from '../lib/recipes/bulkimport/import-user';
+import { validationContext } from '../lib/recipes/bulkimport/stage-users';
+import { LANES_IN_FLIGHT } from '../lib/recipes/bulkimport/worker';
 
 /**
  * `npm run bench`: every figure is measured side by side in one run on this machine, so the
@@ -22,6 +29,8 @@ import { percentile, round, runPool, table, timed } from './stats';
 const ROOT = resolve(__dirname, '..');
 const USERS = Number(process.env.BENCH_USERS ?? 5000);
 const CONCURRENCY = 16;
+/** Users of the bulk figure (`BENCH_BULK_USERS`). */
+const BULK_USERS = 5000;
 const BCRYPT_HASH = '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq';
 const results: Record<string, unknown> = {};
 const out: string[] = [];
@@ -325,6 +334,89 @@ async function coldStart(endpoint: string): Promise<void> {
   say(table(['function', 'JS KB', 'native KB', 'load ms', 'first request ms', 'total ms', 'status'], rows));
 }
 
+/**
+ * Bulk import end to end: users/s from the first `POST /bulk-import/users` until no row is `NEW`
+ * or `PROCESSING` (staging, the stream, the worker bundle), against the same users imported by the
+ * same engine in-process straight into DynamoDB Local at the worker's concurrency, on a DynamoDB
+ * Local of its own (its streams start empty: DynamoDB Local slows every write as they fill).
+ */
+async function bulkImport(): Promise<void> {
+  const users = Number(process.env.BENCH_BULK_USERS ?? BULK_USERS);
+  // Each side on a DynamoDB Local of its own, both tables with a stream: the second side would
+  // otherwise write into a DynamoDB Local the first one has already filled.
+  const dynamo = await startDynamoDbLocal();
+  const directDynamo = await startDynamoDbLocal();
+  const env = { ARGON2_MEMORY_KIB: '19456' };
+  const api = await startApi({ ...env, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, BULK_WORKER: 'on', VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey });
+  const client = new DynamoDBClient({ endpoint: directDynamo.endpoint });
+  try {
+    await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'shop' });
+    await api.put('/recipe/role', { role: 'member' });
+    const count = async (status: string) => (await api.get(`/bulk-import/users/count?status=${status}`)).json.count as number;
+
+    const staged = Array.from({ length: users }, (_, i) => mixedUser('bulk', i).user);
+    const { ms: bulkMs } = await timed(async () => {
+      for (let i = 0; i < staged.length; i += 1000) {
+        const res = await api.post('/bulk-import/users', { users: staged.slice(i, i + 1000) });
+        if (res.status !== 200) throw new Error(`staging failed: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+      while ((await count('NEW')) + (await count('PROCESSING')) > 0) await new Promise((r) => setTimeout(r, 100));
+    });
+    const failed = await count('FAILED');
+
+    // The same users, imported by the same engine in-process into a table of their own.
+    await ensureTable(client, 'bench-bulk-direct');
+    const ctx = createDynamoContext('bench-bulk-direct', client);
+    const deps: Deps = {
+      ...createDynamoStores(ctx),
+      config: configFromEnv(env, { signerKey: VENDOR_SCRYPT_PROJECT.signerKey }),
+      clock: systemClock,
+      random: cryptoRandom,
+    };
+    await deps.tenants.createTenant({ tenantId: 'shop', createdAt: Date.now() });
+    await deps.roles.createRole({ role: 'member', roleUid: randomUUID() });
+    const direct = Array.from({ length: users }, (_, i) => mixedUser('direct', i).user);
+    const vctx = await validationContext(deps, direct);
+    const parsed = direct.map((u) => {
+      const r = parseBulkUser(u, vctx);
+      if (!r.ok) throw new Error(r.errors.join(' '));
+      return r.user;
+    });
+    const { ms: directMs } = await timed(() =>
+      runPool(parsed.length, LANES_IN_FLIGHT, async (i) => {
+        const outcome = await importBulkUser(deps, parsed[i]);
+        if (outcome.status !== 'OK') throw new Error(`direct import failed: ${JSON.stringify(outcome)}`);
+      }),
+    );
+    const bulkRate = users / (bulkMs / 1000);
+    const directRate = users / (directMs / 1000);
+    results.bulkImport = {
+      users,
+      concurrency: LANES_IN_FLIGHT,
+      bulkUsersPerSecond: round(bulkRate, 0),
+      directUsersPerSecond: round(directRate, 0),
+      ratio: round(bulkRate / directRate),
+      failedRows: failed,
+    };
+    say(`\n### 6. Bulk import (${users} mixed users: every recipe and hash format, linked, external ids, metadata, roles)\n`);
+    say(
+      table(
+        ['path', 'users/s', 'seconds'],
+        [
+          ['staged in requests of 1,000, imported by the worker through the stream', round(bulkRate, 0), round(bulkMs / 1000, 1)],
+          [`same users, same engine in-process, ${LANES_IN_FLIGHT} at a time`, round(directRate, 0), round(directMs / 1000, 1)],
+          ['ratio (target ≥ 0.7)', round(bulkRate / directRate), ''],
+        ],
+      ),
+    );
+  } finally {
+    client.destroy();
+    await api.stop();
+    await dynamo.stop();
+    await directDynamo.stop();
+  }
+}
+
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   Object.assign(process.env, LOCAL_AWS_ENV);
@@ -342,6 +434,7 @@ async function main(): Promise<void> {
     if (want('passwordless')) await passwordlessRoundTrip(dynamo.endpoint);
     if (want('linking')) await accountLinking(dynamo.endpoint);
     if (want('cold')) await coldStart(dynamo.endpoint);
+    if (want('bulk')) await bulkImport();
   } finally {
     await dynamo.stop();
   }

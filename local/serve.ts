@@ -42,8 +42,9 @@ export async function serve(bundleDir: string): Promise<{ port: number; close():
   const settings = readLocalSettings();
   const client = new DynamoDBClient({});
   // `BULK_WORKER=off` (the test harness, except for the bulk worker's own tests): no stream and no
-  // worker. DynamoDB Local slows every write as its streams fill up (1.4 → 22 ms per PutItem after
-  // 40,000 stream records, bench/README.md), which suites that never import in bulk need not pay.
+  // worker. DynamoDB Local slows writes to stream-enabled tables after heavy stream use (measured
+  // 1.4 → 22 ms per PutItem once 40,000 records had been written and read; bench/README.md), which
+  // suites that never import in bulk need not pay.
   const bulkWorker = process.env.BULK_WORKER !== 'off';
   await ensureTable(client, settings.tableName, { stream: bulkWorker });
   // Users a build before account linking stored in `.data` keep working (see upgradeStorage).

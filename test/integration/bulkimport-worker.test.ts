@@ -1,4 +1,5 @@
-import { ARGON2_VECTORS, BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS, type HashVector } from '../fixtures/password-vectors';
+import { BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT } from '../fixtures/password-vectors';
+import { mixedUser } from '../support/bulk-users';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startCountingProxy } from '../support/dynamo-proxy';
 import { startApi, type TestApi } from '../support/api';
@@ -12,12 +13,10 @@ import { startApi, type TestApi } from '../support/api';
 const ENV = { VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on' };
 
 /**
- * Each part runs on a DynamoDB Local of its own: DynamoDB Local slows every write as the streams
- * of all its tables fill up, and the other suites' writes would slow the worker here.
+ * Each part runs on a DynamoDB Local of its own: DynamoDB Local slows writes to stream-enabled
+ * tables after heavy stream use, and one part (or another suite) would slow the next.
  */
 let dynamo: DynamoDbLocal;
-const OLD = 1_300_000_000_000;
-const PLAIN = 'plain text password 9';
 
 const count = async (api: TestApi, status?: string) => (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
 const userCount = async (api: TestApi) => (await api.get('/users/count?includeAllTenants=true')).json.count as number;
@@ -45,61 +44,6 @@ async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => 
   await Promise.all(Array.from({ length: limit }, async () => {
     while (next < items.length) await work(items[next++]);
   }));
-}
-
-/** Eight kinds of users, every recipe and hash format, linked or not, in one or two tenants. */
-interface Expected {
-  readonly ext: string;
-  readonly recipes: string[];
-  readonly timeJoined: number;
-  readonly verified: boolean;
-  readonly tenants: string[];
-  readonly password?: { email: string; password: string };
-  readonly metadata?: Record<string, unknown>;
-  readonly roles?: string[];
-}
-const HASHED: HashVector[] = [BCRYPT_VECTORS[3], ARGON2_VECTORS[1], VENDOR_SCRYPT_VECTORS[0]];
-const algorithmOf = (hash: string) => (hash.startsWith('$2') ? 'bcrypt' : hash.startsWith('$argon2') ? 'argon2' : 'firebase_scrypt');
-
-function mixedUser(run: string, i: number): { user: Record<string, unknown>; expected: Expected } {
-  const ext = `${run}-${i}`;
-  const email = `${run}-${i}@example.com`;
-  const time = OLD + i;
-  const phone = `+1415555${String(1000 + (i % 8000)).padStart(4, '0')}`;
-  const kind = i % 8;
-  const ep = (vector: HashVector, over: Record<string, unknown> = {}) => ({ recipeId: 'emailpassword', email, passwordHash: vector.hash, hashingAlgorithm: algorithmOf(vector.hash), timeJoinedInMSSinceEpoch: time, ...over });
-  const tp = (over: Record<string, unknown> = {}) => ({ recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: `g-${ext}`, timeJoinedInMSSinceEpoch: time + 5, ...over });
-  switch (kind) {
-    case 0:
-    case 2: {
-      const vector = HASHED[kind === 0 ? 0 : 2];
-      return {
-        user: { externalUserId: ext, userMetadata: { i, plan: 'gold' }, userRoles: [{ role: 'member', tenantIds: ['public'] }], loginMethods: [ep(vector, { isVerified: true })] },
-        expected: { ext, recipes: ['emailpassword'], timeJoined: time, verified: true, tenants: ['public'], password: { email, password: vector.password }, metadata: { i, plan: 'gold' }, roles: ['member'] },
-      };
-    }
-    case 1:
-      return {
-        user: { externalUserId: ext, userRoles: [{ role: 'member', tenantIds: ['shop'] }], loginMethods: [ep(HASHED[1], { isPrimary: true, tenantIds: ['public', 'shop'] }), tp({ isVerified: true, timeJoinedInMSSinceEpoch: time - 1000 })] },
-        expected: { ext, recipes: ['thirdparty', 'emailpassword'], timeJoined: time - 1000, verified: true, tenants: ['public', 'shop'], password: { email, password: HASHED[1].password } },
-      };
-    case 3:
-      return { user: { externalUserId: ext, loginMethods: [tp({ isVerified: true, timeJoinedInMSSinceEpoch: time })] }, expected: { ext, recipes: ['thirdparty'], timeJoined: time, verified: true, tenants: ['public'] } };
-    case 4:
-      return { user: { externalUserId: ext, loginMethods: [{ recipeId: 'passwordless', email, isVerified: true, timeJoinedInMSSinceEpoch: time }] }, expected: { ext, recipes: ['passwordless'], timeJoined: time, verified: true, tenants: ['public'] } };
-    case 5:
-      return { user: { externalUserId: ext, loginMethods: [{ recipeId: 'passwordless', phoneNumber: phone, timeJoinedInMSSinceEpoch: time, tenantIds: ['shop'] }] }, expected: { ext, recipes: ['passwordless'], timeJoined: time, verified: false, tenants: ['shop'] } };
-    case 6:
-      return {
-        user: { externalUserId: ext, userMetadata: { source: 'auth0' }, loginMethods: [{ recipeId: 'emailpassword', email, plainTextPassword: PLAIN, timeJoinedInMSSinceEpoch: time }] },
-        expected: { ext, recipes: ['emailpassword'], timeJoined: time, verified: false, tenants: ['public'], password: { email, password: PLAIN }, metadata: { source: 'auth0' } },
-      };
-    default:
-      return {
-        user: { externalUserId: ext, loginMethods: [{ recipeId: 'passwordless', email, isPrimary: true, timeJoinedInMSSinceEpoch: time }, tp({ thirdPartyId: 'github' })] },
-        expected: { ext, recipes: ['passwordless', 'thirdparty'], timeJoined: time, verified: false, tenants: ['public'] },
-      };
-  }
 }
 
 describe('the bulk-import worker', () => {

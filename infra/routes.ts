@@ -309,6 +309,11 @@ export const backgroundFunction = (id: string): FunctionDef => {
   return found;
 };
 
+/** The 413 text of a route whose body is over `maxBodyBytes`. */
+export function tooLargeText(route: RouteDef): string {
+  return route.tooLargeText ?? `Request body is larger than ${route.maxBodyBytes} bytes`;
+}
+
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */
 export function routeById(id: string): RouteDef {
   const found = ROUTES.find((r) => r.id === id);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { ROUTES, type RouteDef } from '../infra/routes';
+import { ROUTES, tooLargeText, type RouteDef } from '../infra/routes';
 import { HttpError } from '../lib/http/errors';
 import { createRouter } from '../lib/http/router';
 import type { HttpApiEvent, HttpApiResult, LambdaContext } from '../lib/http/types';
@@ -98,7 +98,7 @@ export function createLocalServer(bundleDir: string): Server {
       // Lambda refuses an event over its limit before any code runs; in AWS, API Gateway then
       // answers for the function. Here the route's own 413 text stands in for that answer.
       if (size > 1024 * 1024 && Buffer.byteLength(JSON.stringify(event), 'utf8') > MAX_INVOKE_BYTES) {
-        return sendText(res, 413, target.tooLargeText ?? `Request body is larger than ${target.maxBodyBytes} bytes`);
+        return sendText(res, 413, tooLargeText(target));
       }
       Promise.resolve()
         .then(() => handlerOf(target)(event, { awsRequestId: requestId, functionName: target.id }))

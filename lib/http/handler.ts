@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { randomUUID } from 'node:crypto';
-import type { RouteDef } from '../../infra/routes';
+import { tooLargeText, type RouteDef } from '../../infra/routes';
 import { ConfigError } from '../config/config';
 import { createLogger, describeError, type Logger } from '../log/logger';
 import { SignerKeyNotConfiguredError } from '../password/errors';
@@ -87,7 +87,7 @@ export function createHttpHandler(route: RouteDef, handle: ApiHandler, loadDeps:
     let body: Fields = {};
     if (route.method !== 'GET') {
       const raw = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-      if (raw && raw.length > route.maxBodyBytes) throw new HttpError(413, route.tooLargeText ?? `Request body is larger than ${route.maxBodyBytes} bytes`);
+      if (raw && raw.length > route.maxBodyBytes) throw new HttpError(413, tooLargeText(route));
       body = parseJsonObject(raw?.toString('utf8'));
     }
     const query: Fields = { ...(event.queryStringParameters ?? {}) };

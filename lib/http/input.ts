@@ -1,5 +1,6 @@
 import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import { MAX_PASSWORD_BYTES } from '../password/limits';
+import { jsonValueProblems } from '../recipes/usermetadata/json-value';
 import { MAX_JSON_DEPTH } from '../recipes/usermetadata/limits';
 import { BadRequestError, invalidField, INVALID_JSON } from './errors';
 
@@ -47,8 +48,10 @@ export function parseJsonObject(raw: string | undefined): Fields {
  * text, and it can be neither stored nor encoded into a key (`encodeURIComponent` throws).
  */
 export function checkWellFormed(name: string, value: string): void {
-  if (!value.isWellFormed()) throw new BadRequestError(`Field name '${name}' is not valid Unicode: it holds a lone surrogate`);
+  if (!value.isWellFormed()) throw notUnicode(name);
 }
+
+const notUnicode = (name: string) => new BadRequestError(`Field name '${name}' is not valid Unicode: it holds a lone surrogate`);
 
 function checkLength(name: string, value: string): string {
   checkWellFormed(name, value);
@@ -113,17 +116,9 @@ export function requiredObject(fields: Fields, name: string): Fields {
  */
 export function requiredJsonObject(fields: Fields, name: string): Fields {
   const root = requiredObject(fields, name);
-  const pending: [unknown, number][] = [[root, 1]];
-  while (pending.length > 0) {
-    const [value, depth] = pending.pop() as [unknown, number];
-    if (typeof value === 'string') checkWellFormed(name, value);
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) throw new BadRequestError(`Field name '${name}' nests deeper than ${MAX_JSON_DEPTH} levels`);
-    for (const [key, child] of Object.entries(value)) {
-      checkWellFormed(name, key);
-      pending.push([child, depth + 1]);
-    }
-  }
+  const [problem] = jsonValueProblems(root);
+  if (problem === 'NOT_UNICODE') throw notUnicode(name);
+  if (problem === 'TOO_DEEP') throw new BadRequestError(`Field name '${name}' nests deeper than ${MAX_JSON_DEPTH} levels`);
   return root;
 }
 

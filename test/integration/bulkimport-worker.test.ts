@@ -1,5 +1,6 @@
 import { BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT } from '../fixtures/password-vectors';
 import { mixedUser } from '../support/bulk-users';
+import { inPool } from '../../lib/pool';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startCountingProxy } from '../support/dynamo-proxy';
 import { startApi, type TestApi } from '../support/api';
@@ -36,14 +37,6 @@ async function stageAll(api: TestApi, users: unknown[], perRequest = 1000): Prom
     const res = await api.post('/bulk-import/users', { users: users.slice(i, i + perRequest) });
     expect([res.status, res.json?.error]).toEqual([200, undefined]);
   }
-}
-
-/** Runs `work` over `items`, `limit` at a time. */
-async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await work(items[next++]);
-  }));
 }
 
 describe('the bulk-import worker', () => {

@@ -2,6 +2,7 @@ import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import { validateImportedHash, type HashAlgorithm, type ValidateImportedHashOptions } from '../../password';
 import { MAX_PASSWORD_BYTES } from '../../password/limits';
 import type { BulkLoginMethod, BulkUser, JsonObject, RecipeId } from '../../storage/model';
+import { jsonValueProblems } from '../usermetadata/json-value';
 import { MAX_JSON_DEPTH, MAX_METADATA_BYTES } from '../usermetadata/limits';
 import { MAX_ROLE_LENGTH, MAX_ROLES_PER_USER } from '../userroles/limits';
 
@@ -78,34 +79,6 @@ function hasType(value: unknown, type: FieldType): boolean {
   }
 }
 
-/** Every string in a JSON value (keys too), without recursion. */
-function* stringsIn(root: unknown): Generator<string> {
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (typeof value === 'string') yield value;
-    else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) {
-        yield key;
-        pending.push(child);
-      }
-    }
-  }
-}
-
-/** How deep a JSON value nests (1 for a flat object), without recursion. */
-function depthOf(root: unknown): number {
-  let deepest = 0;
-  const pending: [unknown, number][] = [[root, 1]];
-  while (pending.length > 0) {
-    const [value, depth] = pending.pop() as [unknown, number];
-    if (value === null || typeof value !== 'object') continue;
-    deepest = Math.max(deepest, depth);
-    for (const child of Object.values(value)) pending.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
 /** Reads the fields of one object, collecting errors with one suffix. */
 class FieldReader {
   constructor(
@@ -126,11 +99,10 @@ class FieldReader {
       return undefined;
     }
     // Strings and arrays of strings here; objects are read field by field (metadata on its own).
-    for (const s of type === 'string' || type === 'array of string' ? stringsIn(value) : []) {
-      if (!s.isWellFormed()) {
-        this.errors.push(`${key} is not valid Unicode: it holds a lone surrogate${sfx}`);
-        return undefined;
-      }
+    const strings = type === 'string' ? [value as string] : type === 'array of string' ? (value as string[]) : [];
+    if (!strings.every((s) => s.isWellFormed())) {
+      this.errors.push(`${key} is not valid Unicode: it holds a lone surrogate${sfx}`);
+      return undefined;
     }
     return value as T;
   }
@@ -204,13 +176,12 @@ function parseRoles(reader: FieldReader, ctx: BulkValidationContext, errors: str
 function parseMetadata(reader: FieldReader, errors: string[]): JsonObject | undefined {
   const metadata = reader.read<JsonObject>('userMetadata', 'object', false);
   if (metadata === undefined) return undefined;
-  for (const s of stringsIn(metadata)) {
-    if (!s.isWellFormed()) {
-      errors.push('userMetadata is not valid Unicode: it holds a lone surrogate.');
-      return undefined;
-    }
+  const problems = jsonValueProblems(metadata);
+  if (problems.includes('NOT_UNICODE')) {
+    errors.push('userMetadata is not valid Unicode: it holds a lone surrogate.');
+    return undefined;
   }
-  if (depthOf(metadata) > MAX_JSON_DEPTH) {
+  if (problems.includes('TOO_DEEP')) {
     errors.push(`userMetadata nests deeper than ${MAX_JSON_DEPTH} levels.`);
     return undefined;
   }

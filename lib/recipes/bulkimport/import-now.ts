@@ -13,11 +13,11 @@ export async function importUserNow(
   deps: Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'tenants' | 'clock' | 'random' | 'config'>,
   raw: unknown,
 ): Promise<{ status: 'OK'; user: ApiUser }> {
+  const refused = (errors: string[]) => new InvalidInputDocumentError({ errors }, errors[0]);
   const parsed = parseBulkUser(raw, await validationContext(deps, [raw]));
-  const errors = parsed.ok ? undefined : parsed.errors;
-  const outcome = parsed.ok ? await importBulkUser(deps, parsed.user) : undefined;
-  const failed = errors ?? (outcome?.status === 'FAILED' ? outcome.errors : undefined);
-  if (failed) throw new InvalidInputDocumentError({ errors: failed }, failed[0]);
-  if (outcome?.status !== 'OK') throw new Error('An import without a row cannot lose its row');
+  if (!parsed.ok) throw refused(parsed.errors);
+  const outcome = await importBulkUser(deps, parsed.user);
+  if (outcome.status === 'FAILED') throw refused(outcome.errors);
+  if (outcome.status !== 'OK') throw new Error('An import without a row cannot lose its row');
   return { status: 'OK', user: outcome.user };
 }

@@ -100,9 +100,10 @@ async function existing(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<Exis
   if (holders.every((h) => h !== undefined)) {
     const owner = holders[primaryIndex]?.userId as string;
     const grouped = linked ? holders.every((h) => h?.userId === owner) : new Set(holders.map((h) => h?.userId)).size === holders.length;
-    const user = await deps.users.getUser(owner, 'SUPERTOKENS');
-    const externalIdMatches = bulk.externalUserId === undefined || (byExternalId !== undefined && byExternalId.id === owner);
-    if (grouped && user && externalIdMatches) return { kind: 'SAME', user };
+    const externalIdMatches = bulk.externalUserId === undefined || byExternalId?.id === owner;
+    // The user is read only when it is the same one (the user its external id names is it).
+    const user = grouped && externalIdMatches ? (byExternalId ?? (await deps.users.getUser(owner, 'SUPERTOKENS'))) : undefined;
+    if (user) return { kind: 'SAME', user };
   }
   if (byExternalId) return { kind: 'CONFLICT', error: BULK_ERRORS.externalIdTaken(bulk.externalUserId as string) };
   const taken = bulk.loginMethods.findIndex((_, i) => holders[i] !== undefined);

@@ -1,4 +1,5 @@
 import type { Logger } from '../../log/logger';
+import { inPool } from '../../pool';
 import { describeError } from '../../log/logger';
 import type { BulkRowRef } from '../../storage/ports';
 import type { Deps } from '../deps';
@@ -84,21 +85,17 @@ export async function processRecords(deps: WorkerDeps, records: readonly RowReco
   const started = Date.now();
   const failures: { itemIdentifier: string }[] = [];
   const counts: Record<RowOutcome, number> = { IMPORTED: 0, FAILED: 0, SKIPPED: 0 };
-  const queue = [...lanes.values()];
-  const runLane = async (): Promise<void> => {
-    for (let lane = queue.shift(); lane; lane = queue.shift()) {
-      for (const { id, sequenceNumber } of lane) {
-        try {
-          counts[await processRow(deps, id)]++;
-        } catch (err) {
-          log.error('bulk row import failed', { rowId: id, ...describeError(err) });
-          failures.push({ itemIdentifier: sequenceNumber });
-          break;
-        }
+  await inPool([...lanes.values()], LANES_IN_FLIGHT, async (lane) => {
+    for (const { id, sequenceNumber } of lane) {
+      try {
+        counts[await processRow(deps, id)]++;
+      } catch (err) {
+        log.error('bulk row import failed', { rowId: id, ...describeError(err) });
+        failures.push({ itemIdentifier: sequenceNumber });
+        break;
       }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(LANES_IN_FLIGHT, queue.length) }, runLane));
+  });
   log.info('bulk rows processed', { records: records.length, ...counts, failures: failures.length, lanes: lanes.size, durationMs: Date.now() - started });
   return { batchItemFailures: failures };
 }

@@ -1,4 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { inPool } from '../../pool';
 import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
 import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
 import { TooManyItemsError } from '../errors';
@@ -22,15 +23,6 @@ const STAGING_CONCURRENCY = 8;
 const REMOVAL_CONCURRENCY = 16;
 /** A removal that keeps finding its row changed gives up after this many reads. */
 const REMOVAL_TRIES = 8;
-
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  });
-  await Promise.all(runners);
-}
 
 const randomShard = (): number => Math.floor(Math.random() * BULK_SHARDS);
 const statusShard = (rowId: string): number => (bulkLaneOf(rowId) ?? 0) % BULK_SHARDS;
@@ -312,9 +304,9 @@ export class DynamoBulkImportStore implements BulkImportStore {
   private async removeRow(id: string): Promise<boolean> {
     const key = rowKey(id);
     for (let n = 0; n < REMOVAL_TRIES; n++) {
-      const [item] = await batchGetAll(this.ctx, [key]);
-      if (!item) return false;
-      const status = item.status as BulkImportStatus;
+      const row = await this.getRow(id);
+      if (!row) return false;
+      const { status } = row;
       const result = await writeAtomically(this.ctx, [
         {
           item: {

@@ -32,6 +32,8 @@ export async function buildAll(outDir = resolve(__dirname, '..', 'dist')): Promi
       build({ ...BUNDLE_OPTIONS, entryPoints: [join(root, fn.entry)], outfile: join(outDir, 'functions', fn.id, 'index.js') }),
     ),
     build({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [join(root, 'local', 'serve.ts')], outfile: join(outDir, 'local', 'serve.js') }),
+    // The migration command (the package's bin): no native module, no AWS SDK.
+    build({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [join(root, 'scripts', 'migrate.ts')], outfile: join(outDir, 'cli', 'migrate.js') }),
   ]);
 }
 

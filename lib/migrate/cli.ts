@@ -1,0 +1,207 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import { Argument, Command, CommanderError, Option } from 'commander';
+import type { DuplicatesMode } from './collisions';
+import { UsageError } from './errors';
+import { readHashConfig } from './hash-config';
+import type { MapOptions, NoHashMode, Source } from './model';
+import { assertReadableFile } from './read';
+import { Ledger, ReportWriter } from './report';
+import { runMigration, type Progress } from './run';
+import { ServiceClient } from './service';
+import { auth0Source, HashIndex } from './sources/auth0';
+import { firebaseSource } from './sources/firebase';
+import { supertokensSource } from './sources/supertokens';
+
+/**
+ * `npm run migrate -- firebase|auth0|supertokens <file> [options]` and the `auth-core-migrate`
+ * bin (SPEC §17). Exit code 0 when nothing failed or was skipped for a reason that needs action,
+ * 1 otherwise, 2 on a usage or configuration error before anything is written.
+ */
+
+export interface CliIo {
+  readonly env: NodeJS.ProcessEnv;
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  /** Whether stderr is a terminal (a progress bar) or not (a line every 5 s). */
+  readonly tty: boolean;
+  readonly signal: AbortSignal;
+  readonly cwd: string;
+}
+
+const SOURCES = ['firebase', 'auth0', 'supertokens'] as const;
+
+function program(): Command {
+  return new Command()
+    .name('auth-core-migrate')
+    .description('Moves a Firebase or Auth0 user base (or a SuperTokens bulk file) into the service through its bulk-import API.')
+    .addArgument(new Argument('<source>', 'where the file comes from').choices(SOURCES))
+    .addArgument(new Argument('<file>', 'the export: Firebase auth:export JSON or CSV, Auth0 user export NDJSON (plain or gzipped), or {"users":[…]}'))
+    .option('--url <u>', 'the service', 'http://localhost:3567')
+    .option('--api-key <k>', 'the API key (default: env AUTH_CORE_API_KEY, else .data/dev-api-key for a local --url)')
+    .option('--hash-config <file>', "firebase: the project's password hash parameters (the console's text or JSON)")
+    .option('--hashes <file>', "auth0: the password-hash export (NDJSON), joined to the users on their database identity's id")
+    .option('--tenant <t>', 'the target tenant', 'public')
+    .addOption(
+      new Option('--no-hash <mode>', 'a user with an email but no password hash and no social identity').choices(['passwordless', 'migrate-on-signin', 'skip']),
+    )
+    .addOption(new Option('--duplicates <mode>', 'users that share an identity: fail them all, or import the oldest').choices(['fail', 'oldest']).default('fail'))
+    .option('--include-disabled', 'import disabled (Firebase) and blocked (Auth0) users, with userMetadata.disabled = true')
+    .option('--dry-run', 'read, map and check everything; write nothing but the report')
+    .option('--offline', 'with --dry-run: do not ask the service anything (no existing-user check)')
+    .option('--report <file>', 'the report (default migration-report-<timestamp>.json)')
+    .option('--concurrency <n>', 'staging requests in flight', '8')
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+}
+
+interface Options {
+  url: string;
+  apiKey?: string;
+  hashConfig?: string;
+  hashes?: string;
+  tenant: string;
+  hash: true | NoHashMode;
+  duplicates: DuplicatesMode;
+  includeDisabled?: boolean;
+  dryRun?: boolean;
+  offline?: boolean;
+  report?: string;
+  concurrency: string;
+}
+
+const isLocal = (url: string) => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
+
+function apiKeyOf(opts: Options, io: CliIo): string | undefined {
+  if (opts.apiKey) return opts.apiKey;
+  if (io.env.AUTH_CORE_API_KEY) return io.env.AUTH_CORE_API_KEY;
+  const keyFile = resolve(io.cwd, io.env.DATA_DIR?.trim() || '.data', 'dev-api-key');
+  if (isLocal(opts.url) && existsSync(keyFile)) return readFileSync(keyFile, 'utf8').trim();
+  return undefined;
+}
+
+async function sourceOf(name: (typeof SOURCES)[number], file: string, opts: Options, map: MapOptions): Promise<Source> {
+  assertReadableFile(file, 'the export');
+  if (name === 'firebase') {
+    if (opts.hashes) throw new UsageError('--hashes is for auth0; firebase takes --hash-config.');
+    return firebaseSource(file, { opts: map, ...(opts.hashConfig ? { hashConfig: readHashConfig(opts.hashConfig) } : {}) });
+  }
+  if (name === 'auth0') {
+    if (opts.hashConfig) throw new UsageError('--hash-config is for firebase; auth0 takes --hashes.');
+    if (opts.hashes) assertReadableFile(opts.hashes, '--hashes');
+    return auth0Source(file, { opts: map, ...(opts.hashes ? { hashes: await HashIndex.read(opts.hashes) } : {}) });
+  }
+  if (opts.hashConfig || opts.hashes) throw new UsageError('a SuperTokens bulk file carries its hashes: --hash-config and --hashes do not apply.');
+  return supertokensSource(file);
+}
+
+/** Progress on a terminal: a bar; otherwise one line every 5 s. */
+function progressReporter(io: CliIo): { update: (p: Progress) => void; stop: () => void } {
+  const started = Date.now();
+  if (io.tty) {
+    const bar = new SingleBar(
+      { format: '{phase} [{bar}] {value}/{total} users | {rate}/s | ETA {eta_formatted}', hideCursor: true, stream: process.stderr, etaBuffer: 50 },
+      Presets.shades_classic,
+    );
+    let started2 = false;
+    return {
+      update: (p) => {
+        if (p.total === 0) return;
+        const rate = Math.round(p.done / Math.max(0.001, (Date.now() - started) / 1000));
+        if (!started2) {
+          bar.start(p.total, p.done, { phase: p.phase, rate });
+          started2 = true;
+        } else bar.update(p.done, { phase: p.phase, rate });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let last = started;
+  return {
+    update: (p) => {
+      const now = Date.now();
+      if (now - last < 5000 || p.total === 0) return;
+      last = now;
+      const rate = p.done / Math.max(0.001, (now - started) / 1000);
+      const eta = rate > 0 ? Math.round((p.total - p.done) / rate) : undefined;
+      io.err(`migrate: ${p.phase} ${p.done}/${p.total} users, ${rate.toFixed(0)}/s${eta !== undefined ? `, ETA ${eta} s` : ''}\n`);
+    },
+    stop: () => undefined,
+  };
+}
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const cmd = program();
+  try {
+    cmd.parse([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help') {
+        io.out(cmd.helpInformation());
+        return 0;
+      }
+      io.err(`${err.message.replace(/^error: /, 'error: ')}\n${cmd.helpInformation()}`);
+      return 2;
+    }
+    throw err;
+  }
+  const [sourceName, file] = cmd.processedArgs as [(typeof SOURCES)[number], string];
+  const opts = cmd.opts<Options>();
+  try {
+    const concurrency = Number(opts.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64.');
+    if (opts.offline && !opts.dryRun) throw new UsageError('--offline goes with --dry-run only: a real run needs the service.');
+    try {
+      new URL(opts.url);
+    } catch {
+      throw new UsageError(`--url ${opts.url} is not a URL.`);
+    }
+    const tenant = opts.tenant.trim().toLowerCase();
+    const map: MapOptions = { tenant, noHash: opts.hash === true ? 'passwordless' : opts.hash, includeDisabled: opts.includeDisabled === true };
+    const source = await sourceOf(sourceName, resolve(io.cwd, file), opts, map);
+
+    const service = opts.offline ? undefined : new ServiceClient(opts.url, apiKeyOf(opts, io));
+    await service?.preflight(tenant);
+
+    const reportFile = resolve(io.cwd, opts.report ?? `migration-report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    const report = new ReportWriter(reportFile);
+    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, file: resolve(io.cwd, file), url: opts.url, tenant }));
+    const progress = progressReporter(io);
+    let result;
+    try {
+      result = await runMigration({
+        source,
+        service,
+        dryRun: opts.dryRun === true,
+        duplicates: opts.duplicates,
+        concurrency,
+        report,
+        ledger,
+        signal: io.signal,
+        tenant,
+        onProgress: progress.update,
+        log: (line) => io.err(`${line}\n`),
+        about: { source: sourceName, file: resolve(io.cwd, file), url: opts.url, tenant, options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled } },
+      });
+    } finally {
+      progress.stop();
+    }
+    const { total, imported, skipped, failed } = result.summary;
+    io.out(
+      `${opts.dryRun ? 'dry run: ' : ''}${total} users: ${imported} ${opts.dryRun ? 'to import' : 'imported'}, ${skipped} skipped, ${failed} failed` +
+        `${result.interrupted ? ' (interrupted: run the same command again to finish)' : ''}\n`,
+    );
+    for (const [outcome, reasons] of Object.entries(report.reasons)) {
+      io.out(`  ${outcome}: ${Object.entries(reasons).map(([code, n]) => `${code} ${n}`).join(', ')}\n`);
+    }
+    io.out(`report: ${reportFile}\n`);
+    return result.exitCode;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`error: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * A usage or configuration error found before anything is written (unknown source, unreadable
+ * file, a hash config that is not one, service unreachable, wrong API key): the command prints
+ * the message and exits with code 2 (SPEC §17).
+ */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

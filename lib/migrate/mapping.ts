@@ -1,0 +1,150 @@
+import { normaliseEmail, normalisePhoneNumber } from '../http/input';
+import type { BulkLoginMethodInput, BulkUserInput, MapOptions, MappedUser, NotImported, Warning } from './model';
+
+/**
+ * What every source's mapping shares (SPEC §17): identities normalised as the service does (so
+ * collisions found here are the ones the service would refuse), provider names, the `--no-hash`
+ * rule, and the assembly of one bulk user from its login methods.
+ */
+
+/** An email as the service stores it (SPEC §3), or undefined when it is not one. */
+export function emailOf(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+  try {
+    return normaliseEmail(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A phone number in E.164, or undefined when it is not one in international format. */
+export function phoneOf(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+  try {
+    return normalisePhoneNumber(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Provider names of the sources → the SDK's `thirdPartyId`s; anything else keeps its name (less `.com`). */
+const THIRD_PARTY_IDS: Readonly<Record<string, string>> = {
+  'google.com': 'google',
+  'google-oauth2': 'google',
+  'github.com': 'github',
+  github: 'github',
+  'apple.com': 'apple',
+  apple: 'apple',
+  'facebook.com': 'facebook',
+  facebook: 'facebook',
+  'twitter.com': 'twitter',
+  twitter: 'twitter',
+  'microsoft.com': 'microsoft',
+  windowslive: 'microsoft',
+  'linkedin.com': 'linkedin',
+  linkedin: 'linkedin',
+  'yahoo.com': 'yahoo',
+  'gc.apple.com': 'gamecenter',
+  'playgames.google.com': 'playgames',
+};
+
+/** The most characters of a `thirdPartyId` (SPEC §8). */
+const MAX_THIRD_PARTY_ID = 28;
+
+export function thirdPartyIdOf(provider: string): string {
+  const known = THIRD_PARTY_IDS[provider];
+  if (known !== undefined) return known;
+  return provider.replace(/\.com$/, '').slice(0, MAX_THIRD_PARTY_ID);
+}
+
+/** Standard base64 with or without padding, or base64url with or without padding: nothing else. */
+const BASE64 = /^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}$/;
+
+/**
+ * A base64 value in the standard alphabet with padding, or undefined when it is not base64 in
+ * one of the two alphabets. Checked by pattern before decoding: Node's decoder skips bad
+ * characters silently, and a hash decoded wrong would import fine and never sign in.
+ */
+export function standardBase64(raw: string): string | undefined {
+  const text = raw.trim();
+  if (!BASE64.test(text)) return undefined;
+  const bare = text.replace(/=+$/, '');
+  if (bare.length % 4 === 1) return undefined;
+  const pad = (4 - (bare.length % 4)) % 4;
+  // Padding is optional, but when there is some it must be the right amount.
+  if (text.length !== bare.length && text.length !== bare.length + pad) return undefined;
+  return (bare + '='.repeat(pad)).replace(/-/g, '+').replace(/_/g, '/');
+}
+
+/** The warning (and, in `skip` mode, the reason) for a user with an email but no hash. */
+export function noHashLoginMethod(
+  email: string,
+  verified: boolean,
+  opts: MapOptions,
+  why: string,
+): { method?: BulkLoginMethodInput; warning?: Warning; skip?: NotImported } {
+  if (opts.noHash === 'skip') {
+    return { skip: { code: 'no-password-hash', reason: `${why}: skipped (--no-hash skip)`, needsAction: false } };
+  }
+  if (opts.noHash === 'migrate-on-signin') {
+    return {
+      method: { recipeId: 'emailpassword', tenantIds: [opts.tenant], isVerified: verified, email, migratePasswordOnSignIn: true },
+      warning: { code: 'no-password-hash', text: `${why}: imported as an email-password login method checked by the old provider at the first sign-in (--no-hash migrate-on-signin)` },
+    };
+  }
+  return {
+    method: { recipeId: 'passwordless', tenantIds: [opts.tenant], isVerified: verified, email },
+    warning: { code: 'no-password-hash', text: `${why}: imported as a passwordless email login method (--no-hash passwordless)` },
+  };
+}
+
+/**
+ * One bulk user from its login methods: every method in the tenant and with the creation time;
+ * with several, one primary user (the password one primary, else the oldest, first on ties).
+ */
+export function assembleUser(input: {
+  sourceId: string;
+  createdAt?: number;
+  methods: BulkLoginMethodInput[];
+  metadata?: Record<string, unknown>;
+  roles?: readonly string[];
+  warnings: Warning[];
+  /** Disabled (Firebase) or blocked (Auth0) in the source: the word the report uses. */
+  disabled?: 'disabled' | 'blocked';
+  opts: MapOptions;
+  /** Why there is no login method, when there is none. */
+  emptyReason: NotImported;
+}): MappedUser {
+  const { sourceId, createdAt, methods, opts, warnings } = input;
+  const base = { sourceId, ...(createdAt !== undefined ? { createdAt } : {}), warnings };
+  if (input.disabled !== undefined && !opts.includeDisabled) {
+    const reason = `${input.disabled} in the source (--include-disabled imports it with userMetadata.disabled = true)`;
+    return { ...base, notImported: { outcome: 'skipped', code: 'disabled', reason, needsAction: false } };
+  }
+  if (methods.length === 0) return { ...base, notImported: { outcome: 'skipped', ...input.emptyReason } };
+  for (const m of methods) {
+    m.tenantIds = [opts.tenant];
+    if (createdAt !== undefined) m.timeJoinedInMSSinceEpoch = createdAt;
+  }
+  if (methods.length > 1) {
+    const primary = methods.find((m) => m.recipeId === 'emailpassword') ?? oldest(methods);
+    for (const m of methods) m.isPrimary = m === primary;
+  }
+  const metadata = { ...(input.metadata ?? {}), ...(input.disabled !== undefined ? { disabled: true } : {}) };
+  const user: BulkUserInput = {
+    externalUserId: sourceId,
+    ...(Object.keys(metadata).length > 0 ? { userMetadata: metadata } : {}),
+    ...(input.roles && input.roles.length > 0 ? { userRoles: input.roles.map((role) => ({ role, tenantIds: [opts.tenant] })) } : {}),
+    loginMethods: methods,
+  };
+  return { ...base, user };
+}
+
+function oldest(methods: readonly BulkLoginMethodInput[]): BulkLoginMethodInput {
+  return methods.reduce((a, b) => ((b.timeJoinedInMSSinceEpoch ?? Infinity) < (a.timeJoinedInMSSinceEpoch ?? Infinity) ? b : a));
+}
+
+/** A failed mapping: the source record holds something that must be fixed first. */
+export function failedUser(sourceId: string, createdAt: number | undefined, code: string, reason: string, warnings: Warning[] = []): MappedUser {
+  return { sourceId, ...(createdAt !== undefined ? { createdAt } : {}), warnings, notImported: { outcome: 'failed', code, reason, needsAction: true } };
+}

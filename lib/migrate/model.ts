@@ -1,0 +1,91 @@
+/**
+ * The migration command's model (SPEC §17): what a source user becomes once read and mapped, and
+ * what the report says of it. The sources (Firebase, Auth0, a SuperTokens bulk file) map their own
+ * records to `MappedUser`; everything after that (collisions, staging, the report) is shared.
+ */
+
+/** A login method of the bulk user schema (SPEC §15), as the command sends it. */
+export interface BulkLoginMethodInput {
+  recipeId: 'emailpassword' | 'thirdparty' | 'passwordless';
+  tenantIds: string[];
+  isVerified: boolean;
+  isPrimary?: boolean;
+  timeJoinedInMSSinceEpoch?: number;
+  email?: string;
+  phoneNumber?: string;
+  passwordHash?: string;
+  hashingAlgorithm?: string;
+  /** SPEC §16: imported without a hash, checked against the old provider at the first sign-in. */
+  migratePasswordOnSignIn?: boolean;
+  thirdPartyId?: string;
+  thirdPartyUserId?: string;
+}
+
+export interface BulkUserInput {
+  externalUserId?: string;
+  userMetadata?: Record<string, unknown>;
+  userRoles?: { role: string; tenantIds: string[] }[];
+  loginMethods: BulkLoginMethodInput[];
+  [key: string]: unknown;
+}
+
+export interface Warning {
+  readonly code: string;
+  readonly text: string;
+}
+
+/** Why a user is not imported. `needsAction`: the operator must do something (exit code 1). */
+export interface NotImported {
+  readonly code: string;
+  readonly reason: string;
+  readonly needsAction: boolean;
+}
+
+/** One source user, read and mapped. */
+export interface MappedUser {
+  /** The source's id (Firebase `localId`, Auth0 `user_id`), or `#<n>` for a record without one. */
+  readonly sourceId: string;
+  /** Creation time in ms (the oldest wins with `--duplicates oldest`), when the source has it. */
+  readonly createdAt?: number;
+  /** The bulk user to import, unless the user is skipped or failed while mapping. */
+  readonly user?: BulkUserInput;
+  /** Set when the user is not imported: `failed` for data that needs fixing, `skipped` otherwise. */
+  readonly notImported?: NotImported & { readonly outcome: 'skipped' | 'failed' };
+  readonly warnings: readonly Warning[];
+}
+
+export type Outcome = 'imported' | 'skipped' | 'failed';
+
+/** One line of the report's `users`. Never holds a hash, a password or a key. */
+export interface ReportEntry {
+  sourceId: string;
+  outcome: Outcome;
+  /** The id the app sees: the external id when there is one. */
+  userId?: string;
+  reasonCode?: string;
+  reason?: string;
+  needsAction?: boolean;
+  warnings?: readonly Warning[];
+  /** Dry run: the user is already in the service (a real run would be a no-op for it). */
+  alreadyInService?: boolean;
+  /** Imported by an earlier run (the ledger): no request was sent for it. */
+  fromLedger?: boolean;
+}
+
+/** What to do with a user that has an email but no password hash and no social identity. */
+export type NoHashMode = 'passwordless' | 'migrate-on-signin' | 'skip';
+
+/** The options every source's mapping reads. */
+export interface MapOptions {
+  readonly tenant: string;
+  readonly noHash: NoHashMode;
+  readonly includeDisabled: boolean;
+}
+
+/** A source: reads its file(s) as a stream of mapped users; may be read more than once. */
+export interface Source {
+  /** Every user of the file, in file order. */
+  users(): AsyncIterable<MappedUser>;
+  /** Facts found while reading, for the report (for example Auth0 hash lines that join no user). */
+  notes(): Record<string, unknown>;
+}

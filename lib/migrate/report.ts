@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, createReadStream, createWriteStream, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { once } from 'node:events';
+import type { Outcome, ReportEntry } from './model';
+
+/**
+ * The report (SPEC §17): `{"summary":{…},"users":[…]}` plus what the run found (collisions,
+ * shared emails, notes of the source). Entries are appended to a scratch NDJSON file as outcomes
+ * become known and the JSON is written from it at the end, so a run over millions of users never
+ * holds the report in memory. Nothing in it is secret: the entries carry ids, outcomes and reasons.
+ */
+export class ReportWriter {
+  readonly summary: Record<'total' | Outcome, number> = { total: 0, imported: 0, skipped: 0, failed: 0 };
+  /** Users whose outcome needs the operator (every failure, and skips that say so). */
+  needsAction = 0;
+  /** Counts by reason code of the skipped and failed users, and of the warnings: the terminal's summary. */
+  readonly reasons: Partial<Record<'skipped' | 'failed' | 'warnings', Record<string, number>>> = {};
+  private readonly scratch: string;
+  private buffered: string[] = [];
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    this.scratch = `${resolve(file)}.users.ndjson.partial`;
+    rmSync(this.scratch, { force: true });
+  }
+
+  add(entry: ReportEntry): void {
+    this.summary.total++;
+    this.summary[entry.outcome]++;
+    if (entry.outcome === 'failed' || entry.needsAction) this.needsAction++;
+    const bump = (group: 'skipped' | 'failed' | 'warnings', code: string) => {
+      const counts = (this.reasons[group] ??= {});
+      counts[code] = (counts[code] ?? 0) + 1;
+    };
+    if (entry.outcome !== 'imported' && entry.reasonCode) bump(entry.outcome, entry.reasonCode);
+    for (const w of entry.warnings ?? []) bump('warnings', w.code);
+    this.buffered.push(JSON.stringify(entry));
+    if (this.buffered.length >= 1000) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffered.length === 0) return;
+    appendFileSync(this.scratch, this.buffered.join('\n') + '\n');
+    this.buffered = [];
+  }
+
+  /** Writes the report: the summary and `extra` first, then every entry, streamed from the scratch file. */
+  async finish(extra: Record<string, unknown>): Promise<void> {
+    this.flush();
+    const out = createWriteStream(this.file);
+    const write = async (chunk: string) => {
+      if (!out.write(chunk)) await once(out, 'drain');
+    };
+    await write(`{\n"summary": ${JSON.stringify(this.summary)},\n`);
+    for (const [key, value] of Object.entries(extra)) await write(`${JSON.stringify(key)}: ${JSON.stringify(value)},\n`);
+    await write('"users": [');
+    let first = true;
+    if (existsSync(this.scratch)) {
+      for await (const line of createInterface({ input: createReadStream(this.scratch), crlfDelay: Infinity })) {
+        if (line === '') continue;
+        await write(`${first ? '\n' : ',\n'}${line}`);
+        first = false;
+      }
+    }
+    await write('\n]\n}\n');
+    out.end();
+    await once(out, 'finish');
+    rmSync(this.scratch, { force: true });
+  }
+}
+
+/**
+ * The ledger: one line per user the service confirmed imported, next to the report and named
+ * after what was migrated where (source, file, service, tenant), so a re-run of the same
+ * migration skips those users without a request. Deleting it only costs requests: the service
+ * treats an already imported user as a no-op (SPEC §15).
+ */
+export class Ledger {
+  private readonly done = new Map<string, string>();
+  private pending: string[] = [];
+
+  constructor(readonly file: string) {}
+
+  static pathFor(reportFile: string, key: { source: string; file: string; url: string; tenant: string }): string {
+    const id = createHash('sha256').update(JSON.stringify([key.source, resolve(key.file), key.url, key.tenant])).digest('hex').slice(0, 16);
+    return join(dirname(resolve(reportFile)), `migration-ledger-${id}.ndjson`);
+  }
+
+  async load(): Promise<void> {
+    if (!existsSync(this.file)) return;
+    for await (const line of createInterface({ input: createReadStream(this.file), crlfDelay: Infinity })) {
+      try {
+        const { sourceId, userId } = JSON.parse(line) as { sourceId: string; userId: string };
+        if (typeof sourceId === 'string' && typeof userId === 'string') this.done.set(sourceId, userId);
+      } catch {
+        // A line cut short by a crash: that user is simply sent again.
+      }
+    }
+  }
+
+  get size(): number {
+    return this.done.size;
+  }
+
+  userIdOf(sourceId: string): string | undefined {
+    return this.done.get(sourceId);
+  }
+
+  record(sourceId: string, userId: string): void {
+    this.done.set(sourceId, userId);
+    this.pending.push(JSON.stringify({ sourceId, userId }));
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    appendFileSync(this.file, this.pending.join('\n') + '\n');
+    this.pending = [];
+  }
+}

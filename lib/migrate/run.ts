@@ -1,0 +1,366 @@
+import { CollisionIndex, identityKeys, type DuplicatesMode } from './collisions';
+import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
+import { Ledger, ReportWriter } from './report';
+import { ServiceError, type ServiceClient, type ServiceUser } from './service';
+
+/**
+ * One migration run (SPEC §17): read the source twice (first to find collisions and count, then to
+ * send), stage users through the bulk-import API in batches that fit its limits, and follow the
+ * staged rows until the worker has imported or failed each one. Every source user ends as one
+ * report entry; imported users also go into the ledger, so a re-run skips them.
+ */
+
+export interface Progress {
+  readonly phase: 'scan' | 'import' | 'wait';
+  readonly done: number;
+  readonly total: number;
+}
+
+export interface MigrationRun {
+  readonly source: Source;
+  /** Absent with `--offline` (a dry run that asks the service nothing). */
+  readonly service?: ServiceClient;
+  readonly dryRun: boolean;
+  readonly duplicates: DuplicatesMode;
+  readonly concurrency: number;
+  readonly report: ReportWriter;
+  readonly ledger: Ledger;
+  readonly signal: AbortSignal;
+  readonly tenant: string;
+  readonly onProgress?: (p: Progress) => void;
+  readonly log: (line: string) => void;
+  /** Facts for the report's head (source, options). */
+  readonly about: Record<string, unknown>;
+  /** Users staged and not yet confirmed, at most: staging waits for the worker beyond it. */
+  readonly window?: number;
+  readonly pollMs?: number;
+  /** Users per staging request (the service takes 10,000) and JSON bytes per request (it takes 6 MB). */
+  readonly batchUsers?: number;
+  readonly batchBytes?: number;
+}
+
+export interface RunResult {
+  readonly summary: ReportWriter['summary'];
+  readonly exitCode: 0 | 1;
+  readonly interrupted: boolean;
+}
+
+/** A dry run compares with what the service holds when it holds at most this many users (they are read into memory). */
+const DRY_RUN_MAX_SERVICE_USERS = 200_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function entryOf(m: MappedUser, fields: Omit<ReportEntry, 'sourceId' | 'warnings'>): ReportEntry {
+  return { sourceId: m.sourceId, ...fields, ...(m.warnings.length > 0 ? { warnings: m.warnings } : {}) };
+}
+
+const INTERRUPTED_UNSENT = 'not sent: the run was interrupted; run the command again';
+const INTERRUPTED_PENDING = 'staged, not yet confirmed when the run was interrupted; run the command again (no duplicate is created)';
+
+/** A staged user the worker has not finished yet. */
+interface Pending {
+  readonly mapped: MappedUser;
+  readonly userId: string;
+  /** Every login method's new id: the row's id is one of them. */
+  readonly ids: readonly string[];
+  readonly stagedAt: number;
+  /** Polls in a row that did not see its row. */
+  absent: number;
+}
+
+/** Follows staged rows: gone twice in a row → imported; `FAILED` → failed (and the row removed). */
+class Reconciler {
+  private readonly byRow = new Map<string, Pending>();
+  private readonly pending = new Set<Pending>();
+
+  constructor(
+    private readonly service: ServiceClient,
+    private readonly report: ReportWriter,
+    private readonly ledger: Ledger,
+  ) {}
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  track(mapped: MappedUser, staged: { userId: string; loginMethods: { userId: string }[] }): void {
+    const p: Pending = { mapped, userId: staged.userId, ids: staged.loginMethods.map((l) => l.userId), stagedAt: Date.now(), absent: 0 };
+    this.pending.add(p);
+    for (const id of p.ids) this.byRow.set(id, p);
+  }
+
+  private settle(p: Pending, entry: ReportEntry): void {
+    this.pending.delete(p);
+    for (const id of p.ids) this.byRow.delete(id);
+    this.report.add(entry);
+  }
+
+  async poll(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const started = Date.now();
+    // Statuses only move forward (NEW → PROCESSING → FAILED or gone), read in that order: a row
+    // that exists is seen in one of the three lists.
+    const seen = new Set<string>();
+    for (const status of ['NEW', 'PROCESSING'] as const) for (const row of await this.service.rows(status)) seen.add(row.id);
+    const failed = (await this.service.rows('FAILED')).filter((row) => this.byRow.has(row.id));
+    for (const row of failed) {
+      const p = this.byRow.get(row.id)!;
+      const text = row.errorMessage ?? 'failed without a message';
+      const code = /^(E\d{3})\b/.exec(text)?.[1] ?? 'import-failed';
+      this.settle(p, entryOf(p.mapped, { outcome: 'failed', userId: p.userId, reasonCode: code, reason: text, needsAction: true }));
+    }
+    if (failed.length > 0) await this.service.removeRows(failed.map((r) => r.id));
+    for (const p of [...this.pending]) {
+      if (p.ids.some((id) => seen.has(id))) {
+        p.absent = 0;
+      } else if (p.stagedAt < started && ++p.absent >= 2) {
+        // Absent from two polls in a row, both begun after it was staged: imported. (Two, because
+        // a status index is eventually consistent in DynamoDB: one read may miss a row in flight.)
+        this.ledger.record(p.mapped.sourceId, p.userId);
+        this.settle(p, entryOf(p.mapped, { outcome: 'imported', userId: p.userId }));
+      }
+    }
+    this.ledger.flush();
+  }
+
+  /** The users still pending: reported as interrupted. */
+  abandon(): void {
+    for (const p of [...this.pending]) {
+      this.settle(p, entryOf(p.mapped, { outcome: 'skipped', userId: p.userId, reasonCode: 'interrupted', reason: INTERRUPTED_PENDING, needsAction: true }));
+    }
+  }
+}
+
+/** Sends batches of users to `POST /bulk-import/users`, a few in flight, and hands staged users to the reconciler. */
+class Stager {
+  private batch: MappedUser[] = [];
+  private bytes = 0;
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly run: MigrationRun,
+    private readonly reconciler: Reconciler,
+    private readonly waitForRoom: () => Promise<void>,
+  ) {}
+
+  private get maxUsers() {
+    return this.run.batchUsers ?? 1000;
+  }
+
+  private get maxBytes() {
+    return this.run.batchBytes ?? 4_000_000;
+  }
+
+  async add(m: MappedUser): Promise<void> {
+    const size = JSON.stringify(m.user).length + 1;
+    if (this.batch.length > 0 && (this.batch.length >= this.maxUsers || this.bytes + size > this.maxBytes)) await this.send();
+    this.batch.push(m);
+    this.bytes += size;
+  }
+
+  async send(): Promise<void> {
+    const users = this.batch;
+    this.batch = [];
+    this.bytes = 0;
+    if (users.length === 0) return;
+    while (this.inflight.size >= this.run.concurrency) await Promise.race(this.inflight);
+    await this.waitForRoom();
+    if (this.run.signal.aborted) {
+      for (const m of users) this.run.report.add(entryOf(m, { outcome: 'skipped', reasonCode: 'interrupted', reason: INTERRUPTED_UNSENT, needsAction: true }));
+      return;
+    }
+    const p: Promise<void> = this.stage(users).finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+  }
+
+  async drain(): Promise<void> {
+    await this.send();
+    await Promise.all(this.inflight);
+  }
+
+  private fail(users: readonly MappedUser[], code: string, reason: string): void {
+    for (const m of users) this.run.report.add(entryOf(m, { outcome: 'failed', reasonCode: code, reason, needsAction: true }));
+  }
+
+  private async stage(users: readonly MappedUser[]): Promise<void> {
+    const service = this.run.service!;
+    let res;
+    try {
+      res = await service.request('POST', '/bulk-import/users', { users: users.map((m) => m.user) });
+    } catch (err) {
+      this.fail(users, 'service-error', `staging failed: ${(err as Error).message}; run the command again`);
+      return;
+    }
+    if (res.status === 200 && Array.isArray(res.json?.users) && res.json.users.length === users.length) {
+      users.forEach((m, i) => this.reconciler.track(m, res.json.users[i]));
+      return;
+    }
+    if (res.status === 413 && users.length > 1) {
+      const half = users.length >> 1;
+      await this.stage(users.slice(0, half));
+      await this.stage(users.slice(half));
+      return;
+    }
+    if (res.status === 400 && Array.isArray(res.json?.users)) {
+      // Nothing of the request was staged: report the invalid users, send the others again.
+      const invalid = new Map<number, string[]>(res.json.users.map((u: { index: number; errors: string[] }) => [u.index, u.errors]));
+      users.forEach((m, i) => {
+        const errors = invalid.get(i);
+        if (errors) this.run.report.add(entryOf(m, { outcome: 'failed', reasonCode: 'invalid', reason: errors.join(' '), needsAction: true }));
+      });
+      const valid = users.filter((_, i) => !invalid.has(i));
+      if (valid.length > 0 && valid.length < users.length) await this.stage(valid);
+      return;
+    }
+    this.fail(users, 'service-error', `staging answered ${res.status}: ${res.text.slice(0, 200)}`);
+  }
+}
+
+/** What the service already holds, for the dry run: user ids and identities. */
+interface Existing {
+  readonly ids: Set<string>;
+  readonly keys: Map<string, string>;
+}
+
+async function readExisting(service: ServiceClient, tenant: string, log: (line: string) => void): Promise<Existing | undefined> {
+  const count = await service.userCount(tenant);
+  if (count > DRY_RUN_MAX_SERVICE_USERS) {
+    log(`dry run: the service holds ${count} users in tenant ${tenant}; users already there are not looked up (more than ${DRY_RUN_MAX_SERVICE_USERS}).`);
+    return undefined;
+  }
+  const existing: Existing = { ids: new Set(), keys: new Map() };
+  for await (const user of service.users(tenant)) {
+    existing.ids.add(user.id);
+    for (const key of identityKeys(asBulkUser(user))) existing.keys.set(key, user.id);
+  }
+  return existing;
+}
+
+function asBulkUser(user: ServiceUser): BulkUserInput {
+  return {
+    loginMethods: user.loginMethods.map((lm, i) => ({
+      recipeId: lm.recipeId,
+      tenantIds: [...lm.tenantIds],
+      isVerified: false,
+      isPrimary: user.isPrimaryUser === true && i === 0,
+      email: lm.email,
+      phoneNumber: lm.phoneNumber,
+      thirdPartyId: lm.thirdParty?.id,
+      thirdPartyUserId: lm.thirdParty?.userId,
+    })),
+  };
+}
+
+function dryRunEntry(m: MappedUser, existing: Existing | undefined): ReportEntry {
+  const externalId = m.user!.externalUserId;
+  if (existing && externalId !== undefined && existing.ids.has(externalId)) {
+    return entryOf(m, { outcome: 'imported', userId: externalId, alreadyInService: true });
+  }
+  for (const key of identityKeys(m.user!)) {
+    const holder = existing?.keys.get(key);
+    if (holder !== undefined) {
+      const [tenant, what] = key.split('\u0000');
+      return entryOf(m, { outcome: 'failed', reasonCode: 'conflict', reason: `${what} already belongs to user ${holder} of the service in tenant ${tenant}`, needsAction: true });
+    }
+  }
+  return entryOf(m, { outcome: 'imported', ...(externalId !== undefined ? { userId: externalId } : {}) });
+}
+
+export async function runMigration(run: MigrationRun): Promise<RunResult> {
+  const { source, service, report, ledger, signal, log } = run;
+  const progress = (phase: Progress['phase'], total: number) => run.onProgress?.({ phase, done: report.summary.total, total });
+
+  // Pass 1: map everything, find collisions, count; nothing is written.
+  const index = new CollisionIndex();
+  const roles = new Set<string>();
+  let total = 0;
+  for await (const m of source.users()) {
+    total++;
+    index.add(m);
+    for (const r of m.user?.userRoles ?? []) roles.add(r.role);
+    if (total % 10_000 === 0) run.onProgress?.({ phase: 'scan', done: total, total: 0 });
+  }
+  await ledger.load();
+
+  const known = service ? await service.roles() : new Set<string>();
+  const missingRoles = [...roles].filter((r) => !known.has(r));
+  const rolesHead: Record<string, unknown> = {};
+  if (run.dryRun || !service) {
+    if (missingRoles.length > 0) rolesHead.rolesToCreate = missingRoles;
+  } else if (missingRoles.length > 0) {
+    for (const role of missingRoles) await service.createRole(role);
+    log(`created role(s): ${missingRoles.join(', ')}`);
+    rolesHead.rolesCreated = missingRoles;
+  }
+  const existing = run.dryRun && service ? await readExisting(service, run.tenant, log) : undefined;
+
+  // Pass 2: decide each user, stage the importable ones.
+  const reconciler = service && !run.dryRun ? new Reconciler(service, report, ledger) : undefined;
+  const window = run.window ?? 20_000;
+  const pollMs = run.pollMs ?? 1000;
+  let polling = true;
+  let fatal: unknown;
+  const poller = (async () => {
+    while (polling && reconciler && fatal === undefined) {
+      await sleep(pollMs);
+      try {
+        await reconciler.poll();
+      } catch (err) {
+        if (err instanceof ServiceError) log(`following the staged rows: ${err.message}; trying again`);
+        else fatal = err;
+      }
+      progress('wait', total);
+    }
+  })();
+  const waitForRoom = async () => {
+    while (reconciler && reconciler.size >= window && !signal.aborted && fatal === undefined) await sleep(pollMs / 4);
+  };
+  const stager = reconciler ? new Stager(run, reconciler, waitForRoom) : undefined;
+
+  try {
+    let seen = 0;
+    for await (const m of source.users()) {
+      seen++;
+      const verdict = m.notImported ?? index.verdict(m, run.duplicates);
+      if (verdict) {
+        const { outcome, code, reason, needsAction } = verdict;
+        report.add(entryOf(m, { outcome, reasonCode: code, reason, ...(needsAction ? { needsAction } : {}) }));
+      } else if (ledger.userIdOf(m.sourceId) !== undefined) {
+        report.add(entryOf(m, { outcome: 'imported', userId: ledger.userIdOf(m.sourceId), fromLedger: true }));
+      } else if (!stager) {
+        report.add(dryRunEntry(m, existing));
+      } else if (signal.aborted) {
+        report.add(entryOf(m, { outcome: 'skipped', reasonCode: 'interrupted', reason: INTERRUPTED_UNSENT, needsAction: true }));
+      } else {
+        await stager.add(m);
+      }
+      if (seen % 100 === 0) progress('import', total);
+    }
+    if (stager) {
+      await stager.drain();
+      while (reconciler!.size > 0 && !signal.aborted && fatal === undefined) await sleep(pollMs / 4);
+    }
+  } finally {
+    polling = false;
+    await poller;
+  }
+  if (fatal !== undefined) throw fatal;
+  if (reconciler && reconciler.size > 0) {
+    // Interrupted: one last look, then whatever is left is reported for the next run.
+    await reconciler.poll().catch(() => undefined);
+    reconciler.abandon();
+  }
+  progress('wait', total);
+
+  await report.finish({
+    ...run.about,
+    ...(run.dryRun ? { dryRun: true } : {}),
+    ...(signal.aborted ? { interrupted: true } : {}),
+    ledger: ledger.file,
+    collisions: index.collisions().map(({ tenant, key, sourceIds }) => ({ tenant, key, sourceIds })),
+    sharedEmails: index.sharedEmails(),
+    ...rolesHead,
+    ...source.notes(),
+  });
+  return { summary: report.summary, exitCode: report.needsAction > 0 ? 1 : 0, interrupted: signal.aborted };
+}

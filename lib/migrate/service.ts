@@ -1,0 +1,131 @@
+import { UsageError } from './errors';
+
+/**
+ * The service as the migration command uses it: the bulk-import API (SPEC §15) and a few reads,
+ * over HTTP with the API key. Network errors, 429 and 5xx are retried with backoff; what is left
+ * is the caller's to report. The API key is sent in its header only, never logged.
+ */
+
+export interface ServiceResponse {
+  readonly status: number;
+  readonly text: string;
+  readonly json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
+}
+
+const RETRIES = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class ServiceClient {
+  constructor(
+    readonly url: string,
+    private readonly apiKey: string | undefined,
+    private readonly timeoutMs = 60_000,
+  ) {}
+
+  async request(method: string, path: string, body?: unknown): Promise<ServiceResponse> {
+    let lastError = '';
+    for (let attempt = 0; attempt <= RETRIES; attempt++) {
+      if (attempt > 0) await sleep(Math.min(8000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2));
+      try {
+        const res = await fetch(new URL(path, this.url), {
+          method,
+          headers: { ...(this.apiKey ? { 'api-key': this.apiKey } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+        const text = await res.text();
+        if (res.status === 429 || res.status >= 500) {
+          lastError = `HTTP ${res.status}`;
+          continue;
+        }
+        let json: unknown;
+        try {
+          json = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        return { status: res.status, text, json };
+      } catch (err) {
+        lastError = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+      }
+    }
+    throw new ServiceError(`${method} ${path} failed ${RETRIES + 1} times (${lastError})`);
+  }
+
+  /** Checks the service answers and takes the key, and that the tenant exists: usage errors otherwise. */
+  async preflight(tenant: string): Promise<void> {
+    let res: ServiceResponse;
+    try {
+      res = await this.request('GET', '/recipe/multitenancy/tenant/list/v2');
+    } catch (err) {
+      throw new UsageError(`the service at ${this.url} does not answer (${(err as Error).message}): start it (npm start) or pass --url.`);
+    }
+    if (res.status === 401) throw new UsageError(`the service at ${this.url} refused the API key: pass --api-key or set AUTH_CORE_API_KEY.`);
+    if (res.status !== 200 || !Array.isArray(res.json?.tenants)) throw new UsageError(`the service at ${this.url} is not an auth core: GET /recipe/multitenancy/tenant/list/v2 answered ${res.status}.`);
+    const tenants = new Set<string>(['public', ...res.json.tenants.map((t: { tenantId: string }) => t.tenantId)]);
+    if (!tenants.has(tenant)) throw new UsageError(`tenant ${tenant} does not exist on the service: create it first (PUT /recipe/multitenancy/tenant/v2).`);
+  }
+
+  async ok(method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const res = await this.request(method, path, body);
+    if (res.status !== 200) throw new ServiceError(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 200)}`);
+    return res.json;
+  }
+
+  async roles(): Promise<Set<string>> {
+    return new Set<string>((await this.ok('GET', '/recipe/roles')).roles);
+  }
+
+  async createRole(role: string): Promise<void> {
+    await this.ok('PUT', '/recipe/role', { role });
+  }
+
+  /** Every row of one status, page by page (at most `maxRows`). */
+  async rows(status: 'NEW' | 'PROCESSING' | 'FAILED', maxRows = Number.POSITIVE_INFINITY): Promise<{ id: string; errorMessage?: string }[]> {
+    const out: { id: string; errorMessage?: string }[] = [];
+    let token: string | undefined;
+    do {
+      const q = new URLSearchParams({ status, limit: '500', ...(token ? { paginationToken: token } : {}) });
+      const page = await this.ok('GET', `/bulk-import/users?${q}`);
+      for (const row of page.users) out.push({ id: row.id, ...(row.errorMessage ? { errorMessage: row.errorMessage } : {}) });
+      token = page.nextPaginationToken;
+    } while (token && out.length < maxRows);
+    return out;
+  }
+
+  async removeRows(ids: readonly string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) await this.ok('POST', '/bulk-import/users/remove', { ids: ids.slice(i, i + 500) });
+  }
+
+  async userCount(tenant: string): Promise<number> {
+    return (await this.ok('GET', `/${tenant}/users/count`)).count;
+  }
+
+  /** Every user of a tenant, page by page. */
+  async *users(tenant: string): AsyncGenerator<ServiceUser> {
+    let token: string | undefined;
+    do {
+      const q = new URLSearchParams({ limit: '500', ...(token ? { paginationToken: token } : {}) });
+      const page = await this.ok('GET', `/${tenant}/users?${q}`);
+      yield* page.users as ServiceUser[];
+      token = page.nextPaginationToken;
+    } while (token);
+  }
+}
+
+/** A user as `GET /users` shows it (SPEC §4), the fields the dry run reads. */
+export interface ServiceUser {
+  readonly id: string;
+  readonly isPrimaryUser?: boolean;
+  readonly loginMethods: readonly {
+    readonly recipeId: 'emailpassword' | 'thirdparty' | 'passwordless';
+    readonly tenantIds: readonly string[];
+    readonly email?: string;
+    readonly phoneNumber?: string;
+    readonly thirdParty?: { readonly id: string; readonly userId: string };
+  }[];
+}

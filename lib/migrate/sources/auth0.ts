@@ -1,0 +1,189 @@
+import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf } from '../mapping';
+import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
+import { ndjsonLines } from '../read';
+
+/**
+ * Auth0 (SPEC §17): the user export job's NDJSON (plain or gzipped) and the password-hash export
+ * Auth0 support delivers (NDJSON of Mongo extended JSON). A hash line belongs to the identity
+ * `provider: "auth0"` whose `user_id` is the line's `alt_id ?? _id.$oid`, searched in every
+ * user's `identities[]`: not the top-level `user_id`, never the email.
+ */
+
+interface HashLine {
+  readonly hash: string;
+  readonly connection?: string;
+  readonly email?: string;
+  used: boolean;
+}
+
+/** The hash export, indexed by the database identity's id. Holds hashes in memory only. */
+export class HashIndex {
+  private readonly byId = new Map<string, HashLine[]>();
+  /** Lines that are not a hash line (not JSON, no id or no bcrypt hash): line numbers only. */
+  readonly unreadable: { line: number; reason: string }[] = [];
+
+  static async read(file: string): Promise<HashIndex> {
+    const index = new HashIndex();
+    for await (const line of ndjsonLines(file)) {
+      if ('error' in line) {
+        index.unreadable.push({ line: line.index + 1, reason: 'not JSON' });
+        continue;
+      }
+      const v = line.value as Record<string, unknown> | null;
+      const oid = (v?._id as { $oid?: unknown } | undefined)?.$oid;
+      const id = typeof v?.alt_id === 'string' ? v.alt_id : typeof oid === 'string' ? oid : undefined;
+      const hash = typeof v?.passwordHash === 'string' ? v.passwordHash : undefined;
+      if (id === undefined || hash === undefined) {
+        index.unreadable.push({ line: line.index + 1, reason: id === undefined ? 'no _id.$oid' : 'no passwordHash' });
+        continue;
+      }
+      const identifiers = Array.isArray(v?.identifiers) ? (v.identifiers as { type?: unknown; value?: unknown }[]) : [];
+      const email = typeof v?.email === 'string' ? v.email : identifiers.find((i) => i?.type === 'email' && typeof i.value === 'string')?.value;
+      const entry: HashLine = { hash, connection: typeof v?.connection === 'string' ? v.connection : undefined, email: email as string | undefined, used: false };
+      const list = index.byId.get(id);
+      if (list) list.push(entry);
+      else index.byId.set(id, [entry]);
+    }
+    return index;
+  }
+
+  /** The hash line of a database identity: by id, and by connection when an id is in several. */
+  take(id: string, connection: string | undefined): HashLine | undefined {
+    const lines = this.byId.get(id);
+    if (!lines) return undefined;
+    const line = lines.length === 1 ? lines[0] : lines.find((l) => l.connection === connection);
+    if (line) line.used = true;
+    return line;
+  }
+
+  /** Hash lines no user's identity joined (their ids and connections; never the hash). */
+  orphans(): { id: string; connection?: string }[] {
+    const out: { id: string; connection?: string }[] = [];
+    for (const [id, lines] of this.byId) for (const l of lines) if (!l.used) out.push({ id, ...(l.connection ? { connection: l.connection } : {}) });
+    return out;
+  }
+
+  /** Marks every line unused again (the command reads the users twice). */
+  reset(): void {
+    for (const lines of this.byId.values()) for (const l of lines) l.used = false;
+  }
+}
+
+type Obj = Record<string, unknown>;
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+const BCRYPT = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+
+export interface Auth0MapContext {
+  readonly opts: MapOptions;
+  readonly hashes?: HashIndex;
+}
+
+/** Maps one exported Auth0 user to a bulk user (or says why it is not imported). */
+export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
+  const { opts } = ctx;
+  const warnings: Warning[] = [];
+  const sourceId = str(raw.user_id);
+  const createdMs = typeof raw.created_at === 'string' ? Date.parse(raw.created_at) : NaN;
+  const createdAt = Number.isFinite(createdMs) ? createdMs : undefined;
+  if (raw.created_at !== undefined && createdAt === undefined) warnings.push({ code: 'bad-created-at', text: 'created_at is not a date: timeJoined is the import time' });
+  if (sourceId === undefined) return failedUser('#no-user_id', createdAt, 'no-source-id', 'the record has no user_id', warnings);
+
+  const identities = Array.isArray(raw.identities) ? (raw.identities as Obj[]).filter((i) => i !== null && typeof i === 'object') : [];
+  const methods: BulkLoginMethodInput[] = [];
+  let unsupported: string | undefined;
+  identities.forEach((identity, i) => {
+    const profile = (identity.profileData ?? {}) as Obj;
+    // The root fields describe the first identity; a linked one carries its own in profileData.
+    const own = i === 0 ? raw : profile;
+    const provider = str(identity.provider) ?? '';
+    const idUserId = str(identity.user_id) ?? '';
+    const email = emailOf(own.email);
+    const verified = own.email_verified === true;
+    if (provider === 'auth0') {
+      const line = ctx.hashes?.take(idUserId, str(identity.connection));
+      const dbEmail = email ?? emailOf(line?.email);
+      if (dbEmail === undefined) {
+        warnings.push({ code: 'identity-without-email', text: `database identity ${idUserId} has no email: not imported` });
+        return;
+      }
+      if (line === undefined) {
+        const noHash = noHashLoginMethod(dbEmail, verified, opts, 'database user with no line in the hash file');
+        if (noHash.skip) warnings.push({ code: noHash.skip.code, text: noHash.skip.reason });
+        if (noHash.warning) warnings.push(noHash.warning);
+        if (noHash.method) methods.push(noHash.method);
+        return;
+      }
+      if (!BCRYPT.test(line.hash)) {
+        warnings.push({ code: 'bad-password-hash', text: `the hash line of database identity ${idUserId} is not a bcrypt hash: the password is not imported` });
+        return;
+      }
+      methods.push({ recipeId: 'emailpassword', tenantIds: [], isVerified: verified, email: dbEmail, passwordHash: line.hash, hashingAlgorithm: 'BCRYPT' });
+    } else if (provider === 'sms') {
+      const phone = phoneOf(own.phone_number);
+      if (phone === undefined) warnings.push({ code: 'bad-phone', text: `sms identity ${idUserId} has no phone number in international format: not imported` });
+      else methods.push({ recipeId: 'passwordless', tenantIds: [], isVerified: true, phoneNumber: phone });
+    } else if (provider === 'email') {
+      if (email === undefined) warnings.push({ code: 'identity-without-email', text: `email identity ${idUserId} has no email: not imported` });
+      else methods.push({ recipeId: 'passwordless', tenantIds: [], isVerified: true, email });
+    } else if (identity.isSocial === true) {
+      const socialEmail = email ?? emailOf(raw.email);
+      if (socialEmail === undefined) {
+        warnings.push({ code: 'identity-without-email', text: `${provider} identity ${idUserId} has no email anywhere in the record: not imported` });
+        return;
+      }
+      methods.push({ recipeId: 'thirdparty', tenantIds: [], isVerified: email !== undefined && verified, email: socialEmail, thirdPartyId: thirdPartyIdOf(provider), thirdPartyUserId: idUserId });
+    } else {
+      unsupported = provider;
+      warnings.push({ code: 'unsupported-provider', text: `${provider} (enterprise) identity ${idUserId} not migrated: enterprise connections are not imported` });
+    }
+  });
+
+  // `--no-hash skip` on a user with nothing else: the skip is the reason, not a warning.
+  const skipWarning = methods.length === 0 ? warnings.find((w) => w.code === 'no-password-hash' && opts.noHash === 'skip') : undefined;
+  const appMetadata = (raw.app_metadata !== null && typeof raw.app_metadata === 'object' && !Array.isArray(raw.app_metadata) ? raw.app_metadata : {}) as Obj;
+  const userMetadata = (raw.user_metadata !== null && typeof raw.user_metadata === 'object' && !Array.isArray(raw.user_metadata) ? raw.user_metadata : {}) as Obj;
+  const { roles: rawRoles, ...appRest } = appMetadata;
+  const roles = Array.isArray(rawRoles) ? rawRoles.filter((r): r is string => typeof r === 'string' && r.trim() !== '').map((r) => r.trim()) : [];
+  if (rawRoles !== undefined && !Array.isArray(rawRoles)) appRest.roles = rawRoles;
+  const metadata = { ...userMetadata, ...appRest };
+
+  return assembleUser({
+    sourceId,
+    createdAt,
+    methods,
+    metadata,
+    roles,
+    warnings: skipWarning ? warnings.filter((w) => w !== skipWarning) : warnings,
+    disabled: raw.blocked === true ? 'blocked' : undefined,
+    opts,
+    emptyReason: skipWarning
+      ? { code: 'no-password-hash', reason: skipWarning.text, needsAction: false }
+      : unsupported !== undefined
+        ? { code: 'unsupported-provider', reason: `only an enterprise (${unsupported}) identity: not migrated`, needsAction: false }
+        : { code: 'no-login-method', reason: 'no email, phone number or identity that can be imported', needsAction: false },
+  });
+}
+
+export function auth0Source(file: string, ctx: Auth0MapContext): Source {
+  return {
+    async *users() {
+      ctx.hashes?.reset();
+      for await (const line of ndjsonLines(file)) {
+        if ('error' in line) {
+          yield failedUser(`#line-${line.index + 1}`, undefined, 'not-an-account', `line ${line.index + 1} is not JSON`);
+          continue;
+        }
+        const value = line.value;
+        if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+          yield failedUser(`#line-${line.index + 1}`, undefined, 'not-an-account', `line ${line.index + 1} is not a user object`);
+          continue;
+        }
+        yield mapAuth0User(value as Obj, ctx);
+      }
+    },
+    notes() {
+      if (!ctx.hashes) return {};
+      return { orphanHashLines: ctx.hashes.orphans(), unreadableHashLines: ctx.hashes.unreadable };
+    },
+  };
+}

@@ -52,6 +52,7 @@ function program(): Command {
     .option('--offline', 'with --dry-run: do not ask the service anything (no existing-user check)')
     .option('--report <file>', 'the report (default migration-report-<timestamp>.json)')
     .option('--concurrency <n>', 'staging requests in flight', '8')
+    .option('--batch-size <n>', 'users per staging request (the service takes up to 10,000 and 6 MB)', '1000')
     .exitOverride()
     .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
 }
@@ -69,6 +70,7 @@ interface Options {
   offline?: boolean;
   report?: string;
   concurrency: string;
+  batchSize: string;
 }
 
 const isLocal = (url: string) => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
@@ -151,6 +153,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     const concurrency = Number(opts.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64.');
+    const batchUsers = Number(opts.batchSize);
+    if (!Number.isInteger(batchUsers) || batchUsers < 1 || batchUsers > 10_000) throw new UsageError('--batch-size must be an integer from 1 to 10000.');
     if (opts.offline && !opts.dryRun) throw new UsageError('--offline goes with --dry-run only: a real run needs the service.');
     try {
       new URL(opts.url);
@@ -176,6 +180,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         dryRun: opts.dryRun === true,
         duplicates: opts.duplicates,
         concurrency,
+        batchUsers,
         report,
         ledger,
         signal: io.signal,

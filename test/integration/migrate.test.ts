@@ -1,0 +1,329 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
+import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
+import { expectedSet, MIGRATION_FIXTURES, type ExpectedSet, type ExpectedUser } from '../support/migration';
+
+/**
+ * The migration command end to end (SPEC §17): the built command (the package's bin) against the
+ * local service with its bulk worker, on the fixtures made with the real exporters. Afterwards
+ * every password user signs in with its old password and gets its old id, third-party and
+ * passwordless users are found by their identities, verified flags, timeJoined, metadata and
+ * roles are as in the source; a second run imports nothing new; a collision is reported, never
+ * merged; Ctrl-C in the middle and a re-run finish the job with no duplicate.
+ */
+const FIREBASE = join(MIGRATION_FIXTURES, 'firebase');
+const AUTH0 = join(MIGRATION_FIXTURES, 'auth0');
+const CLI = join(__dirname, '..', '..', 'dist', 'cli', 'migrate.js');
+const SIGNER_KEY = expectedSet(FIREBASE).service!.vendor_password_hashing_signer_key;
+const ENV = { VENDOR_PASSWORD_HASHING_SIGNER_KEY: SIGNER_KEY, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on' };
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  report: any;
+}
+
+/** Runs the built command in a child process; `onStart` may signal it. */
+function migrate(api: TestApi | undefined, dir: string, args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
+  const report = join(dir, `report-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
+  const service = api ? ['--url', api.baseUrl, '--api-key', TEST_API_KEY] : [];
+  const child = spawn(process.execPath, [CLI, ...args, ...service, '--report', report], { cwd: dir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  onStart?.(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      let parsed: any;
+      try {
+        parsed = JSON.parse(readFileSync(report, 'utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      resolve({ code, stdout, stderr, report: parsed });
+    }),
+  );
+}
+
+const outcomes = (report: any) => Object.fromEntries(report.users.map((u: any) => [u.sourceId, [u.outcome, u.reasonCode]]));
+const expectedOutcomes = (set: ExpectedSet, variant?: string) =>
+  Object.fromEntries(
+    set.users.map((u) => {
+      const o = variant ? (u.withOptions?.[variant] ?? u) : u;
+      return [u.sourceId, [o.outcome, o.outcome === 'imported' ? undefined : o.reasonCode]];
+    }),
+  );
+
+/** What the service holds for one expected user: same id, time, login methods, flags, metadata, roles; it signs in. */
+async function checkImported(api: TestApi, want: ExpectedUser): Promise<void> {
+  const where = want.label;
+  const got = await api.get(`/user/id?userId=${encodeURIComponent(want.sourceId)}`);
+  expect([where, got.json.status]).toEqual([where, 'OK']);
+  const user = got.json.user;
+  expect([where, user.id, user.timeJoined]).toEqual([where, want.sourceId, want.timeJoined]);
+  const view = (lm: any) => ({
+    recipeId: lm.recipeId,
+    ...(lm.email ? { email: lm.email } : {}),
+    ...(lm.phoneNumber ? { phoneNumber: lm.phoneNumber } : {}),
+    ...(lm.thirdParty ? { thirdPartyId: lm.thirdParty.id, thirdPartyUserId: lm.thirdParty.userId } : {}),
+    verified: lm.verified,
+  });
+  const wanted = want.loginMethods.map(({ recipeId, email, phoneNumber, thirdPartyId, thirdPartyUserId, verified }) =>
+    JSON.parse(JSON.stringify({ recipeId, email, phoneNumber, thirdPartyId, thirdPartyUserId, verified })),
+  );
+  const sort = (a: any[]) => a.map((x) => JSON.stringify(x)).sort();
+  expect([where, sort(user.loginMethods.map(view))]).toEqual([where, sort(wanted)]);
+  expect([where, user.isPrimaryUser]).toEqual([where, want.loginMethods.length > 1]);
+
+  const metadata = await api.get(`/recipe/user/metadata?userId=${encodeURIComponent(want.sourceId)}`);
+  expect([where, metadata.json.metadata]).toEqual([where, want.metadata ?? {}]);
+  const roles = await api.get(`/recipe/user/roles?userId=${encodeURIComponent(want.sourceId)}`);
+  expect([where, roles.json.roles]).toEqual([where, want.roles ?? []]);
+
+  for (const lm of want.loginMethods) {
+    if (lm.recipeId === 'emailpassword' && want.password !== undefined) {
+      const signin = await api.post('/recipe/signin', { email: lm.email, password: want.password });
+      expect([where, signin.json.status, signin.json.user?.id]).toEqual([where, 'OK', want.sourceId]);
+      const wrong = await api.post('/recipe/signin', { email: lm.email, password: `${want.password}!` });
+      expect([where, wrong.json.status]).toEqual([where, 'WRONG_CREDENTIALS_ERROR']);
+    }
+    if (lm.recipeId === 'thirdparty') {
+      const signin = await api.post('/recipe/signinup', { thirdPartyId: lm.thirdPartyId, thirdPartyUserId: lm.thirdPartyUserId, email: { id: lm.email, isVerified: lm.verified } });
+      expect([where, signin.json.status, signin.json.createdNewUser, signin.json.user?.id]).toEqual([where, 'OK', false, want.sourceId]);
+    }
+    if (lm.recipeId === 'passwordless') {
+      const q = lm.phoneNumber ? `phoneNumber=${encodeURIComponent(lm.phoneNumber)}` : `email=${encodeURIComponent(lm.email!)}`;
+      const found = await api.get(`/users/by-accountinfo?${q}`);
+      expect([where, q, found.json.users.some((u: any) => u.id === want.sourceId)]).toEqual([where, q, true]);
+    }
+  }
+}
+
+async function checkNotThere(api: TestApi, want: ExpectedUser): Promise<void> {
+  const got = await api.get(`/user/id?userId=${encodeURIComponent(want.sourceId)}`);
+  expect([want.label, got.json.status]).toEqual([want.label, 'UNKNOWN_USER_ID_ERROR']);
+}
+
+const rowCount = async (api: TestApi, status?: string) => (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
+const userCount = async (api: TestApi) => (await api.get('/users/count')).json.count as number;
+
+let dynamo: DynamoDbLocal;
+const dir = mkdtempSync(join(tmpdir(), 'migrate-e2e-'));
+beforeAll(async () => {
+  dynamo = await startDynamoDbLocal();
+});
+afterAll(async () => {
+  await dynamo.stop();
+});
+const serviceEnv = () => ({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
+
+describe('migrating the Firebase fixture', () => {
+  const set = expectedSet(FIREBASE);
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(serviceEnv());
+  });
+  afterAll(async () => {
+    await api.stop();
+  });
+  const args = ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'hash-config.txt')];
+
+  it('a dry run changes nothing and predicts the outcome of every user', async () => {
+    const run = await migrate(api, dir, [...args, '--dry-run']);
+    expect(run.code).toBe(1);
+    expect(run.report.summary).toEqual(set.summary);
+    expect(outcomes(run.report)).toEqual(expectedOutcomes(set));
+    expect(run.report.dryRun).toBe(true);
+    expect(await userCount(api)).toBe(0);
+    expect(await rowCount(api)).toBe(0);
+  });
+
+  it('imports every user as the fixture expects, reports the collision and exits 1', async () => {
+    const run = await migrate(api, dir, args);
+    expect([run.code, run.stderr]).toEqual([1, expect.not.stringContaining('error')]);
+    expect(run.report.summary).toEqual(set.summary);
+    expect(outcomes(run.report)).toEqual(expectedOutcomes(set));
+    expect(run.report.collisions).toEqual(set.collisions);
+    expect(run.stdout).toContain('16 users: 12 imported, 2 skipped, 2 failed');
+    for (const want of set.users) {
+      if (want.outcome === 'imported') await checkImported(api, want);
+      else await checkNotThere(api, want);
+    }
+    expect(await userCount(api)).toBe(set.summary.imported);
+    expect(await rowCount(api)).toBe(0);
+  });
+
+  it('no secret reaches the report or the terminal', async () => {
+    const run = await migrate(api, dir, [...args, '--dry-run']);
+    const known = JSON.parse(readFileSync(join(FIREBASE, 'known-passwords.json'), 'utf8')).users as { password: string; passwordHash: string; salt: string }[];
+    const everything = JSON.stringify(run.report) + run.stdout + run.stderr;
+    for (const k of known) {
+      expect(everything).not.toContain(k.passwordHash);
+      expect(everything).not.toContain(k.password);
+    }
+    expect(everything).not.toContain(SIGNER_KEY);
+    expect(everything).not.toContain(TEST_API_KEY);
+  });
+
+  it('a second run imports nothing new: the ledger answers without a request, the service holds the same users', async () => {
+    const run = await migrate(api, dir, args);
+    expect(run.report.summary).toEqual(set.summary);
+    const imported = run.report.users.filter((u: any) => u.outcome === 'imported');
+    expect(imported.every((u: any) => u.fromLedger === true)).toBe(true);
+    expect(await userCount(api)).toBe(set.summary.imported);
+    expect(await rowCount(api, 'FAILED')).toBe(0);
+  });
+
+  it('the CSV export and the url-safe JSON export give the same users (each on a fresh service)', async () => {
+    for (const file of ['users.csv', 'users.urlsafe.json']) {
+      const fresh = await startApi(serviceEnv());
+      try {
+        const run = await migrate(fresh, dir, ['firebase', join(FIREBASE, file), '--hash-config', join(FIREBASE, 'hash-config.json')]);
+        expect([file, run.report.summary]).toEqual([file, set.summary]);
+        for (const want of set.users.filter((u) => u.outcome === 'imported')) await checkImported(fresh, want);
+      } finally {
+        await fresh.stop();
+      }
+    }
+  });
+
+  it('--duplicates oldest then imports the older of the two, exits 0, and reports the other as its duplicate', async () => {
+    const run = await migrate(api, dir, [...args, '--duplicates', 'oldest']);
+    expect(run.code).toBe(0);
+    expect(outcomes(run.report)).toEqual(expectedOutcomes(set, '--duplicates oldest'));
+    for (const want of set.users.filter((u) => u.withOptions?.['--duplicates oldest'])) {
+      const o = { ...want, ...want.withOptions!['--duplicates oldest'] } as ExpectedUser;
+      if (o.outcome === 'imported') await checkImported(api, o);
+      else await checkNotThere(api, o);
+    }
+  });
+});
+
+describe('migrating the Auth0 fixture (gzipped user export + hash export)', () => {
+  const set = expectedSet(AUTH0);
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(serviceEnv());
+  });
+  afterAll(async () => {
+    await api.stop();
+  });
+
+  it('imports every user as the fixture expects, creating the roles it names', async () => {
+    const gz = join(dir, 'auth0-users.json.gz');
+    writeFileSync(gz, gzipSync(readFileSync(join(AUTH0, 'users.ndjson'))));
+    const run = await migrate(api, dir, ['auth0', gz, '--hashes', join(AUTH0, 'password-hashes.ndjson')]);
+    expect(run.code).toBe(set.exitCode);
+    expect(run.report.summary).toEqual(set.summary);
+    expect(outcomes(run.report)).toEqual(expectedOutcomes(set));
+    expect(run.report.rolesCreated).toEqual(set.rolesToCreate);
+    expect(run.report.orphanHashLines).toEqual(set.orphanHashLines);
+    for (const want of set.users) {
+      if (want.outcome === 'imported') await checkImported(api, want);
+      else await checkNotThere(api, want);
+    }
+  });
+});
+
+describe('usage and configuration errors: exit code 2, nothing written', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(serviceEnv());
+  });
+  afterAll(async () => {
+    await api.stop();
+  });
+  const firebase = ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'hash-config.txt')];
+
+  it.each([
+    ['an unknown source', ['okta', join(FIREBASE, 'users.json')], "'okta' is invalid"],
+    ['an unreadable file', ['firebase', join(dir, 'missing.json')], 'cannot read the export'],
+    ['a missing hash config', ['firebase', join(FIREBASE, 'users.json')], '--hash-config <file> is required'],
+    ['a hash config that is not one', ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'users.csv')], 'has no algorithm'],
+    ['an unknown --no-hash mode', [...firebase, '--no-hash', 'maybe'], "'maybe' is invalid"],
+    ['--offline without --dry-run', [...firebase, '--offline'], '--offline goes with --dry-run only'],
+    ['a tenant the service does not have', [...firebase, '--tenant', 'nope'], 'tenant nope does not exist'],
+  ])('%s', async (_name, args, message) => {
+    const run = await migrate(api, dir, args);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(message)]);
+    expect(run.report).toBeUndefined();
+  });
+
+  it('a wrong API key and an unreachable service', async () => {
+    const wrongKey = await migrate(undefined, dir, [...firebase, '--url', api.baseUrl, '--api-key', 'wrong-key-0123456789-abcdef']);
+    expect([wrongKey.code, wrongKey.stderr]).toEqual([2, expect.stringContaining('refused the API key')]);
+    expect(wrongKey.stderr).not.toContain('wrong-key-0123456789-abcdef');
+    const unreachable = await migrate(undefined, dir, [...firebase, '--url', 'http://127.0.0.1:9', '--api-key', TEST_API_KEY]);
+    expect([unreachable.code, unreachable.stderr]).toEqual([2, expect.stringContaining('does not answer')]);
+    expect(await userCount(api)).toBe(0);
+    expect(await rowCount(api)).toBe(0);
+  });
+});
+
+describe('Ctrl-C in the middle, then a re-run', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(serviceEnv());
+  });
+  afterAll(async () => {
+    await api.stop();
+  });
+
+  it('stops after the requests in flight, reports the rest; the re-run finishes with no duplicate', async () => {
+    const N = 1200;
+    const known = JSON.parse(readFileSync(join(FIREBASE, 'known-passwords.json'), 'utf8')).users as { passwordHash: string; salt: string; password: string }[];
+    const users = Array.from({ length: N }, (_, i) => ({
+      localId: `ctrlc-${String(i).padStart(5, '0')}`,
+      email: `ctrlc.${i}@example.net`,
+      emailVerified: i % 2 === 0,
+      passwordHash: known[i % known.length].passwordHash,
+      salt: known[i % known.length].salt,
+      createdAt: String(1_600_000_000_000 + i),
+      providerUserInfo: [],
+    }));
+    const file = join(dir, 'ctrlc.json');
+    writeFileSync(file, JSON.stringify({ users }));
+    const args = ['firebase', file, '--hash-config', join(FIREBASE, 'hash-config.txt'), '--batch-size', '100', '--concurrency', '1'];
+    const reportDir = mkdtempSync(join(dir, 'ctrlc-'));
+
+    const first = await migrate(api, reportDir, args, (child) => {
+      // One Ctrl-C once the first rows are staged (a second one would quit at once).
+      let sent = false;
+      const poll = setInterval(() => {
+        void rowCount(api).then((n) => {
+          if (n > 0 && !sent && child.exitCode === null) {
+            sent = true;
+            clearInterval(poll);
+            child.kill('SIGINT');
+          }
+        });
+      }, 50);
+      child.on('close', () => clearInterval(poll));
+    });
+    expect([first.code, first.stderr]).toEqual([1, expect.stringContaining('stopping after the requests in flight')]);
+    expect(first.report.interrupted).toBe(true);
+    expect(first.report.summary.total).toBe(N);
+    const interrupted = first.report.users.filter((u: any) => u.reasonCode === 'interrupted');
+    expect(interrupted.length).toBeGreaterThan(0);
+    expect(first.report.summary.imported + interrupted.length).toBe(N);
+
+    const second = await migrate(api, reportDir, args);
+    expect([second.code, second.report.summary]).toEqual([0, { total: N, imported: N, skipped: 0, failed: 0 }]);
+    expect(second.report.users.filter((u: any) => u.fromLedger).length).toBe(first.report.summary.imported);
+    // Rows the first run left NEW were imported by the worker meanwhile or again by the second: one user each.
+    const deadline = Date.now() + 60_000;
+    while ((await rowCount(api)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(await rowCount(api)).toBe(0);
+    expect(await userCount(api)).toBe(N);
+    const sample = await api.post('/recipe/signin', { email: 'ctrlc.7@example.net', password: known[7 % known.length].password });
+    expect([sample.json.status, sample.json.user?.id]).toEqual(['OK', 'ctrlc-00007']);
+    expect(readdirSync(reportDir).filter((f) => f.startsWith('migration-ledger-'))).toHaveLength(1);
+  });
+});

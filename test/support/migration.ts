@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CollisionIndex, type DuplicatesMode } from '../../lib/migrate/collisions';
+import type { BulkLoginMethodInput, MappedUser, Source } from '../../lib/migrate/model';
+
+/** The migration fixtures (test/fixtures/migration) and what the command must make of them. */
+export const MIGRATION_FIXTURES = join(__dirname, '..', 'fixtures', 'migration');
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export interface ExpectedSet {
+  exitCode: number;
+  summary: { total: number; imported: number; skipped: number; failed: number };
+  collisions: { tenant: string; key: string; sourceIds: string[] }[];
+  rolesToCreate?: string[];
+  orphanHashLines?: unknown[];
+  users: ExpectedUser[];
+  service?: { vendor_password_hashing_signer_key: string };
+}
+
+export interface ExpectedUser {
+  sourceId: string;
+  label: string;
+  outcome: 'imported' | 'skipped' | 'failed';
+  reasonCode?: string;
+  needsAction?: boolean;
+  timeJoined: number;
+  loginMethods: ExpectedLoginMethod[];
+  password?: string;
+  metadata?: Record<string, unknown>;
+  roles?: string[];
+  warnings?: { code: string; formats?: string[] }[];
+  withOptions?: Record<string, Partial<ExpectedUser>>;
+}
+
+export interface ExpectedLoginMethod {
+  recipeId: string;
+  email?: string;
+  phoneNumber?: string;
+  thirdPartyId?: string;
+  thirdPartyUserId?: string;
+  verified: boolean;
+  isPrimary?: boolean;
+  hashingAlgorithm?: string;
+  migratePasswordOnSignIn?: boolean;
+}
+
+export function expectedSet(folder: string): ExpectedSet {
+  return JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8'));
+}
+
+/** What the command decides for every user of a source, as its run does (both passes, no service). */
+export interface Planned {
+  readonly mapped: MappedUser;
+  readonly outcome: 'imported' | 'skipped' | 'failed';
+  readonly reasonCode?: string;
+  readonly needsAction: boolean;
+}
+
+export async function plan(source: Source, duplicates: DuplicatesMode = 'fail'): Promise<{ users: Planned[]; index: CollisionIndex }> {
+  const index = new CollisionIndex();
+  for await (const m of source.users()) index.add(m);
+  const users: Planned[] = [];
+  for await (const m of source.users()) {
+    const verdict = m.notImported ?? index.verdict(m, duplicates);
+    users.push({ mapped: m, outcome: verdict?.outcome ?? 'imported', reasonCode: verdict?.code, needsAction: verdict?.needsAction ?? false });
+  }
+  return { users, index };
+}
+
+/** A bulk login method in the fixtures' terms (the fields expected.json lists). */
+export function loginMethodView(lm: BulkLoginMethodInput, several: boolean): ExpectedLoginMethod {
+  const view: Record<string, unknown> = {
+    recipeId: lm.recipeId,
+    email: lm.email,
+    phoneNumber: lm.phoneNumber,
+    thirdPartyId: lm.thirdPartyId,
+    thirdPartyUserId: lm.thirdPartyUserId,
+    verified: lm.isVerified,
+    isPrimary: several ? lm.isPrimary === true : undefined,
+    hashingAlgorithm: lm.hashingAlgorithm,
+    migratePasswordOnSignIn: lm.migratePasswordOnSignIn,
+  };
+  for (const k of Object.keys(view)) if (view[k] === undefined) delete view[k];
+  return view as unknown as ExpectedLoginMethod;
+}

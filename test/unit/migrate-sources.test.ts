@@ -1,0 +1,274 @@
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { verifyPassword } from '../../lib/password';
+import { parseHashConfig, readHashConfig } from '../../lib/migrate/hash-config';
+import { standardBase64 } from '../../lib/migrate/mapping';
+import type { MapOptions, NoHashMode, Source } from '../../lib/migrate/model';
+import { auth0Source, HashIndex } from '../../lib/migrate/sources/auth0';
+import { firebaseSource, mapFirebaseUser, type FirebaseRecord } from '../../lib/migrate/sources/firebase';
+import { supertokensSource } from '../../lib/migrate/sources/supertokens';
+import { UsageError } from '../../lib/migrate/errors';
+import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUser } from '../support/migration';
+
+/**
+ * The migration command's sources (SPEC §17) against the fixtures made with the real exporters:
+ * every user of every file, under the default options and under each option that changes it,
+ * must come out as `expected.json` says (written independently of the command); every password
+ * must verify against the hash the mapping built.
+ */
+const FIREBASE = join(MIGRATION_FIXTURES, 'firebase');
+const AUTH0 = join(MIGRATION_FIXTURES, 'auth0');
+const scratch = mkdtempSync(join(tmpdir(), 'migrate-sources-'));
+
+type Variant = { name: string; opts: Partial<MapOptions>; duplicates?: 'oldest' };
+const VARIANTS: Variant[] = [
+  { name: 'default', opts: {} },
+  { name: '--include-disabled', opts: { includeDisabled: true } },
+  { name: '--duplicates oldest', opts: {}, duplicates: 'oldest' },
+  { name: '--no-hash migrate-on-signin', opts: { noHash: 'migrate-on-signin' as NoHashMode } },
+  { name: '--no-hash skip', opts: { noHash: 'skip' as NoHashMode } },
+];
+const mapOptions = (v: Variant): MapOptions => ({ tenant: 'public', noHash: 'passwordless', includeDisabled: false, ...v.opts });
+
+/** The expectation of one user under one variant: the default, overridden by `withOptions`. */
+function expectationOf(user: ExpectedUser, variant: string): ExpectedUser {
+  const override = variant === 'default' ? undefined : user.withOptions?.[variant];
+  if (!override) return user;
+  // An option's expectation replaces the outcome, its reason and what the service holds.
+  const replaced = { ...user, reasonCode: undefined, needsAction: undefined, password: undefined, ...override };
+  return override.outcome === 'imported' && override.password === undefined ? { ...replaced, password: user.password } : replaced;
+}
+
+async function checkSet(makeSource: (opts: MapOptions) => Source, expectedFolder: string, format: string): Promise<void> {
+  const expected = expectedSet(expectedFolder);
+  const signerKey = expected.service?.vendor_password_hashing_signer_key;
+  for (const variant of VARIANTS) {
+    const { users, index } = await plan(makeSource(mapOptions(variant)), variant.duplicates);
+    expect(users.map((u) => u.mapped.sourceId).sort()).toEqual(expected.users.map((u) => u.sourceId).sort());
+    for (const want of expected.users.map((u) => expectationOf(u, variant.name))) {
+      const got = users.find((u) => u.mapped.sourceId === want.sourceId)!;
+      const where = `${format} ${variant.name} ${want.label}`;
+      expect([where, got.outcome, got.reasonCode]).toEqual([where, want.outcome, want.reasonCode]);
+      expect([where, got.mapped.createdAt]).toEqual([where, want.timeJoined]);
+      if (want.outcome !== 'imported') continue;
+      const methods = got.mapped.user!.loginMethods;
+      expect([where, methods.map((lm) => loginMethodView(lm, methods.length > 1))]).toEqual([where, want.loginMethods]);
+      for (const lm of methods) expect([where, lm.tenantIds, lm.timeJoinedInMSSinceEpoch]).toEqual([where, ['public'], want.timeJoined]);
+      expect([where, got.mapped.user!.externalUserId]).toEqual([where, want.sourceId]);
+      expect([where, got.mapped.user!.userMetadata]).toEqual([where, want.metadata]);
+      expect([where, got.mapped.user!.userRoles?.map((r) => r.role)]).toEqual([where, want.roles]);
+      // Passwords are checked once per file (scrypt is slow), and again where an option imports more.
+      const newPassword = variant.name !== 'default' && want.withOptions?.[variant.name]?.password !== undefined;
+      if (want.password !== undefined && (variant.name === 'default' || newPassword)) {
+        const hashed = methods.find((lm) => lm.passwordHash !== undefined)!;
+        expect([where, await verifyPassword(want.password, hashed.passwordHash!, { signerKey })]).toEqual([where, true]);
+        expect(await verifyPassword(`${want.password}x`, hashed.passwordHash!, { signerKey })).toBe(false);
+      }
+      if (variant.name === 'default') {
+        const warnings = (want.warnings ?? []).filter((w) => !w.formats || w.formats.includes(format)).map((w) => w.code);
+        expect([where, got.mapped.warnings.map((w) => w.code)]).toEqual([where, warnings]);
+      }
+    }
+    if (variant.name === 'default') {
+      const summary = { total: users.length, imported: 0, skipped: 0, failed: 0 };
+      for (const u of users) summary[u.outcome]++;
+      expect(summary).toEqual(expected.summary);
+      expect(users.some((u) => u.needsAction) ? 1 : 0).toBe(expected.exitCode);
+      expect(index.collisions()).toEqual(expected.collisions);
+    }
+  }
+}
+
+describe('the Firebase source against the fixtures of the real auth:export', () => {
+  const hashConfig = readHashConfig(join(FIREBASE, 'hash-config.txt'));
+
+  it.each([
+    ['users.json', 'json'],
+    ['users.csv', 'csv'],
+    ['users.urlsafe.json', 'json'],
+  ])('%s: every user, every option, every password', async (file, format) => {
+    await checkSet((opts) => firebaseSource(join(FIREBASE, file), { opts, hashConfig }), FIREBASE, format);
+  });
+
+  it('reads a JSON export whose name says nothing, and a CSV export named .txt', async () => {
+    const json = join(scratch, 'export-no-extension');
+    const csv = join(scratch, 'export.txt');
+    copyFileSync(join(FIREBASE, 'users.json'), json);
+    copyFileSync(join(FIREBASE, 'users.csv'), csv);
+    for (const file of [json, csv]) {
+      const { users } = await plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }));
+      expect(users.filter((u) => u.outcome === 'imported')).toHaveLength(12);
+    }
+  });
+
+  it('the console text and the JSON hash config are the same parameters', () => {
+    expect(readHashConfig(join(FIREBASE, 'hash-config.json'))).toEqual(hashConfig);
+    expect(hashConfig).toEqual({ signerKey: expect.stringMatching(/^jxspr8Ki/), saltSeparator: 'Bw==', rounds: 8, memCost: 14 });
+    expect(parseHashConfig('{"hash_config":{"algorithm":"SCRYPT","base64_signer_key":"AAAA","base64_salt_separator":"Bw","rounds":8,"mem_cost":14}}')).toEqual({
+      signerKey: 'AAAA',
+      saltSeparator: 'Bw==',
+      rounds: 8,
+      memCost: 14,
+    });
+  });
+
+  it.each([
+    ['hash_config { algorithm: SCRYPT, base64_signer_key: AAAA, rounds: 8, mem_cost: 14 }', 'has no base64_salt_separator'],
+    ['hash_config { algorithm: HMAC_SHA256, base64_signer_key: AAAA, base64_salt_separator: Bw==, rounds: 8, mem_cost: 14 }', 'says algorithm HMAC_SHA256'],
+    ['hash_config { algorithm: SCRYPT, base64_signer_key: A*AA, base64_salt_separator: Bw==, rounds: 8, mem_cost: 14 }', 'base64_signer_key in cfg is not base64'],
+    ['hash_config { algorithm: SCRYPT, base64_signer_key: AAAA, base64_salt_separator: Bw==, rounds: 9, mem_cost: 14 }', 'rounds in cfg must be an integer from 1 to 8'],
+    ['hash_config { algorithm: SCRYPT, base64_signer_key: AAAA, base64_salt_separator: Bw==, rounds: 8, mem_cost: 15 }', 'mem_cost in cfg must be an integer from 1 to 14'],
+    ['{"algorithm": "SCRYPT",', 'cfg is not valid JSON'],
+  ])('a hash config that is not one is a usage error: %s', (text, message) => {
+    expect(() => parseHashConfig(text, 'cfg')).toThrow(UsageError);
+    expect(() => parseHashConfig(text, 'cfg')).toThrow(message);
+  });
+
+  it('a password hash without --hash-config is a usage error, raised while reading (before anything is written)', async () => {
+    await expect(plan(firebaseSource(join(FIREBASE, 'users.json'), { opts: mapOptions(VARIANTS[0]) }))).rejects.toThrow('--hash-config <file> is required');
+  });
+
+  describe('records the fixtures do not hold', () => {
+    const hashConfig2 = { signerKey: 'AAAA', saltSeparator: 'Bw==', rounds: 8, memCost: 14 };
+    const base: FirebaseRecord = { localId: 'u1', email: 'A@Example.com', emailVerified: true, createdAt: '1600000000000', disabled: false, providers: [], mfaCount: 0 };
+    const map = (rec: Partial<FirebaseRecord>, opts: Partial<MapOptions> = {}) =>
+      mapFirebaseUser({ ...base, ...rec }, { opts: { ...mapOptions(VARIANTS[0]), ...opts }, hashConfig: hashConfig2 });
+
+    it('a hash that is base64 in neither alphabet fails the user (it would import and never sign in)', () => {
+      for (const passwordHash of ['abc$def', 'ab+c_d==', 'abcde', 'ab=c']) {
+        expect(map({ passwordHash, salt: 'c2FsdA==' }).notImported).toMatchObject({ outcome: 'failed', code: 'bad-password-hash', needsAction: true });
+      }
+      expect(map({ passwordHash: 'aGFzaA==', salt: 'sa*t' }).notImported?.reason).toBe('salt is not base64 (standard or url-safe)');
+      expect(map({ passwordHash: 'aGFzaA==' }).notImported?.reason).toBe('passwordHash has no salt');
+    });
+
+    it('url-safe base64 without padding becomes standard base64 with padding', () => {
+      expect(standardBase64('-_8')).toBe('+/8=');
+      expect(standardBase64('+/8=')).toBe('+/8=');
+      expect(standardBase64('+/8==')).toBeUndefined();
+      expect(map({ passwordHash: 'a-_b', salt: 'c2Fsd_' }).user?.loginMethods[0].passwordHash).toBe('$f_scrypt$a+/b$c2Fsd/==$m=14$r=8$s=Bw==');
+    });
+
+    it('custom claims that are not a JSON object fail the user: the claims would be lost', () => {
+      expect(map({ customAttributes: '{"a":1' }).notImported).toMatchObject({ outcome: 'failed', code: 'bad-custom-claims' });
+      expect(map({ customAttributes: '[1]' }).notImported).toMatchObject({ outcome: 'failed', code: 'bad-custom-claims' });
+    });
+
+    it('an OIDC-only user is reported, an OIDC identity beside a password is dropped with a warning', () => {
+      const oidcOnly = map({ email: undefined, providers: [{ providerId: 'oidc.acme', rawId: 'x1', email: 'a@example.com' }] });
+      expect(oidcOnly.notImported).toMatchObject({ outcome: 'skipped', code: 'unsupported-provider' });
+      const both = map({ passwordHash: 'aGFzaA==', salt: 'c2FsdA==', providers: [{ providerId: 'saml.corp', rawId: 'x1' }] });
+      expect(both.user?.loginMethods.map((m) => m.recipeId)).toEqual(['emailpassword']);
+      expect(both.warnings.map((w) => w.code)).toEqual(['unsupported-provider']);
+    });
+
+    it('a social identity with no email anywhere is dropped with a warning; the other login methods stay', () => {
+      const m = map({ email: undefined, phoneNumber: '+1 650-555-0142', providers: [{ providerId: 'github.com', rawId: '42' }] });
+      expect(m.user?.loginMethods).toEqual([expect.objectContaining({ recipeId: 'passwordless', phoneNumber: '+16505550142' })]);
+      expect(m.warnings.map((w) => w.code)).toEqual(['identity-without-email']);
+    });
+
+    it('the password and phone entries of providerUserInfo (Admin SDK dumps) are not social identities', () => {
+      const m = map({ passwordHash: 'aGFzaA==', salt: 'c2FsdA==', providers: [{ providerId: 'password', rawId: 'a@example.com' }, { providerId: 'phone', rawId: '+16505550142' }] });
+      expect(m.user?.loginMethods.map((lm) => lm.recipeId)).toEqual(['emailpassword']);
+    });
+
+    it('an email and a phone with no password: one passwordless login method holds both', () => {
+      const m = map({ phoneNumber: '+16505550142' });
+      expect(m.user?.loginMethods).toEqual([expect.objectContaining({ recipeId: 'passwordless', email: 'a@example.com', phoneNumber: '+16505550142', isVerified: true })]);
+    });
+
+    it('a createdAt that is not ms is a warning, and timeJoined is left to the service', () => {
+      const m = map({ createdAt: 'yesterday' });
+      expect(m.createdAt).toBeUndefined();
+      expect(m.user?.loginMethods[0].timeJoinedInMSSinceEpoch).toBeUndefined();
+      expect(m.warnings.map((w) => w.code)).toEqual(['bad-created-at', 'no-password-hash']);
+    });
+  });
+
+  it('a CSV record of the wrong width is a usage error naming the record', async () => {
+    const file = join(scratch, 'short.csv');
+    const lines = readFileSync(join(FIREBASE, 'users.csv'), 'utf8').split('\n');
+    writeFileSync(file, [lines[0], 'abc,def,true,,,', ''].join('\n'));
+    await expect(plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }))).rejects.toThrow(/record 2 has 6 cells/);
+  });
+
+  it('a JSON file that is not an export is a usage error', async () => {
+    const file = join(scratch, 'broken.json');
+    writeFileSync(file, '{"users": [{"localId": "a"},');
+    await expect(plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }))).rejects.toThrow(UsageError);
+  });
+});
+
+describe('the Auth0 source against the fixtures of its documented formats', () => {
+  let hashes: HashIndex;
+  beforeAll(async () => {
+    hashes = await HashIndex.read(join(AUTH0, 'password-hashes.ndjson'));
+  });
+
+  it('users.ndjson joined to password-hashes.ndjson: every user, every option, every password', async () => {
+    await checkSet((opts) => auth0Source(join(AUTH0, 'users.ndjson'), { opts, hashes }), AUTH0, 'json');
+    expect(auth0Source(join(AUTH0, 'users.ndjson'), { opts: mapOptions(VARIANTS[0]), hashes }).notes()).toEqual({ orphanHashLines: [], unreadableHashLines: [] });
+  });
+
+  it('the same export gzipped, as Auth0 delivers it', async () => {
+    const gz = join(scratch, 'users.json.gz');
+    writeFileSync(gz, gzipSync(readFileSync(join(AUTH0, 'users.ndjson'))));
+    await checkSet((opts) => auth0Source(gz, { opts, hashes }), AUTH0, 'json');
+  });
+
+  it('joins on the database identity, not on the email: a hash line with another email still joins; an unknown id is an orphan', async () => {
+    const file = join(scratch, 'hashes.ndjson');
+    const lines = readFileSync(join(AUTH0, 'password-hashes.ndjson'), 'utf8').trim().split('\n');
+    const moved = lines.map((l) => JSON.parse(l));
+    moved[0].email = 'someone.else@example.com';
+    moved.push({ _id: { $oid: '000000000000000000000000' }, passwordHash: '$2b$10$' + 'a'.repeat(53), connection: 'Username-Password-Authentication' });
+    writeFileSync(file, moved.map((o) => JSON.stringify(o)).join('\n') + '\nnot json\n');
+    const index = await HashIndex.read(file);
+    const source = auth0Source(join(AUTH0, 'users.ndjson'), { opts: mapOptions(VARIANTS[0]), hashes: index });
+    const { users } = await plan(source);
+    const owner = users.find((u) => u.mapped.user?.loginMethods.some((lm) => lm.passwordHash === moved[0].passwordHash));
+    expect(owner?.mapped.user?.loginMethods.find((lm) => lm.recipeId === 'emailpassword')?.email).not.toBe('someone.else@example.com');
+    expect(source.notes()).toEqual({ orphanHashLines: [{ id: '000000000000000000000000', connection: 'Username-Password-Authentication' }], unreadableHashLines: [{ line: lines.length + 2, reason: 'not JSON' }] });
+  });
+
+  it('without the hash file every database user is a no-hash user (passwordless by default), never a failure', async () => {
+    const { users } = await plan(auth0Source(join(AUTH0, 'users.ndjson'), { opts: mapOptions(VARIANTS[0]) }));
+    const database = users.filter((u) => u.mapped.warnings.some((w) => w.code === 'no-password-hash'));
+    expect(database.length).toBeGreaterThanOrEqual(9);
+    expect(users.some((u) => u.mapped.user?.loginMethods.some((lm) => lm.recipeId === 'emailpassword'))).toBe(false);
+  });
+
+  it('a line that is not JSON fails that line only', async () => {
+    const file = join(scratch, 'users-broken.ndjson');
+    writeFileSync(file, readFileSync(join(AUTH0, 'users.ndjson'), 'utf8') + '{"user_id": "auth0|x",\n');
+    const { users } = await plan(auth0Source(file, { opts: mapOptions(VARIANTS[0]), hashes }));
+    expect(users).toHaveLength(16);
+    expect(users.at(-1)).toMatchObject({ outcome: 'failed', reasonCode: 'not-an-account' });
+  });
+});
+
+describe('a SuperTokens bulk file', () => {
+  it('goes through unchanged; its collisions are still found before writing', async () => {
+    const file = join(scratch, 'bulk.json');
+    const users = [
+      { externalUserId: 'a', loginMethods: [{ recipeId: 'emailpassword', email: 'A@x.com', passwordHash: 'h', hashingAlgorithm: 'bcrypt', timeJoinedInMSSinceEpoch: 5 }] },
+      { loginMethods: [{ recipeId: 'emailpassword', email: 'a@x.com ', plainTextPassword: 'p' }], anything: { kept: true } },
+      { externalUserId: 'c', loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+16505550142' }] },
+      'not a user',
+    ];
+    writeFileSync(file, JSON.stringify({ users }));
+    const { users: planned, index } = await plan(supertokensSource(file));
+    expect(planned.map((p) => [p.mapped.sourceId, p.outcome, p.reasonCode])).toEqual([
+      ['a', 'failed', 'duplicate'],
+      ['#1', 'failed', 'duplicate'],
+      ['c', 'imported', undefined],
+      ['#3', 'failed', 'not-a-user'],
+    ]);
+    expect(planned[1].mapped.user).toEqual(users[1]);
+    expect(planned[0].mapped.createdAt).toBe(5);
+    expect(index.collisions()).toEqual([{ tenant: 'public', key: 'emailpassword email a@x.com', sourceIds: ['a', '#1'] }]);
+  });
+});

@@ -167,6 +167,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
     const service = opts.offline ? undefined : new ServiceClient(opts.url, apiKeyOf(opts, io));
     await service?.preflight(tenant);
+    if (map.noHash === 'migrate-on-signin' && service && !opts.dryRun && !(await service.migratesPasswords(tenant))) {
+      throw new UsageError(
+        `--no-hash migrate-on-signin needs password migration at sign-in, which the service at ${opts.url} does not offer (GET /recipe/user/passwordmigration/count): use --no-hash passwordless or skip.`,
+      );
+    }
 
     const reportFile = resolve(io.cwd, opts.report ?? `migration-report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const report = new ReportWriter(reportFile);

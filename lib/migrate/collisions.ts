@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { emailOf, phoneOf } from './mapping';
 import type { BulkUserInput, MappedUser, NotImported } from './model';
 
@@ -6,6 +7,10 @@ import type { BulkUserInput, MappedUser, NotImported } from './model';
  * normalised email, phone number or third-party identity is equal in one tenant and one recipe
  * (what the service would refuse as E003/E005/E006/E007), or two users that both become primary
  * users holding one email or phone number (E027). None of them is imported over another.
+ *
+ * Memory stays small however large the export: the first look keeps a 48-bit hash per identity
+ * (about 30 bytes each), and only identities whose hash was seen twice get a second, exact look
+ * (their full text and holders), which also rules out two identities that merely share a hash.
  */
 
 /** Identities of a bulk user, one string per (tenant, recipe, identity): `<tenant>\u0000<key>`. */
@@ -31,17 +36,32 @@ export function identityKeys(user: BulkUserInput): string[] {
   return [...keys];
 }
 
+function emailsOf(user: BulkUserInput): string[] {
+  const methods = Array.isArray(user.loginMethods) ? user.loginMethods : [];
+  return [...new Set(methods.map((m) => emailOf(m?.email)).filter((e): e is string => e !== undefined))];
+}
+
+const hash48 = (text: string): number => hash('sha1', text, 'buffer').readUIntBE(0, 6);
+
+/** Hashes seen once, and those seen twice or more (the candidates for the exact look). */
+class SeenTwice {
+  private readonly once = new Set<number>();
+  readonly twice = new Set<number>();
+
+  add(text: string): void {
+    const h = hash48(text);
+    if (this.once.has(h)) this.twice.add(h);
+    else this.once.add(h);
+  }
+
+  candidate(text: string): boolean {
+    return this.twice.has(hash48(text));
+  }
+}
+
 interface Holder {
   readonly sourceId: string;
   readonly createdAt: number;
-}
-
-interface Entry {
-  first: Holder;
-  /** The oldest holder (first on ties). */
-  oldest: Holder;
-  /** Every holder, once there are two or more. */
-  all?: string[];
 }
 
 export type DuplicatesMode = 'fail' | 'oldest';
@@ -52,28 +72,39 @@ const split = (key: string) => {
 };
 
 export class CollisionIndex {
-  private readonly entries = new Map<string, Entry>();
-  /** Emails held by several users without a collision (different recipes): for the report only. */
-  private readonly emails = new Map<string, { first: string; all?: string[] }>();
+  private readonly keys = new SeenTwice();
+  private readonly emails = new SeenTwice();
+  /** The exact look: holders of every candidate identity and email (filled by `addExact`). */
+  private readonly exact = new Map<string, Holder[]>();
+  private readonly exactEmails = new Map<string, string[]>();
 
+  /** First look (first pass over the export): hashes only. */
   add(mapped: MappedUser): void {
+    if (!mapped.user) return;
+    for (const key of identityKeys(mapped.user)) this.keys.add(key);
+    for (const email of emailsOf(mapped.user)) this.emails.add(email);
+  }
+
+  /** Whether a second, exact look is needed (some hash was seen twice). */
+  get needsExactLook(): boolean {
+    return this.keys.twice.size > 0 || this.emails.twice.size > 0;
+  }
+
+  /** Exact look (a second pass, only when needed): full identities of the candidates and their holders. */
+  addExact(mapped: MappedUser): void {
     if (!mapped.user) return;
     const holder = { sourceId: mapped.sourceId, createdAt: mapped.createdAt ?? Number.POSITIVE_INFINITY };
     for (const key of identityKeys(mapped.user)) {
-      const entry = this.entries.get(key);
-      if (!entry) {
-        this.entries.set(key, { first: holder, oldest: holder });
-        continue;
-      }
-      entry.all ??= [entry.first.sourceId];
-      entry.all.push(holder.sourceId);
-      if (holder.createdAt < entry.oldest.createdAt) entry.oldest = holder;
+      if (!this.keys.candidate(key)) continue;
+      const holders = this.exact.get(key);
+      if (holders) holders.push(holder);
+      else this.exact.set(key, [holder]);
     }
-    const emails = new Set((Array.isArray(mapped.user.loginMethods) ? mapped.user.loginMethods : []).map((m) => emailOf(m?.email)).filter((e): e is string => e !== undefined));
-    for (const email of emails) {
-      const seen = this.emails.get(email);
-      if (!seen) this.emails.set(email, { first: mapped.sourceId });
-      else (seen.all ??= [seen.first]).push(mapped.sourceId);
+    for (const email of emailsOf(mapped.user)) {
+      if (!this.emails.candidate(email)) continue;
+      const ids = this.exactEmails.get(email);
+      if (ids) ids.push(mapped.sourceId);
+      else this.exactEmails.set(email, [mapped.sourceId]);
     }
   }
 
@@ -81,14 +112,16 @@ export class CollisionIndex {
   verdict(mapped: MappedUser, mode: DuplicatesMode): (NotImported & { outcome: 'skipped' | 'failed' }) | undefined {
     if (!mapped.user) return undefined;
     for (const full of identityKeys(mapped.user)) {
-      const entry = this.entries.get(full);
-      if (!entry?.all) continue;
+      const holders = this.exact.get(full);
+      if (!holders || holders.length < 2) continue;
       const { tenant, key } = split(full);
       if (mode === 'oldest') {
-        if (entry.oldest.sourceId === mapped.sourceId) continue;
-        return { outcome: 'skipped', code: 'duplicate', reason: `duplicate of ${entry.oldest.sourceId} (${key})`, needsAction: false };
+        // The oldest holder, first in the export on ties.
+        const oldest = holders.reduce((a, b) => (b.createdAt < a.createdAt ? b : a));
+        if (oldest.sourceId === mapped.sourceId) continue;
+        return { outcome: 'skipped', code: 'duplicate', reason: `duplicate of ${oldest.sourceId} (${key})`, needsAction: false };
       }
-      const others = entry.all.filter((id) => id !== mapped.sourceId);
+      const others = holders.map((h) => h.sourceId).filter((id) => id !== mapped.sourceId);
       return {
         outcome: 'failed',
         code: 'duplicate',
@@ -101,7 +134,7 @@ export class CollisionIndex {
 
   collisions(): { tenant: string; key: string; sourceIds: string[] }[] {
     const out: { tenant: string; key: string; sourceIds: string[] }[] = [];
-    for (const [full, entry] of this.entries) if (entry.all) out.push({ ...split(full), sourceIds: entry.all });
+    for (const [full, holders] of this.exact) if (holders.length > 1) out.push({ ...split(full), sourceIds: holders.map((h) => h.sourceId) });
     return out;
   }
 
@@ -109,9 +142,7 @@ export class CollisionIndex {
   sharedEmails(): { email: string; sourceIds: string[] }[] {
     const colliding = new Set(this.collisions().flatMap((c) => c.sourceIds));
     const out: { email: string; sourceIds: string[] }[] = [];
-    for (const [email, seen] of this.emails) {
-      if (seen.all && !seen.all.every((id) => colliding.has(id))) out.push({ email, sourceIds: seen.all });
-    }
+    for (const [email, ids] of this.exactEmails) if (ids.length > 1 && !ids.every((id) => colliding.has(id))) out.push({ email, sourceIds: ids });
     return out;
   }
 }

@@ -280,6 +280,8 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     for (const r of m.user?.userRoles ?? []) roles.add(r.role);
     if (total % 10_000 === 0) run.onProgress?.({ phase: 'scan', done: total, total: 0 });
   }
+  // Only when some identity hash was seen twice: an exact look at those identities.
+  if (index.needsExactLook) for await (const m of source.users()) index.addExact(m);
   await ledger.load();
 
   const known = service ? await service.roles() : new Set<string>();

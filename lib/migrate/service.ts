@@ -76,6 +76,14 @@ export class ServiceClient {
     return res.json;
   }
 
+  /**
+   * Whether the service migrates passwords at sign-in (SPEC §16), which `--no-hash
+   * migrate-on-signin` needs: its pending-count endpoint answers.
+   */
+  async migratesPasswords(tenant: string): Promise<boolean> {
+    return (await this.request('GET', `/${tenant}/recipe/user/passwordmigration/count`)).status === 200;
+  }
+
   async roles(): Promise<Set<string>> {
     return new Set<string>((await this.ok('GET', '/recipe/roles')).roles);
   }

@@ -250,6 +250,7 @@ describe('usage and configuration errors: exit code 2, nothing written', () => {
     ['an unknown --no-hash mode', [...firebase, '--no-hash', 'maybe'], "'maybe' is invalid"],
     ['--offline without --dry-run', [...firebase, '--offline'], '--offline goes with --dry-run only'],
     ['a tenant the service does not have', [...firebase, '--tenant', 'nope'], 'tenant nope does not exist'],
+    ['--no-hash migrate-on-signin on a service without password migration', [...firebase, '--no-hash', 'migrate-on-signin'], 'does not offer'],
   ])('%s', async (_name, args, message) => {
     const run = await migrate(api, dir, args);
     expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(message)]);

@@ -59,6 +59,7 @@ export interface Planned {
 export async function plan(source: Source, duplicates: DuplicatesMode = 'fail'): Promise<{ users: Planned[]; index: CollisionIndex }> {
   const index = new CollisionIndex();
   for await (const m of source.users()) index.add(m);
+  if (index.needsExactLook) for await (const m of source.users()) index.addExact(m);
   const users: Planned[] = [];
   for await (const m of source.users()) {
     const verdict = m.notImported ?? index.verdict(m, duplicates);

@@ -1,7 +1,8 @@
 import bcrypt from 'bcryptjs';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '../infra/routes';
 import { LOCAL_AWS_ENV, startDynamoDbLocal } from '../local/dynamodb-local';
@@ -9,7 +10,7 @@ import { DEFAULT_OWN_HASH_PARAMS, hashPassword, verifyPassword } from '../lib/pa
 import { createDynamoContext, createDynamoStores } from '../lib/storage/dynamo';
 import { ensureTable } from '../local/create-table';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startApi, type TestApi } from '../test/support/api';
+import { startApi, TEST_API_KEY, type TestApi } from '../test/support/api';
 import { VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../test/fixtures/password-vectors';
 import { startCountingProxy } from '../test/support/dynamo-proxy';
 import { percentile, round, runPool, table, timed } from './stats';
@@ -20,6 +21,10 @@ import { parseBulkUser } from '../lib/recipes/bulkimport/bulk-user';
 import { importBulkUser } from '../lib/recipes/bulkimport/import-user';
 import { validationContext } from '../lib/recipes/bulkimport/stage-users';
 import { LANES_IN_FLIGHT } from '../lib/recipes/bulkimport/worker';
+import { readHashConfig } from '../lib/migrate/hash-config';
+import { firebaseSource } from '../lib/migrate/sources/firebase';
+import { plan } from '../test/support/migration';
+import { writeFirebaseExport } from '../test/support/firebase-export';
 
 /**
  * `npm run bench`: every figure is measured side by side in one run on this machine, so the
@@ -31,6 +36,8 @@ const USERS = Number(process.env.BENCH_USERS ?? 5000);
 const CONCURRENCY = 16;
 /** Users of the bulk figure (`BENCH_BULK_USERS`). */
 const BULK_USERS = 5000;
+/** Users of the migration command's figure (`BENCH_MIGRATE_USERS`). */
+const MIGRATE_USERS = 20_000;
 const BCRYPT_HASH = '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq';
 const results: Record<string, unknown> = {};
 const out: string[] = [];
@@ -417,6 +424,83 @@ async function bulkImport(): Promise<void> {
   }
 }
 
+/**
+ * Figure 7: a generated Firebase export through the migration command (the built bin, a child
+ * process) against the local service, next to the same users mapped in-process and staged
+ * straight through the bulk-import API in requests of 1,000: what the command costs on top of
+ * the API. Each side on a DynamoDB Local of its own.
+ */
+async function migrationCommand(): Promise<void> {
+  const users = Number(process.env.BENCH_MIGRATE_USERS ?? MIGRATE_USERS);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-migrate-'));
+  const file = join(dir, 'users.json');
+  const { bytes } = await writeFirebaseExport(file, users);
+  const hashConfigFile = join(ROOT, 'test', 'fixtures', 'migration', 'firebase', 'hash-config.txt');
+  const env = { BULK_WORKER: 'on', VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey };
+  const sides: { name: string; imported: number; ms: number }[] = [];
+
+  // The command.
+  {
+    const dynamo = await startDynamoDbLocal();
+    const api = await startApi({ ...env, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
+    try {
+      const report = join(dir, 'report.json');
+      const { ms } = await timed(async () => {
+        const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli', 'migrate.js'), 'firebase', file, '--hash-config', hashConfigFile, '--url', api.baseUrl, '--api-key', TEST_API_KEY, '--report', report], {
+          encoding: 'utf8',
+        });
+        if (run.status !== 1 && run.status !== 0) throw new Error(`migrate exited ${run.status}: ${run.stderr.slice(-500)}`);
+      });
+      const summary = JSON.parse(readFileSync(report, 'utf8')).summary;
+      sides.push({ name: 'the command (read twice, collisions, staged 1,000 a request, every row followed to the end)', imported: summary.imported, ms });
+    } finally {
+      await api.stop();
+      await dynamo.stop();
+    }
+  }
+  // The same users, mapped in-process, staged straight through the API.
+  {
+    const dynamo = await startDynamoDbLocal();
+    const api = await startApi({ ...env, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
+    try {
+      const { users: planned } = await plan(firebaseSource(file, { opts: { tenant: 'public', noHash: 'passwordless', includeDisabled: false }, hashConfig: readHashConfig(hashConfigFile) }));
+      const bulk = planned.filter((p) => p.outcome === 'imported').map((p) => p.mapped.user);
+      const count = async (status: string) => (await api.get(`/bulk-import/users/count?status=${status}`)).json.count as number;
+      const { ms } = await timed(async () => {
+        for (let i = 0; i < bulk.length; i += 1000) {
+          const res = await api.post('/bulk-import/users', { users: bulk.slice(i, i + 1000) });
+          if (res.status !== 200) throw new Error(`staging failed: ${res.status} ${res.text.slice(0, 200)}`);
+        }
+        while ((await count('NEW')) + (await count('PROCESSING')) > 0) await new Promise((r) => setTimeout(r, 100));
+      });
+      sides.push({ name: 'the same users mapped in-process, staged straight through the bulk API', imported: bulk.length, ms });
+    } finally {
+      await api.stop();
+      await dynamo.stop();
+    }
+  }
+  const [cmd, api] = sides;
+  const rate = (s: (typeof sides)[number]) => s.imported / (s.ms / 1000);
+  results.migrationCommand = {
+    sourceUsers: users,
+    exportBytes: bytes,
+    commandImported: cmd.imported,
+    commandUsersPerSecond: round(rate(cmd), 0),
+    apiUsersPerSecond: round(rate(api), 0),
+    ratio: round(rate(cmd) / rate(api)),
+  };
+  say(`\n### 7. Migration command (${users} Firebase users, ${round(bytes / 1e6, 1)} MB export)\n`);
+  say(
+    table(
+      ['path', 'users imported', 'users/s', 'seconds'],
+      [
+        ...sides.map((s) => [s.name, s.imported, round(rate(s), 0), round(s.ms / 1000, 1)]),
+        ['ratio command / API', '', round(rate(cmd) / rate(api)), ''],
+      ],
+    ),
+  );
+}
+
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   Object.assign(process.env, LOCAL_AWS_ENV);
@@ -435,6 +519,7 @@ async function main(): Promise<void> {
     if (want('linking')) await accountLinking(dynamo.endpoint);
     if (want('cold')) await coldStart(dynamo.endpoint);
     if (want('bulk')) await bulkImport();
+    if (want('migrate')) await migrationCommand();
   } finally {
     await dynamo.stop();
   }

@@ -49,6 +49,8 @@ export interface RunResult {
 const DRY_RUN_MAX_SERVICE_USERS = 200_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Every this many polls, a full one lists the rows left (the others read counts). */
+const FULL_POLL_EVERY = 5;
 
 function entryOf(m: MappedUser, fields: Omit<ReportEntry, 'sourceId' | 'warnings'>): ReportEntry {
   return { sourceId: m.sourceId, ...fields, ...(m.warnings.length > 0 ? { warnings: m.warnings } : {}) };
@@ -68,10 +70,18 @@ interface Pending {
   absent: number;
 }
 
-/** Follows staged rows: gone twice in a row → imported; `FAILED` → failed (and the row removed). */
+/**
+ * Follows staged rows. Each poll reads the counts of `NEW` and `PROCESSING` rows and lists the
+ * `FAILED` ones (ours are reported and removed). When nothing is left `NEW` or `PROCESSING`, every
+ * user staged before the poll began is imported (the counts are exact, SPEC §15). While rows are
+ * left, a full poll every few seconds lists them, and a user whose row is in no list twice in a
+ * row is imported: that keeps the ledger current however long the run, for a re-run after a crash.
+ */
 class Reconciler {
   private readonly byRow = new Map<string, Pending>();
   private readonly pending = new Set<Pending>();
+  /** Rows `NEW` or `PROCESSING` at the last poll (anyone's): the backlog staging waits on. */
+  backlog = 0;
 
   constructor(
     private readonly service: ServiceClient,
@@ -81,6 +91,11 @@ class Reconciler {
 
   get size(): number {
     return this.pending.size;
+  }
+
+  /** Users staged and very likely imported already (for the progress line only). */
+  get likelyDone(): number {
+    return Math.max(0, this.pending.size - this.backlog);
   }
 
   track(mapped: MappedUser, staged: { userId: string; loginMethods: { userId: string }[] }): void {
@@ -95,13 +110,22 @@ class Reconciler {
     this.report.add(entry);
   }
 
-  async poll(): Promise<void> {
-    if (this.pending.size === 0) return;
+  private imported(p: Pending): void {
+    this.ledger.record(p.mapped.sourceId, p.userId);
+    this.settle(p, entryOf(p.mapped, { outcome: 'imported', userId: p.userId }));
+  }
+
+  async poll(full: boolean): Promise<void> {
     const started = Date.now();
+    const count = async (status: string) => (await this.service.ok('GET', `/bulk-import/users/count?status=${status}`)).count as number;
+    const [fresh, processing] = await Promise.all([count('NEW'), count('PROCESSING')]);
+    this.backlog = fresh + processing;
+    if (this.pending.size === 0) return;
     // Statuses only move forward (NEW → PROCESSING → FAILED or gone), read in that order: a row
-    // that exists is seen in one of the three lists.
+    // that exists is seen in one of the lists.
     const seen = new Set<string>();
-    for (const status of ['NEW', 'PROCESSING'] as const) for (const row of await this.service.rows(status)) seen.add(row.id);
+    const listing = full && this.backlog > 0;
+    if (listing) for (const status of ['NEW', 'PROCESSING'] as const) for (const row of await this.service.rows(status)) seen.add(row.id);
     const failed = (await this.service.rows('FAILED')).filter((row) => this.byRow.has(row.id));
     for (const row of failed) {
       const p = this.byRow.get(row.id)!;
@@ -111,13 +135,14 @@ class Reconciler {
     }
     if (failed.length > 0) await this.service.removeRows(failed.map((r) => r.id));
     for (const p of [...this.pending]) {
-      if (p.ids.some((id) => seen.has(id))) {
-        p.absent = 0;
-      } else if (p.stagedAt < started && ++p.absent >= 2) {
-        // Absent from two polls in a row, both begun after it was staged: imported. (Two, because
-        // a status index is eventually consistent in DynamoDB: one read may miss a row in flight.)
-        this.ledger.record(p.mapped.sourceId, p.userId);
-        this.settle(p, entryOf(p.mapped, { outcome: 'imported', userId: p.userId }));
+      if (p.stagedAt >= started) continue;
+      if (this.backlog === 0) {
+        this.imported(p);
+      } else if (listing) {
+        // Absent from two full polls in a row, both begun after it was staged: imported. (Two,
+        // because a status index is eventually consistent in DynamoDB: one read may miss a row.)
+        if (p.ids.some((id) => seen.has(id))) p.absent = 0;
+        else if (++p.absent >= 2) this.imported(p);
       }
     }
     this.ledger.flush();
@@ -268,7 +293,7 @@ function dryRunEntry(m: MappedUser, existing: Existing | undefined): ReportEntry
 
 export async function runMigration(run: MigrationRun): Promise<RunResult> {
   const { source, service, report, ledger, signal, log } = run;
-  const progress = (phase: Progress['phase'], total: number) => run.onProgress?.({ phase, done: report.summary.total, total });
+  const progress = (phase: Progress['phase'], total: number) => run.onProgress?.({ phase, done: report.summary.total + (reconciler?.likelyDone ?? 0), total });
 
   // Pass 1: map everything, find collisions, count; nothing is written.
   const index = new CollisionIndex();
@@ -303,10 +328,10 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   let polling = true;
   let fatal: unknown;
   const poller = (async () => {
-    while (polling && reconciler && fatal === undefined) {
+    for (let n = 1; polling && reconciler && fatal === undefined; n++) {
       await sleep(pollMs);
       try {
-        await reconciler.poll();
+        await reconciler.poll(n % FULL_POLL_EVERY === 0);
       } catch (err) {
         if (err instanceof ServiceError) log(`following the staged rows: ${err.message}; trying again`);
         else fatal = err;
@@ -314,8 +339,9 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       progress('wait', total);
     }
   })();
+  // Staging waits while the service has more than `window` rows left to import.
   const waitForRoom = async () => {
-    while (reconciler && reconciler.size >= window && !signal.aborted && fatal === undefined) await sleep(pollMs / 4);
+    while (reconciler && reconciler.backlog >= window && !signal.aborted && fatal === undefined) await sleep(pollMs / 4);
   };
   const stager = reconciler ? new Stager(run, reconciler, waitForRoom) : undefined;
 
@@ -349,7 +375,10 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   if (fatal !== undefined) throw fatal;
   if (reconciler && reconciler.size > 0) {
     // Interrupted: one last look, then whatever is left is reported for the next run.
-    await reconciler.poll().catch(() => undefined);
+    // Two full polls: a row must be missing from two lists in a row to count as imported.
+    await reconciler.poll(true).catch(() => undefined);
+    await sleep(pollMs);
+    await reconciler.poll(true).catch(() => undefined);
     reconciler.abandon();
   }
   progress('wait', total);

@@ -17,6 +17,7 @@ import { expectedSet, MIGRATION_FIXTURES, type ExpectedSet, type ExpectedUser } 
  */
 const FIREBASE = join(MIGRATION_FIXTURES, 'firebase');
 const AUTH0 = join(MIGRATION_FIXTURES, 'auth0');
+const EMULATOR = join(MIGRATION_FIXTURES, '..', 'firebase-emulator');
 const CLI = join(__dirname, '..', '..', 'dist', 'cli', 'migrate.js');
 const SIGNER_KEY = expectedSet(FIREBASE).service!.vendor_password_hashing_signer_key;
 const ENV = { VENDOR_PASSWORD_HASHING_SIGNER_KEY: SIGNER_KEY, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on' };
@@ -202,6 +203,25 @@ describe('migrating the Firebase fixture', () => {
       const o = { ...want, ...want.withOptions!['--duplicates oldest'] } as ExpectedUser;
       if (o.outcome === 'imported') await checkImported(api, o);
       else await checkNotThere(api, o);
+    }
+  });
+});
+
+describe('migrating our own Firebase emulator export (JSON, then CSV with its two malformed rows)', () => {
+  const set = expectedSet(EMULATOR);
+  it.each(['users.json', 'users.csv'])('%s', async (file) => {
+    const api = await startApi(serviceEnv());
+    try {
+      const run = await migrate(api, dir, ['firebase', join(EMULATOR, file), '--hash-config', join(EMULATOR, 'hash-config.txt')]);
+      const csv = file.endsWith('.csv');
+      expect([run.code, run.report.summary]).toEqual([set.exitCode, csv ? set.csvSummary : set.summary]);
+      for (const want of set.users) {
+        const failedHere = want.outcome !== 'imported' || (csv && want.csvOutcome !== undefined);
+        if (failedHere) await checkNotThere(api, want);
+        else await checkImported(api, want);
+      }
+    } finally {
+      await api.stop();
     }
   });
 });

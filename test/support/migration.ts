@@ -14,6 +14,9 @@ export interface ExpectedSet {
   rolesToCreate?: string[];
   orphanHashLines?: unknown[];
   users: ExpectedUser[];
+  /** What the CSV export gives where it differs (rows firebase-tools writes malformed). */
+  csvSummary?: ExpectedSet['summary'];
+  csvExitCode?: number;
   service?: { vendor_password_hashing_signer_key: string };
 }
 
@@ -30,6 +33,8 @@ export interface ExpectedUser {
   roles?: string[];
   warnings?: { code: string; formats?: string[] }[];
   withOptions?: Record<string, Partial<ExpectedUser>>;
+  csvOutcome?: 'failed';
+  csvReasonCode?: string;
 }
 
 export interface ExpectedLoginMethod {

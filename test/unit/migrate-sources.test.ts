@@ -19,6 +19,7 @@ import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUs
  * must verify against the hash the mapping built.
  */
 const FIREBASE = join(MIGRATION_FIXTURES, 'firebase');
+const EMULATOR = join(MIGRATION_FIXTURES, '..', 'firebase-emulator');
 const AUTH0 = join(MIGRATION_FIXTURES, 'auth0');
 const scratch = mkdtempSync(join(tmpdir(), 'migrate-sources-'));
 
@@ -33,7 +34,8 @@ const VARIANTS: Variant[] = [
 const mapOptions = (v: Variant): MapOptions => ({ tenant: 'public', noHash: 'passwordless', includeDisabled: false, ...v.opts });
 
 /** The expectation of one user under one variant: the default, overridden by `withOptions`. */
-function expectationOf(user: ExpectedUser, variant: string): ExpectedUser {
+function expectationOf(user: ExpectedUser, variant: string, format: string): ExpectedUser {
+  if (format === 'csv' && user.csvOutcome) return { ...user, outcome: user.csvOutcome, reasonCode: user.csvReasonCode, needsAction: true, password: undefined };
   const override = variant === 'default' ? undefined : user.withOptions?.[variant];
   if (!override) return user;
   // An option's expectation replaces the outcome, its reason and what the service holds.
@@ -47,10 +49,11 @@ async function checkSet(makeSource: (opts: MapOptions) => Source, expectedFolder
   for (const variant of VARIANTS) {
     const { users, index } = await plan(makeSource(mapOptions(variant)), variant.duplicates);
     expect(users.map((u) => u.mapped.sourceId).sort()).toEqual(expected.users.map((u) => u.sourceId).sort());
-    for (const want of expected.users.map((u) => expectationOf(u, variant.name))) {
+    for (const want of expected.users.map((u) => expectationOf(u, variant.name, format))) {
       const got = users.find((u) => u.mapped.sourceId === want.sourceId)!;
       const where = `${format} ${variant.name} ${want.label}`;
       expect([where, got.outcome, got.reasonCode]).toEqual([where, want.outcome, want.reasonCode]);
+      if (want.outcome !== 'imported' && got.reasonCode === 'malformed-csv-row') continue;
       expect([where, got.mapped.createdAt]).toEqual([where, want.timeJoined]);
       if (want.outcome !== 'imported') continue;
       const methods = got.mapped.user!.loginMethods;
@@ -74,8 +77,8 @@ async function checkSet(makeSource: (opts: MapOptions) => Source, expectedFolder
     if (variant.name === 'default') {
       const summary = { total: users.length, imported: 0, skipped: 0, failed: 0 };
       for (const u of users) summary[u.outcome]++;
-      expect(summary).toEqual(expected.summary);
-      expect(users.some((u) => u.needsAction) ? 1 : 0).toBe(expected.exitCode);
+      expect(summary).toEqual(format === 'csv' ? (expected.csvSummary ?? expected.summary) : expected.summary);
+      expect(users.some((u) => u.needsAction) ? 1 : 0).toBe(format === 'csv' ? (expected.csvExitCode ?? expected.exitCode) : expected.exitCode);
       expect(index.collisions()).toEqual(expected.collisions);
     }
   }
@@ -188,17 +191,37 @@ describe('the Firebase source against the fixtures of the real auth:export', () 
     });
   });
 
-  it('a CSV record of the wrong width is a usage error naming the record', async () => {
+  it('a CSV record of the wrong width fails alone, by its localId; a file with no readable record is not an export', async () => {
     const file = join(scratch, 'short.csv');
     const lines = readFileSync(join(FIREBASE, 'users.csv'), 'utf8').split('\n');
-    writeFileSync(file, [lines[0], 'abc,def,true,,,', ''].join('\n'));
-    await expect(plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }))).rejects.toThrow(/record 2 has 6 cells/);
+    writeFileSync(file, [lines[0], 'abc,def,true,,,', lines[1], ''].join('\n'));
+    const { users } = await plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }));
+    expect(users.map((u) => [u.mapped.sourceId, u.outcome, u.reasonCode])).toEqual([
+      ['0VlyvQ5dpqPlowVt9VkZaaVhoYz2', 'imported', undefined],
+      ['abc', 'failed', 'malformed-csv-row'],
+      ['7jp1aHJzJBlYWqKr589grIQOHYFT', 'imported', undefined],
+    ]);
+    const garbage = join(scratch, 'garbage.csv');
+    writeFileSync(garbage, 'name,email\nann,ann@example.com\n');
+    await expect(plan(firebaseSource(garbage, { opts: mapOptions(VARIANTS[0]), hashConfig }))).rejects.toThrow('is not an auth:export CSV file');
   });
 
   it('a JSON file that is not an export is a usage error', async () => {
     const file = join(scratch, 'broken.json');
     writeFileSync(file, '{"users": [{"localId": "a"},');
     await expect(plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }))).rejects.toThrow(UsageError);
+  });
+});
+
+describe('the Firebase source against our own export of the Firebase Auth emulator (test/fixtures/firebase-emulator)', () => {
+  const hashConfig = readHashConfig(join(EMULATOR, 'hash-config.txt'));
+
+  it.each([
+    ['users.json', 'json'],
+    ['users.csv', 'csv'],
+    ['users.urlsafe.json', 'json'],
+  ])('%s: every user, every option, every password; a malformed CSV row fails alone', async (file, format) => {
+    await checkSet((opts) => firebaseSource(join(EMULATOR, file), { opts, hashConfig }), EMULATOR, format);
   });
 });
 

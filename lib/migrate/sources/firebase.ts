@@ -173,11 +173,7 @@ export function mapFirebaseUser(rec: FirebaseRecord, ctx: FirebaseMapContext): M
   }
 
   const hasSocial = methods.some((m) => m.recipeId === 'thirdparty');
-  let phoneMethod: BulkLoginMethodInput | undefined;
-  if (phone !== undefined) {
-    phoneMethod = { recipeId: 'passwordless', tenantIds: [], isVerified: true, phoneNumber: phone };
-    methods.push(phoneMethod);
-  }
+  const phoneMethod: BulkLoginMethodInput | undefined = phone === undefined ? undefined : { recipeId: 'passwordless', tenantIds: [], isVerified: true, phoneNumber: phone };
   if (email !== undefined && rec.passwordHash === undefined && !hasSocial) {
     const why = 'email but no password hash and no social identity (an email-link user, or a password the export dropped)';
     const noHash = noHashLoginMethod(email, rec.emailVerified, opts, why);
@@ -193,6 +189,7 @@ export function mapFirebaseUser(rec: FirebaseRecord, ctx: FirebaseMapContext): M
       methods.push(noHash.method);
     }
   }
+  if (phoneMethod) methods.push(phoneMethod);
   if (rec.mfaCount > 0) warnings.push({ code: 'mfa-not-migrated', text: `${rec.mfaCount} SMS second factor(s) not migrated` });
 
   return assembleUser({
@@ -239,21 +236,48 @@ async function* jsonRecords(file: string): AsyncGenerator<FirebaseRecord | Unrea
   }
 }
 
-async function* csvRecords(file: string): AsyncGenerator<FirebaseRecord> {
-  const csv = createReadStream(file).pipe(parseCsv({ relax_column_count: true, skip_empty_lines: true, bom: true }));
-  let line = 0;
+/** A CSV record that cannot be read as an account: failed by its localId (its first cell). */
+function malformedRow(firstCell: string, line: number, why: string): Unreadable {
+  const sourceId = /^[^,"\r\n]{1,128}$/.test(firstCell) ? firstCell : `#line-${line}`;
+  return { unreadable: failedUser(sourceId, undefined, 'malformed-csv-row', `${why}; fix the row or use the JSON export (auth:export users.json)`) };
+}
+
+/**
+ * The records of an `auth:export` CSV. firebase-tools writes some rows that are not valid CSV (a
+ * quote after a backslash in custom claims is not doubled; a photo URL with a comma is not
+ * quoted): such a row fails on its own, the others are read; a file with no readable record at
+ * all is not an export.
+ */
+async function* csvRecords(file: string): AsyncGenerator<FirebaseRecord | Unreadable> {
+  const skipped: Unreadable[] = [];
+  const skippedLines = new Set<number>();
+  // `raw`: a record that cannot be read is reported with its text, whose first cell is its localId.
+  const csv = createReadStream(file).pipe(parseCsv({ relax_column_count: true, skip_empty_lines: true, bom: true, skip_records_with_error: true, raw: true }));
+  csv.on('skip', (err: Error & { lines?: number; raw?: string }) => {
+    // One broken record may be reported more than once (once per bad quote).
+    const line = err.lines ?? 0;
+    if (skippedLines.has(line)) return;
+    skippedLines.add(line);
+    skipped.push(malformedRow((err.raw ?? '').split(',')[0], line, `the CSV record at line ${line} cannot be read (${err.message.replace(/ at line \d+.*$/, '')})`));
+  });
+  let good = 0;
+  let record = 0;
   try {
-    for await (const cells of csv as AsyncIterable<string[]>) {
-      line++;
+    for await (const { record: cells } of csv as AsyncIterable<{ record: string[] }>) {
+      record++;
+      yield* skipped.splice(0);
       if (!CSV_WIDTHS.has(cells.length)) {
-        throw new UsageError(`${file} record ${line} has ${cells.length} cells: an auth:export CSV record has 52 (28 from older firebase-tools) and a trailing comma.`);
+        yield malformedRow(cells[0] ?? '', record, `the CSV record has ${cells.length} cells instead of 53 (52 and the trailing comma): a value with a comma the exporter did not quote`);
+        continue;
       }
+      good++;
       yield fromCsv(cells);
     }
+    yield* skipped.splice(0);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`${file} is not a readable CSV file near record ${line + 1}: ${(err as Error).message}`);
+    throw new UsageError(`${file} is not a readable CSV file near record ${record + 1}: ${(err as Error).message}`);
   }
+  if (good === 0 && record + skippedLines.size > 0) throw new UsageError(`${file} is not an auth:export CSV file: none of its records has the exporter's 53 cells.`);
 }
 
 export function firebaseSource(file: string, ctx: FirebaseMapContext): Source {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { DuplicatesMode } from './collisions';
-import { UsageError } from './errors';
+import { InterruptedBeforeWriting, UsageError } from './errors';
 import { readHashConfig } from './hash-config';
 import type { MapOptions, NoHashMode, Source } from './model';
 import { assertReadableFile } from './read';
@@ -211,6 +211,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (err instanceof UsageError) {
       io.err(`error: ${err.message}\n`);
       return 2;
+    }
+    if (err instanceof InterruptedBeforeWriting) {
+      io.err(`${err.message}\n`);
+      return 1;
     }
     throw err;
   }

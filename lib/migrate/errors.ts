@@ -6,3 +6,11 @@
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
+
+/** Ctrl-C while the export was still being read, before anything was written: no report. */
+export class InterruptedBeforeWriting extends Error {
+  override readonly name = 'InterruptedBeforeWriting';
+  constructor() {
+    super('interrupted while reading the export: nothing was written');
+  }
+}

@@ -88,4 +88,9 @@ export interface Source {
   users(): AsyncIterable<MappedUser>;
   /** Facts found while reading, for the report (for example Auth0 hash lines that join no user). */
   notes(): Record<string, unknown>;
+  /**
+   * Whether the roles its users name are created when the service lacks them (Auth0's
+   * `app_metadata.roles`). A SuperTokens bulk file goes through as it is: its roles must exist.
+   */
+  readonly createsRoles?: boolean;
 }

@@ -1,4 +1,5 @@
 import { CollisionIndex, identityKeys, type DuplicatesMode } from './collisions';
+import { InterruptedBeforeWriting } from './errors';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
 import { Ledger, ReportWriter } from './report';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
@@ -31,7 +32,7 @@ export interface MigrationRun {
   readonly log: (line: string) => void;
   /** Facts for the report's head (source, options). */
   readonly about: Record<string, unknown>;
-  /** Users staged and not yet confirmed, at most: staging waits for the worker beyond it. */
+  /** Rows left `NEW` or `PROCESSING` on the service, at most: staging waits for the worker beyond it. */
   readonly window?: number;
   readonly pollMs?: number;
   /** Users per staging request (the service takes 10,000) and JSON bytes per request (it takes 6 MB). */
@@ -49,8 +50,11 @@ export interface RunResult {
 const DRY_RUN_MAX_SERVICE_USERS = 200_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Every this many polls, a full one lists the rows left (the others read counts). */
+/** Every this many polls, a full one lists the rows left (the others read counts)... */
 const FULL_POLL_EVERY = 5;
+/** ...while at most this many rows are left; with more, every `FULL_POLL_EVERY_BUSY` polls. */
+const FULL_POLL_MAX_BACKLOG = 2_000;
+const FULL_POLL_EVERY_BUSY = 30;
 
 function entryOf(m: MappedUser, fields: Omit<ReportEntry, 'sourceId' | 'warnings'>): ReportEntry {
   return { sourceId: m.sourceId, ...fields, ...(m.warnings.length > 0 ? { warnings: m.warnings } : {}) };
@@ -229,12 +233,16 @@ class Stager {
     if (res.status === 400 && Array.isArray(res.json?.users)) {
       // Nothing of the request was staged: report the invalid users, send the others again.
       const invalid = new Map<number, string[]>(res.json.users.map((u: { index: number; errors: string[] }) => [u.index, u.errors]));
+      if (![...invalid.keys()].some((i) => i >= 0 && i < users.length)) {
+        this.fail(users, 'service-error', `staging answered 400 naming no user of the request: ${res.text.slice(0, 200)}`);
+        return;
+      }
       users.forEach((m, i) => {
         const errors = invalid.get(i);
         if (errors) this.run.report.add(entryOf(m, { outcome: 'failed', reasonCode: 'invalid', reason: errors.join(' '), needsAction: true }));
       });
       const valid = users.filter((_, i) => !invalid.has(i));
-      if (valid.length > 0 && valid.length < users.length) await this.stage(valid);
+      if (valid.length > 0) await this.stage(valid);
       return;
     }
     this.fail(users, 'service-error', `staging answered ${res.status}: ${res.text.slice(0, 200)}`);
@@ -300,13 +308,19 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   const roles = new Set<string>();
   let total = 0;
   for await (const m of source.users()) {
+    if (signal.aborted) throw new InterruptedBeforeWriting();
     total++;
     index.add(m);
-    for (const r of m.user?.userRoles ?? []) roles.add(r.role);
+    if (source.createsRoles) for (const r of m.user?.userRoles ?? []) roles.add(r.role);
     if (total % 10_000 === 0) run.onProgress?.({ phase: 'scan', done: total, total: 0 });
   }
   // Only when some identity hash was seen twice: an exact look at those identities.
-  if (index.needsExactLook) for await (const m of source.users()) index.addExact(m);
+  if (index.needsExactLook) {
+    for await (const m of source.users()) {
+      if (signal.aborted) throw new InterruptedBeforeWriting();
+      index.addExact(m);
+    }
+  }
   await ledger.load();
 
   const known = service ? await service.roles() : new Set<string>();
@@ -331,7 +345,9 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     for (let n = 1; polling && reconciler && fatal === undefined; n++) {
       await sleep(pollMs);
       try {
-        await reconciler.poll(n % FULL_POLL_EVERY === 0);
+        // A full poll lists every row left: often while few are left, rarely while many are
+        // (listing 20,000 rows slows the very worker it waits for).
+        await reconciler.poll(n % (reconciler.backlog <= FULL_POLL_MAX_BACKLOG ? FULL_POLL_EVERY : FULL_POLL_EVERY_BUSY) === 0);
       } catch (err) {
         if (err instanceof ServiceError) log(`following the staged rows: ${err.message}; trying again`);
         else fatal = err;

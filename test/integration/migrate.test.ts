@@ -252,6 +252,37 @@ describe('migrating the Auth0 fixture (gzipped user export + hash export)', () =
   });
 });
 
+describe('a SuperTokens bulk file', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(serviceEnv());
+  });
+  afterAll(async () => {
+    await api.stop();
+  });
+
+  it('goes through unchanged: a user the service refuses is reported with its text, the others are imported', async () => {
+    const file = join(dir, 'bulk.json');
+    const users = [
+      { externalUserId: 'st-1', userMetadata: { plan: 'pro' }, loginMethods: [{ recipeId: 'emailpassword', email: 'st1@example.com', passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq', hashingAlgorithm: 'bcrypt', timeJoinedInMSSinceEpoch: 1_500_000_000_000 }] },
+      { externalUserId: 'st-2', userRoles: [{ role: 'ghost', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+16505550100' }] },
+      { externalUserId: 'st-3', loginMethods: [{ recipeId: 'thirdparty', thirdPartyId: 'google', thirdPartyUserId: 'g-3', email: 'st3@example.com', isVerified: true }] },
+    ];
+    writeFileSync(file, JSON.stringify({ users }));
+    const run = await migrate(api, dir, ['supertokens', file, '--batch-size', '10']);
+    expect(run.code).toBe(1);
+    expect(run.report.users.map((u: any) => [u.sourceId, u.outcome, u.reasonCode, u.reason])).toEqual([
+      ['st-2', 'failed', 'invalid', 'Role ghost does not exist.'],
+      ['st-1', 'imported', undefined, undefined],
+      ['st-3', 'imported', undefined, undefined],
+    ]);
+    const signin = await api.post('/recipe/signin', { email: 'st1@example.com', password: 'testPass123' });
+    expect([signin.json.status, signin.json.user?.id, signin.json.user?.timeJoined]).toEqual(['OK', 'st-1', 1_500_000_000_000]);
+    expect((await api.get('/recipe/user/metadata?userId=st-1')).json.metadata).toEqual({ plan: 'pro' });
+    expect((await api.get('/user/id?userId=st-2')).json.status).toBe('UNKNOWN_USER_ID_ERROR');
+  });
+});
+
 describe('usage and configuration errors: exit code 2, nothing written', () => {
   let api: TestApi;
   beforeAll(async () => {

@@ -206,6 +206,22 @@ describe('the Firebase source against the fixtures of the real auth:export', () 
     await expect(plan(firebaseSource(garbage, { opts: mapOptions(VARIANTS[0]), hashConfig }))).rejects.toThrow('is not an auth:export CSV file');
   });
 
+  it('reads CSV with a byte-order mark and CRLF line ends, and the 28-cell records of older firebase-tools', async () => {
+    const lines = readFileSync(join(FIREBASE, 'users.csv'), 'utf8').trimEnd().split('\n');
+    const crlf = join(scratch, 'crlf.csv');
+    writeFileSync(crlf, '\ufeff' + lines.join('\r\n') + '\r\n');
+    const { users } = await plan(firebaseSource(crlf, { opts: mapOptions(VARIANTS[0]), hashConfig }));
+    expect(users.filter((u) => u.outcome === 'imported')).toHaveLength(12);
+    expect(users[0].mapped.sourceId).toBe('0VlyvQ5dpqPlowVt9VkZaaVhoYz2');
+    // Before apple.com and the rest had columns, a record was 28 cells and the trailing comma.
+    const old = join(scratch, 'old.csv');
+    writeFileSync(old, lines.map((l) => l.split(',').slice(0, 28).join(',') + ',').filter((l) => !l.includes('"')).join('\n') + '\n');
+    const oldUsers = (await plan(firebaseSource(old, { opts: mapOptions(VARIANTS[0]), hashConfig }))).users;
+    expect(oldUsers.length).toBeGreaterThan(10);
+    expect(oldUsers.every((u) => u.reasonCode !== 'malformed-csv-row')).toBe(true);
+    expect(oldUsers.find((u) => u.mapped.sourceId === '0VlyvQ5dpqPlowVt9VkZaaVhoYz2')?.mapped.user?.loginMethods[0]).toMatchObject({ thirdPartyId: 'google' });
+  });
+
   it('a JSON file that is not an export is a usage error', async () => {
     const file = join(scratch, 'broken.json');
     writeFileSync(file, '{"users": [{"localId": "a"},');

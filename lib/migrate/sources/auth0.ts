@@ -166,6 +166,7 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
 
 export function auth0Source(file: string, ctx: Auth0MapContext): Source {
   return {
+    createsRoles: true,
     async *users() {
       ctx.hashes?.reset();
       for await (const line of ndjsonLines(file)) {

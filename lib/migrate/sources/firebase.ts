@@ -6,6 +6,7 @@ import { pick } from 'stream-json/filters/Pick';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { UsageError } from '../errors';
 import type { FirebaseHashConfig } from '../hash-config';
+import { PARSER_OPTIONS } from '../read';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, standardBase64, thirdPartyIdOf } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 
@@ -221,7 +222,7 @@ async function isCsv(file: string): Promise<boolean> {
 type Unreadable = { readonly unreadable: MappedUser };
 
 async function* jsonRecords(file: string): AsyncGenerator<FirebaseRecord | Unreadable> {
-  const pipeline = chain([createReadStream(file), parser(), pick({ filter: 'users' }), streamArray()]);
+  const pipeline = chain([createReadStream(file), parser(PARSER_OPTIONS), pick({ filter: 'users' }), streamArray()]);
   try {
     for await (const item of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
       const value = item.value;

@@ -5,6 +5,7 @@ import { pick } from 'stream-json/filters/Pick';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { UsageError } from '../errors';
 import { failedUser } from '../mapping';
+import { PARSER_OPTIONS } from '../read';
 import type { BulkUserInput, MappedUser, Source } from '../model';
 
 /**
@@ -16,7 +17,7 @@ import type { BulkUserInput, MappedUser, Source } from '../model';
 export function supertokensSource(file: string): Source {
   return {
     async *users(): AsyncGenerator<MappedUser> {
-      const pipeline = chain([createReadStream(file), parser(), pick({ filter: 'users' }), streamArray()]);
+      const pipeline = chain([createReadStream(file), parser(PARSER_OPTIONS), pick({ filter: 'users' }), streamArray()]);
       try {
         for await (const { key, value } of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
           if (value === null || typeof value !== 'object' || Array.isArray(value)) {

@@ -202,6 +202,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       `${opts.dryRun ? 'dry run: ' : ''}${total} users: ${imported} ${opts.dryRun ? 'to import' : 'imported'}, ${skipped} skipped, ${failed} failed` +
         `${result.interrupted ? ' (interrupted: run the same command again to finish)' : ''}\n`,
     );
+    if (report.fromLedger > 0) io.out(`  ${report.fromLedger} imported by an earlier run (the ledger): nothing sent for them\n`);
+    if (report.alreadyInService > 0) io.out(`  ${report.alreadyInService} already in the service: a real run changes nothing of them but a changed password hash\n`);
     for (const [outcome, reasons] of Object.entries(report.reasons)) {
       io.out(`  ${outcome}: ${Object.entries(reasons).map(([code, n]) => `${code} ${n}`).join(', ')}\n`);
     }

@@ -15,6 +15,9 @@ export class ReportWriter {
   readonly summary: Record<'total' | Outcome, number> = { total: 0, imported: 0, skipped: 0, failed: 0 };
   /** Users whose outcome needs the operator (every failure, and skips that say so). */
   needsAction = 0;
+  /** Users imported by an earlier run (the ledger: no request sent), and, in a dry run, already in the service. */
+  fromLedger = 0;
+  alreadyInService = 0;
   /** Counts by reason code of the skipped and failed users, and of the warnings: the terminal's summary. */
   readonly reasons: Partial<Record<'skipped' | 'failed' | 'warnings', Record<string, number>>> = {};
   private readonly scratch: string;
@@ -30,6 +33,8 @@ export class ReportWriter {
     this.summary.total++;
     this.summary[entry.outcome]++;
     if (entry.outcome === 'failed' || entry.needsAction) this.needsAction++;
+    if (entry.fromLedger) this.fromLedger++;
+    if (entry.alreadyInService) this.alreadyInService++;
     const bump = (group: 'skipped' | 'failed' | 'warnings', code: string) => {
       const counts = (this.reasons[group] ??= {});
       counts[code] = (counts[code] ?? 0) + 1;

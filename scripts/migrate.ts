@@ -18,7 +18,8 @@ main(process.argv.slice(2), {
   err: (text) => process.stderr.write(text),
   tty: process.stderr.isTTY === true,
   signal: controller.signal,
-  cwd: process.cwd(),
+  // npm runs scripts in the package's folder: paths are the operator's, from where they typed it.
+  cwd: process.env.INIT_CWD ?? process.cwd(),
 }).then(
   (code) => {
     process.exitCode = code;

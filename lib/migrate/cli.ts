@@ -24,10 +24,11 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv;
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
+  /** Where relative paths of the arguments start. */
+  readonly cwd: string;
   /** Whether stderr is a terminal (a progress bar) or not (a line every 5 s). */
   readonly tty: boolean;
   readonly signal: AbortSignal;
-  readonly cwd: string;
 }
 
 const SOURCES = ['firebase', 'auth0', 'supertokens'] as const;
@@ -78,7 +79,8 @@ const isLocal = (url: string) => ['localhost', '127.0.0.1', '[::1]'].includes(ne
 function apiKeyOf(opts: Options, io: CliIo): string | undefined {
   if (opts.apiKey) return opts.apiKey;
   if (io.env.AUTH_CORE_API_KEY) return io.env.AUTH_CORE_API_KEY;
-  const keyFile = resolve(io.cwd, io.env.DATA_DIR?.trim() || '.data', 'dev-api-key');
+  // `npm start`'s development key, where `npm start` keeps it (its folder is the package's).
+  const keyFile = resolve(io.env.DATA_DIR?.trim() || '.data', 'dev-api-key');
   if (isLocal(opts.url) && existsSync(keyFile)) return readFileSync(keyFile, 'utf8').trim();
   return undefined;
 }
@@ -106,14 +108,14 @@ function progressReporter(io: CliIo): { update: (p: Progress) => void; stop: () 
       { format: '{phase} [{bar}] {value}/{total} users | {rate}/s | ETA {eta_formatted}', hideCursor: true, stream: process.stderr, etaBuffer: 50 },
       Presets.shades_classic,
     );
-    let started2 = false;
+    let shown = false;
     return {
       update: (p) => {
         if (p.total === 0) return;
         const rate = Math.round(p.done / Math.max(0.001, (Date.now() - started) / 1000));
-        if (!started2) {
+        if (!shown) {
           bar.start(p.total, p.done, { phase: p.phase, rate });
-          started2 = true;
+          shown = true;
         } else bar.update(p.done, { phase: p.phase, rate });
       },
       stop: () => bar.stop(),
@@ -143,12 +145,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         io.out(cmd.helpInformation());
         return 0;
       }
-      io.err(`${err.message.replace(/^error: /, 'error: ')}\n${cmd.helpInformation()}`);
+      io.err(`${err.message}\n${cmd.helpInformation()}`);
       return 2;
     }
     throw err;
   }
-  const [sourceName, file] = cmd.processedArgs as [(typeof SOURCES)[number], string];
+  const [sourceName, fileArg] = cmd.processedArgs as [(typeof SOURCES)[number], string];
+  const file = resolve(io.cwd, fileArg);
   const opts = cmd.opts<Options>();
   try {
     const concurrency = Number(opts.concurrency);
@@ -163,7 +166,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     const tenant = opts.tenant.trim().toLowerCase();
     const map: MapOptions = { tenant, noHash: opts.hash === true ? 'passwordless' : opts.hash, includeDisabled: opts.includeDisabled === true };
-    const source = await sourceOf(sourceName, resolve(io.cwd, file), opts, map);
+    const source = await sourceOf(sourceName, file, opts, map);
 
     const service = opts.offline ? undefined : new ServiceClient(opts.url, apiKeyOf(opts, io));
     await service?.preflight(tenant);
@@ -175,7 +178,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
     const reportFile = resolve(io.cwd, opts.report ?? `migration-report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const report = new ReportWriter(reportFile);
-    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, file: resolve(io.cwd, file), url: opts.url, tenant }));
+    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, file, url: opts.url, tenant }));
     const progress = progressReporter(io);
     let result;
     try {
@@ -192,7 +195,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         tenant,
         onProgress: progress.update,
         log: (line) => io.err(`${line}\n`),
-        about: { source: sourceName, file: resolve(io.cwd, file), url: opts.url, tenant, options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled } },
+        about: { source: sourceName, file, url: opts.url, tenant, options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled } },
       });
     } finally {
       progress.stop();

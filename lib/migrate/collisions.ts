@@ -122,10 +122,12 @@ export class CollisionIndex {
         return { outcome: 'skipped', code: 'duplicate', reason: `duplicate of ${oldest.sourceId} (${key})`, needsAction: false };
       }
       const others = holders.map((h) => h.sourceId).filter((id) => id !== mapped.sourceId);
+      // The same record twice (a concatenated export) collides with itself.
+      const who = others.length > 0 ? others.join(', ') : `another record with the id ${mapped.sourceId}`;
       return {
         outcome: 'failed',
         code: 'duplicate',
-        reason: `${key} is also used by ${others.join(', ')} in tenant ${tenant}; none of them imported (--duplicates oldest imports the oldest)`,
+        reason: `${key} is also used by ${who} in tenant ${tenant}; none of them imported (--duplicates oldest imports the oldest)`,
         needsAction: true,
       };
     }

@@ -6,7 +6,7 @@ import { verifyPassword } from '../../lib/password';
 import { parseHashConfig, readHashConfig } from '../../lib/migrate/hash-config';
 import { standardBase64 } from '../../lib/migrate/mapping';
 import type { MapOptions, NoHashMode, Source } from '../../lib/migrate/model';
-import { auth0Source, HashIndex } from '../../lib/migrate/sources/auth0';
+import { auth0Source, HashIndex, mapAuth0User } from '../../lib/migrate/sources/auth0';
 import { firebaseSource, mapFirebaseUser, type FirebaseRecord } from '../../lib/migrate/sources/firebase';
 import { supertokensSource } from '../../lib/migrate/sources/supertokens';
 import { UsageError } from '../../lib/migrate/errors';
@@ -280,12 +280,65 @@ describe('the Auth0 source against the fixtures of its documented formats', () =
     expect(users.some((u) => u.mapped.user?.loginMethods.some((lm) => lm.recipeId === 'emailpassword'))).toBe(false);
   });
 
+  describe('records the fixture does not hold', () => {
+    const map = (raw: Record<string, unknown>, opts: Partial<MapOptions> = {}) => mapAuth0User(raw, { opts: { ...mapOptions(VARIANTS[0]), ...opts }, hashes });
+    const base = { user_id: 'x|1', email: 'Ann@Example.com', email_verified: true, created_at: '2020-01-02T03:04:05.678Z' };
+
+    it('an enterprise-only user is skipped as unsupported; beside a social identity it is dropped with a warning', () => {
+      const only = map({ ...base, identities: [{ provider: 'samlp', user_id: 's1', connection: 'corp', isSocial: false }] });
+      expect(only.notImported).toMatchObject({ outcome: 'skipped', code: 'unsupported-provider' });
+      const both = map({ ...base, identities: [{ provider: 'waad', user_id: 'w1', isSocial: false }, { provider: 'github', user_id: '7', isSocial: true, profileData: { email: 'ann@example.com', email_verified: true } }] });
+      expect(both.user?.loginMethods).toEqual([expect.objectContaining({ recipeId: 'thirdparty', thirdPartyId: 'github', thirdPartyUserId: '7', email: 'ann@example.com', isVerified: true })]);
+      expect(both.warnings.map((w) => w.code)).toEqual(['unsupported-provider']);
+    });
+
+    it('a user with no identities is reported; a numeric provider user id becomes text; created_at becomes ms', () => {
+      expect(map({ ...base, identities: [] }).notImported).toMatchObject({ outcome: 'skipped', code: 'no-login-method' });
+      const m = map({ ...base, identities: [{ provider: 'facebook', user_id: 10158765, isSocial: true }] });
+      expect(m.user?.loginMethods[0]).toMatchObject({ thirdPartyId: 'facebook', thirdPartyUserId: '10158765', email: 'ann@example.com', timeJoinedInMSSinceEpoch: Date.parse(base.created_at) });
+    });
+
+    it('a linked social identity without an email of its own takes the user\'s, unverified', () => {
+      const m = map({ ...base, identities: [{ provider: 'email', user_id: 'e1' }, { provider: 'github', user_id: '9', isSocial: true }] });
+      expect(m.user?.loginMethods.map((lm) => [lm.recipeId, lm.email, lm.isVerified, lm.isPrimary])).toEqual([
+        ['passwordless', 'ann@example.com', true, true],
+        ['thirdparty', 'ann@example.com', false, false],
+      ]);
+    });
+
+    it('app_metadata that is not an object, and roles that are not a list, are kept as metadata', () => {
+      const m = map({ ...base, identities: [{ provider: 'email', user_id: 'e1' }], app_metadata: { roles: 'admin', tier: 1 }, user_metadata: 'x' });
+      expect(m.user?.userMetadata).toEqual({ roles: 'admin', tier: 1 });
+      expect(m.user?.userRoles).toBeUndefined();
+    });
+  });
+
   it('a line that is not JSON fails that line only', async () => {
     const file = join(scratch, 'users-broken.ndjson');
     writeFileSync(file, readFileSync(join(AUTH0, 'users.ndjson'), 'utf8') + '{"user_id": "auth0|x",\n');
     const { users } = await plan(auth0Source(file, { opts: mapOptions(VARIANTS[0]), hashes }));
     expect(users).toHaveLength(16);
     expect(users.at(-1)).toMatchObject({ outcome: 'failed', reasonCode: 'not-an-account' });
+  });
+});
+
+describe('collisions', () => {
+  it('the same record twice (a concatenated export) is reported as colliding with itself, not with nobody', async () => {
+    const file = join(scratch, 'twice.ndjson');
+    const line = readFileSync(join(AUTH0, 'users.ndjson'), 'utf8').split('\n')[0];
+    writeFileSync(file, `${line}\n${line}\n`);
+    const { users } = await plan(auth0Source(file, { opts: mapOptions(VARIANTS[0]) }));
+    expect(users.map((u) => u.reasonCode)).toEqual(['duplicate', 'duplicate']);
+    expect(users[0].mapped.sourceId).toBe(users[1].mapped.sourceId);
+  });
+
+  it('5,000 distinct users: no collision is reported', async () => {
+    const file = join(scratch, 'many.json');
+    const many = Array.from({ length: 5000 }, (_, i) => ({ localId: `u${i}`, email: `u${i}@example.com`, emailVerified: true, createdAt: '1', providerUserInfo: [] }));
+    writeFileSync(file, JSON.stringify({ users: many }));
+    const { users, index } = await plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]) }));
+    expect(users.every((u) => u.outcome === 'imported')).toBe(true);
+    expect(index.collisions()).toEqual([]);
   });
 });
 

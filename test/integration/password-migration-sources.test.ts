@@ -1,0 +1,160 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { firebaseSource, webhookSource, type PasswordCheck, type Verdict } from '../../lib/password-migration/sources';
+
+/**
+ * The two sources of password migration at sign-in (SPEC §16), against real HTTP servers: a local
+ * webhook that checks our signature as a real one would, and a stub that answers as Firebase does
+ * where the emulator cannot (throttling, outages). Every answer maps to match, mismatch or
+ * unavailable, and no verdict ever carries the password.
+ */
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => unknown;
+
+async function serve(handler: Handler): Promise<{ url: string; server: Server; hits: { body: string; headers: IncomingMessage['headers'] }[] }> {
+  const hits: { body: string; headers: IncomingMessage['headers'] }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      hits.push({ body, headers: req.headers });
+      void handler(req, body, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, hits };
+}
+const close = (s: Server) => new Promise<void>((r) => s.close(() => r()));
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+const SECRET = 'webhook-secret-0123456789';
+const PASSWORD = 'the-Old-password-7';
+const check = (email: string, password = PASSWORD): PasswordCheck => ({ email, password, tenantId: 'public', userId: 'fb-uid-1' });
+const noPassword = (v: Verdict) => expect(JSON.stringify(v)).not.toContain(PASSWORD);
+
+describe('the webhook source', () => {
+  let hook: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    // What an operator's webhook does: check the signature over the raw body, then the password.
+    hook = await serve(async (req, body, res) => {
+      const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`);
+      const given = Buffer.from(String(req.headers['x-signature'] ?? ''));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return json(res, 401, { error: 'bad signature' });
+      const { email, password } = JSON.parse(body);
+      if (email.startsWith('forbidden')) return json(res, 403, {});
+      if (email.startsWith('broken')) return json(res, 500, {});
+      if (email.startsWith('weird')) return json(res, 200, { status: 'maybe' });
+      if (email.startsWith('slow')) await new Promise((r) => setTimeout(r, 1500));
+      if (email.startsWith('huge')) return json(res, 200, { status: 'password_match', padding: 'x'.repeat(100_000) });
+      if (email.startsWith('redirect')) {
+        res.writeHead(302, { location: 'http://127.0.0.1:9/steal' });
+        return res.end();
+      }
+      return json(res, 200, { status: password === PASSWORD ? 'password_match' : 'password_mismatch' });
+    });
+  });
+  afterAll(() => close(hook.server));
+  const source = (over: Partial<{ url: string; secret: string; timeoutMs: number }> = {}) => webhookSource({ url: hook.url, secret: SECRET, timeoutMs: 500, ...over });
+
+  it('sends the email, password, tenant and user id, signed; a right password is a match', async () => {
+    const v = await source().check(check('ann@example.com'));
+    expect(v).toEqual({ kind: 'match' });
+    expect(JSON.parse(hook.hits.at(-1)!.body)).toEqual({ email: 'ann@example.com', password: PASSWORD, tenantId: 'public', userId: 'fb-uid-1' });
+  });
+
+  it.each([
+    ['a wrong password (200 password_mismatch)', 'ann@example.com', 'wrong', { kind: 'mismatch', code: 'password_mismatch' }],
+    ['403', 'forbidden@example.com', PASSWORD, { kind: 'mismatch', code: 'forbidden' }],
+  ])('%s is a mismatch', async (_name, email, password, verdict) => {
+    const v = await source().check(check(email, password));
+    expect(v).toEqual(verdict);
+    noPassword(v);
+  });
+
+  it.each([
+    ['a 500', 'broken@example.com', 'the webhook answered 500'],
+    ['a 200 with an unknown status', 'weird@example.com', 'the webhook answered 200 without a known status'],
+    ['an answer later than the timeout', 'slow@example.com', 'no answer within 500 ms'],
+    ['an answer larger than 64 KiB', 'huge@example.com', 'answer larger than 65536 bytes'],
+    ['a redirect (not followed)', 'redirect@example.com', 'the webhook answered 302'],
+  ])('%s is an outage, never a wrong password', async (_name, email, reason) => {
+    const v = await source().check(check(email));
+    expect(v).toEqual({ kind: 'unavailable', reason });
+    noPassword(v);
+  });
+
+  it('a signature made with another secret is refused by the webhook: an outage, not a wrong password', async () => {
+    const v = await source({ secret: 'not-the-shared-secret' }).check(check('ann@example.com'));
+    expect(v).toEqual({ kind: 'unavailable', reason: 'the webhook answered 401' });
+  });
+
+  it('a webhook that does not listen is an outage (after one retry)', async () => {
+    const gone = await serve(() => undefined);
+    await close(gone.server);
+    const v = await source({ url: gone.url }).check(check('ann@example.com'));
+    expect(v).toEqual({ kind: 'unavailable', reason: 'request failed (ECONNREFUSED)' });
+  });
+
+  it('a connection dropped before the request is retried once', async () => {
+    let connections = 0;
+    const flaky = await serve((_req, body, res) => json(res, 200, { status: JSON.parse(body).password === PASSWORD ? 'password_match' : 'password_mismatch' }));
+    flaky.server.prependListener('connection', (socket) => {
+      if (++connections === 1) socket.destroy();
+    });
+    try {
+      const v = await webhookSource({ url: flaky.url, secret: SECRET }).check(check('ann@example.com'));
+      expect([v, connections, flaky.hits.length]).toEqual([{ kind: 'match' }, 2, 1]);
+    } finally {
+      await close(flaky.server);
+    }
+  });
+});
+
+describe('the Firebase source against a stub answering as Firebase does', () => {
+  let stub: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    const error = (res: ServerResponse, status: number, message: string) => json(res, status, { error: { code: status, message, errors: [{ message, reason: 'invalid', domain: 'global' }] } });
+    stub = await serve((req, body, res) => {
+      const { email, password } = JSON.parse(body);
+      if (!req.url!.startsWith('/v1/accounts:signInWithPassword?key=web-api-key')) return error(res, 400, 'API key not valid. Please pass a valid API key.');
+      if (email.startsWith('locked')) return error(res, 400, 'TOO_MANY_ATTEMPTS_TRY_LATER : Access to this account has been temporarily disabled due to many failed login attempts.');
+      if (email.startsWith('down')) return json(res, 503, {});
+      if (email.startsWith('mfa')) return json(res, 200, { mfaPendingCredential: 'cred', mfaInfo: [{ phoneInfo: '+1***' }] });
+      if (email.startsWith('gone')) return error(res, 400, 'EMAIL_NOT_FOUND');
+      if (email.startsWith('disabled')) return error(res, 400, 'USER_DISABLED');
+      if (email.startsWith('private')) return error(res, 400, 'INVALID_LOGIN_CREDENTIALS');
+      if (password !== PASSWORD) return error(res, 400, 'INVALID_PASSWORD');
+      return json(res, 200, { kind: 'identitytoolkit#VerifyPasswordResponse', localId: 'fb-uid-1', email, registered: true });
+    });
+  });
+  afterAll(() => close(stub.server));
+  const source = (webApiKey = 'web-api-key') => firebaseSource({ webApiKey, authUrl: stub.url, timeoutMs: 500 });
+
+  it('calls accounts:signInWithPassword with the key, the email and the password, no token asked', async () => {
+    expect(await source().check(check('ann@example.com'))).toEqual({ kind: 'match' });
+    expect(JSON.parse(stub.hits.at(-1)!.body)).toEqual({ email: 'ann@example.com', password: PASSWORD, returnSecureToken: false });
+  });
+
+  it.each([
+    ['a right password for a user with a second factor', 'mfa@example.com', PASSWORD, { kind: 'match' }],
+    ['a wrong password', 'ann@example.com', 'nope', { kind: 'mismatch', code: 'INVALID_PASSWORD' }],
+    ['an unknown email', 'gone@example.com', PASSWORD, { kind: 'mismatch', code: 'EMAIL_NOT_FOUND' }],
+    ['a disabled user', 'disabled@example.com', PASSWORD, { kind: 'mismatch', code: 'USER_DISABLED' }],
+    ['email enumeration protection', 'private@example.com', PASSWORD, { kind: 'mismatch', code: 'INVALID_LOGIN_CREDENTIALS' }],
+    ['an account locked for too many attempts', 'locked@example.com', PASSWORD, { kind: 'unavailable', reason: 'Firebase answered 400 TOO_MANY_ATTEMPTS_TRY_LATER' }],
+    ['a 503', 'down@example.com', PASSWORD, { kind: 'unavailable', reason: 'Firebase answered 503' }],
+  ])('%s', async (_name, email, password, verdict) => {
+    const v = await source().check(check(email, password));
+    expect(v).toEqual(verdict);
+    noPassword(v);
+  });
+
+  it('a wrong Web API key is an outage (a configuration error), not a wrong password', async () => {
+    expect(await source('not-the-key').check(check('ann@example.com'))).toEqual({ kind: 'unavailable', reason: 'Firebase answered 400 API key not valid. Please pass a valid API key.' });
+  });
+});

@@ -25,6 +25,21 @@ export interface Config {
     readonly ownHash: OwnHashParams;
     readonly rehashOnSignin: boolean;
   };
+  /** Where the password of a user imported without a hash is checked at its first sign-in (SPEC §16). */
+  readonly passwordMigration: PasswordMigrationConfig;
+}
+
+export type PasswordMigrationConfig =
+  | { readonly source: 'off' }
+  | { readonly source: 'firebase'; readonly webApiKey: string; readonly authUrl: string; readonly timeoutMs: number }
+  | { readonly source: 'webhook'; readonly url: string; readonly secret: string; readonly timeoutMs: number };
+
+/** The secrets of the configuration: from SSM in AWS, from the environment locally. */
+export interface Secrets {
+  readonly apiKeys?: string;
+  readonly signerKey?: string;
+  /** Firebase's Web API key (`FIREBASE_WEB_API_KEY`) or the webhook's secret (`PASSWORD_MIGRATION_WEBHOOK_SECRET`). */
+  readonly passwordMigration?: string;
 }
 
 /** A configuration value is malformed: an operator error, answered with a generic 500. */
@@ -70,8 +85,55 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false`);
 }
 
+const FIREBASE_AUTH_URL = 'https://identitytoolkit.googleapis.com';
+
+/**
+ * A URL the password is sent to: it must parse, and in Lambda (where the base URL of Firebase
+ * cannot be overridden, SPEC §16's emulator being local only) it must be https.
+ */
+function passwordUrl(env: Env, name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`${name} must be a URL`);
+  }
+  const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
+  if (url.protocol !== 'https:' && (inLambda || url.protocol !== 'http:')) throw new ConfigError(`${name} must be an https URL`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** `PASSWORD_MIGRATION_SOURCE` and what the source needs; a missing piece is a `ConfigError` naming it. */
+export function passwordMigrationFromEnv(env: Env, secret: string | undefined): PasswordMigrationConfig {
+  const source = env.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase() || 'off';
+  const timeoutMs = intFrom(env, 'PASSWORD_MIGRATION_TIMEOUT_MS', 5000, 100, 10_000);
+  const key = secret?.trim();
+  if (source === 'off') return { source: 'off' };
+  if (source === 'firebase') {
+    if (!key) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=firebase needs FIREBASE_WEB_API_KEY');
+    const override = env.FIREBASE_AUTH_URL?.trim();
+    if (override && env.AWS_LAMBDA_FUNCTION_NAME !== undefined && override.replace(/\/+$/, '') !== FIREBASE_AUTH_URL) {
+      throw new ConfigError('FIREBASE_AUTH_URL can be overridden only locally (for the Firebase Auth emulator)');
+    }
+    return { source, webApiKey: key, authUrl: override ? passwordUrl(env, 'FIREBASE_AUTH_URL', override) : FIREBASE_AUTH_URL, timeoutMs };
+  }
+  if (source === 'webhook') {
+    const url = env.PASSWORD_MIGRATION_WEBHOOK_URL?.trim();
+    if (!url) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_URL');
+    if (!key) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
+    return { source, url: passwordUrl(env, 'PASSWORD_MIGRATION_WEBHOOK_URL', url), secret: key, timeoutMs };
+  }
+  throw new ConfigError('PASSWORD_MIGRATION_SOURCE must be off, firebase or webhook');
+}
+
+/** The secret of the configured password migration source, from the environment (locally). */
+function passwordMigrationSecretFromEnv(env: Env): string | undefined {
+  const source = env.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase();
+  return source === 'firebase' ? env.FIREBASE_WEB_API_KEY : source === 'webhook' ? env.PASSWORD_MIGRATION_WEBHOOK_SECRET : undefined;
+}
+
 /** The non-secret part of the configuration, from environment variables. */
-export function configFromEnv(env: Env, secrets: { apiKeys?: string; signerKey?: string }): Config {
+export function configFromEnv(env: Env, secrets: Secrets): Config {
   const l = DEFAULT_PASSWORD_LIMITS;
   const signerKey = secrets.signerKey?.trim();
   return {
@@ -102,6 +164,7 @@ export function configFromEnv(env: Env, secrets: { apiKeys?: string; signerKey?:
       },
       rehashOnSignin: boolFrom(env, 'PASSWORD_REHASH_ON_SIGNIN', true),
     },
+    passwordMigration: passwordMigrationFromEnv(env, secrets.passwordMigration),
   };
 }
 
@@ -127,7 +190,7 @@ export function createConfigLoader(
   let cached: { config: Config; at: number } | undefined;
   let pending: Promise<Config> | undefined;
   const load = async (): Promise<Config> => {
-    const names = { apiKeys: env.API_KEYS_PARAMETER, signerKey: env.SIGNER_KEY_PARAMETER };
+    const names = { apiKeys: env.API_KEYS_PARAMETER, signerKey: env.SIGNER_KEY_PARAMETER, passwordMigration: env.PASSWORD_MIGRATION_SECRET_PARAMETER };
     const wanted = Object.values(names).filter((n): n is string => !!n);
     const fromSsm: Record<string, string> = {};
     if (wanted.length > 0) {
@@ -137,6 +200,7 @@ export function createConfigLoader(
     return configFromEnv(env, {
       apiKeys: names.apiKeys ? fromSsm[names.apiKeys] : env.API_KEYS,
       signerKey: names.signerKey ? fromSsm[names.signerKey] : env.VENDOR_PASSWORD_HASHING_SIGNER_KEY,
+      passwordMigration: names.passwordMigration ? fromSsm[names.passwordMigration] : passwordMigrationSecretFromEnv(env),
     });
   };
   return async () => {

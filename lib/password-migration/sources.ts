@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { PasswordMigrationConfig } from '../config/config';
 
 /**
  * The previous provider, asked once whether a password is right (SPEC §16): a user imported
@@ -148,4 +149,11 @@ export function webhookSource(cfg: WebhookSourceConfig): PasswordMigrationSource
       return { kind: 'unavailable', reason: `the webhook answered ${answer.status}${answer.status === 200 ? ' without a known status' : ''}` };
     },
   };
+}
+
+/** The configured source (SPEC §16), or undefined when password migration is off. */
+export function passwordMigrationSource(cfg: PasswordMigrationConfig): PasswordMigrationSource | undefined {
+  if (cfg.source === 'firebase') return firebaseSource({ webApiKey: cfg.webApiKey, authUrl: cfg.authUrl, timeoutMs: cfg.timeoutMs });
+  if (cfg.source === 'webhook') return webhookSource({ url: cfg.url, secret: cfg.secret, timeoutMs: cfg.timeoutMs });
+  return undefined;
 }

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { firebaseSource, webhookSource, type PasswordCheck, type Verdict } from '../../lib/password-migration/sources';
+import { configFromEnv } from '../../lib/config/config';
+import { firebaseSource, passwordMigrationSource, webhookSource, type PasswordCheck, type Verdict } from '../../lib/password-migration/sources';
 
 /**
  * The two sources of password migration at sign-in (SPEC §16), against real HTTP servers: a local
@@ -98,6 +99,13 @@ describe('the webhook source', () => {
     await close(gone.server);
     const v = await source({ url: gone.url }).check(check('ann@example.com'));
     expect(v).toEqual({ kind: 'unavailable', reason: 'request failed (ECONNREFUSED)' });
+  });
+
+  it('is what the configuration names (PASSWORD_MIGRATION_SOURCE=webhook), and nothing when it is off', async () => {
+    const env = { PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: hook.url, PASSWORD_MIGRATION_WEBHOOK_SECRET: SECRET };
+    const configured = passwordMigrationSource(configFromEnv(env, { passwordMigration: SECRET }).passwordMigration)!;
+    expect([configured.kind, await configured.check(check('ann@example.com'))]).toEqual(['webhook', { kind: 'match' }]);
+    expect(passwordMigrationSource(configFromEnv({}, {}).passwordMigration)).toBeUndefined();
   });
 
   it('a connection dropped before the request is retried once', async () => {

@@ -1,6 +1,6 @@
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { configFromEnv, createConfigLoader, parseApiKeys } from '../../lib/config/config';
+import { configFromEnv, createConfigLoader, parseApiKeys, passwordMigrationFromEnv } from '../../lib/config/config';
 import { createLogger } from '../../lib/log/logger';
 
 describe('configuration', () => {
@@ -30,6 +30,51 @@ describe('configuration', () => {
     } catch (err) {
       expect((err as Error).message).not.toContain('has_underscore');
     }
+  });
+});
+
+describe('the password migration source (SPEC §16)', () => {
+  it('is off unless configured', () => {
+    expect(configFromEnv({}, {}).passwordMigration).toEqual({ source: 'off' });
+  });
+
+  it("firebase: the Web API key (a secret), Google's URL unless overridden locally for the emulator", () => {
+    expect(passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase' }, 'web-key')).toEqual({ source: 'firebase', webApiKey: 'web-key', authUrl: 'https://identitytoolkit.googleapis.com', timeoutMs: 5000 });
+    const emulator = { PASSWORD_MIGRATION_SOURCE: 'Firebase', FIREBASE_AUTH_URL: 'http://127.0.0.1:9099/identitytoolkit.googleapis.com/', PASSWORD_MIGRATION_TIMEOUT_MS: '1500' };
+    expect(passwordMigrationFromEnv(emulator, 'k')).toMatchObject({ authUrl: 'http://127.0.0.1:9099/identitytoolkit.googleapis.com', timeoutMs: 1500 });
+    expect(() => passwordMigrationFromEnv({ ...emulator, AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 'k')).toThrow('FIREBASE_AUTH_URL can be overridden only locally');
+    expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase' }, ' ')).toThrow('needs FIREBASE_WEB_API_KEY');
+  });
+
+  it('webhook: a URL (https in Lambda) and a secret', () => {
+    const env = { PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://localhost:8080/check' };
+    expect(passwordMigrationFromEnv(env, 's3cret')).toEqual({ source: 'webhook', url: 'http://localhost:8080/check', secret: 's3cret', timeoutMs: 5000 });
+    expect(() => passwordMigrationFromEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 's3cret')).toThrow('PASSWORD_MIGRATION_WEBHOOK_URL must be an https URL');
+    expect(passwordMigrationFromEnv({ ...env, PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old.example/check', AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 's')).toMatchObject({ url: 'https://old.example/check' });
+    expect(() => passwordMigrationFromEnv({ ...env, PASSWORD_MIGRATION_WEBHOOK_URL: 'not a url' }, 's')).toThrow('PASSWORD_MIGRATION_WEBHOOK_URL must be a URL');
+    expect(() => passwordMigrationFromEnv({ ...env, PASSWORD_MIGRATION_WEBHOOK_URL: 'ftp://x/y' }, 's')).toThrow('must be an https URL');
+    expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'webhook' }, 's')).toThrow('needs PASSWORD_MIGRATION_WEBHOOK_URL');
+    expect(() => passwordMigrationFromEnv(env, undefined)).toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
+  });
+
+  it('anything else is a configuration error naming the choices; a bad timeout names its bounds', () => {
+    expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'cognito' }, 'k')).toThrow('PASSWORD_MIGRATION_SOURCE must be off, firebase or webhook');
+    expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_TIMEOUT_MS: '60000' }, 'k')).toThrow('PASSWORD_MIGRATION_TIMEOUT_MS must be an integer from 100 to 10000');
+  });
+
+  it('the secret comes from the environment locally (each source its own variable), from SSM in AWS', async () => {
+    const local = createConfigLoader({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://localhost/x', PASSWORD_MIGRATION_WEBHOOK_SECRET: 'from-env', FIREBASE_WEB_API_KEY: 'not-this' });
+    expect((await local()).passwordMigration).toMatchObject({ source: 'webhook', secret: 'from-env' });
+    const asked: unknown[] = [];
+    const ssm = {
+      send: async (command: GetParametersCommand) => {
+        asked.push(command.input);
+        return { Parameters: [{ Name: '/auth/dev/pwmig', Value: 'from-ssm' }] };
+      },
+    } as unknown as SSMClient;
+    const aws = createConfigLoader({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig', FIREBASE_WEB_API_KEY: 'ignored' }, ssm);
+    expect((await aws()).passwordMigration).toMatchObject({ source: 'firebase', webApiKey: 'from-ssm' });
+    expect(asked).toEqual([{ Names: ['/auth/dev/pwmig'], WithDecryption: true }]);
   });
 });
 

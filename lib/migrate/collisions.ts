@@ -11,6 +11,7 @@ import type { BulkUserInput, MappedUser, NotImported } from './model';
  * Memory stays small however large the export: the first look keeps a 48-bit hash per identity
  * (about 30 bytes each), and only identities whose hash was seen twice get a second, exact look
  * (their full text and holders), which also rules out two identities that merely share a hash.
+ * The exact look happens during the second read (`decideUsers`), so the export is read twice.
  */
 
 /** Identities of a bulk user, one string per (tenant, recipe, identity): `<tenant>\u0000<key>`. */
@@ -85,12 +86,12 @@ export class CollisionIndex {
     for (const email of emailsOf(mapped.user)) this.emails.add(email);
   }
 
-  /** Whether a second, exact look is needed (some hash was seen twice). */
-  get needsExactLook(): boolean {
-    return this.keys.twice.size > 0 || this.emails.twice.size > 0;
+  /** Whether one of the user's identities had its hash seen twice: it may collide. */
+  isCandidate(mapped: MappedUser): boolean {
+    return mapped.user !== undefined && identityKeys(mapped.user).some((key) => this.keys.candidate(key));
   }
 
-  /** Exact look (a second pass, only when needed): full identities of the candidates and their holders. */
+  /** Exact look (during the second read): full identities of the candidates and their holders. */
   addExact(mapped: MappedUser): void {
     if (!mapped.user) return;
     const holder = { sourceId: mapped.sourceId, createdAt: mapped.createdAt ?? Number.POSITIVE_INFINITY };
@@ -147,4 +148,27 @@ export class CollisionIndex {
     for (const [email, ids] of this.exactEmails) if (ids.length > 1 && !ids.every((id) => colliding.has(id))) out.push({ email, sourceIds: ids });
     return out;
   }
+}
+
+/** A user and why it is not imported (no verdict: import it). */
+export interface Decided {
+  readonly mapped: MappedUser;
+  readonly verdict?: NotImported & { readonly outcome: 'skipped' | 'failed' };
+}
+
+/**
+ * The second read of the export: every user with its verdict. A user holding an identity whose
+ * hash was seen twice may collide with a user further on, so it is held back until the whole
+ * export has been read and the exact look knows every holder; the others (nearly all) are decided
+ * at once and can be staged while the file is still being read.
+ */
+export async function* decideUsers(users: AsyncIterable<MappedUser>, index: CollisionIndex, mode: DuplicatesMode): AsyncGenerator<Decided> {
+  const held: MappedUser[] = [];
+  for await (const mapped of users) {
+    index.addExact(mapped);
+    if (mapped.notImported) yield { mapped, verdict: mapped.notImported };
+    else if (index.isCandidate(mapped)) held.push(mapped);
+    else yield { mapped };
+  }
+  for (const mapped of held) yield { mapped, verdict: index.verdict(mapped, mode) };
 }

@@ -1,12 +1,12 @@
-import { CollisionIndex, identityKeys, type DuplicatesMode } from './collisions';
+import { CollisionIndex, decideUsers, identityKeys, type DuplicatesMode } from './collisions';
 import { InterruptedBeforeWriting } from './errors';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
 import { Ledger, ReportWriter } from './report';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
 
 /**
- * One migration run (SPEC §17): read the source twice (first to find collisions and count, then to
- * send), stage users through the bulk-import API in batches that fit its limits, and follow the
+ * One migration run (SPEC §17): read the source twice (first to count and hash every identity,
+ * then to decide and send), stage users through the bulk-import API in batches that fit its limits, and follow the
  * staged rows until the worker has imported or failed each one. Every source user ends as one
  * report entry; imported users also go into the ledger, so a re-run skips them.
  */
@@ -314,13 +314,6 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     if (source.createsRoles) for (const r of m.user?.userRoles ?? []) roles.add(r.role);
     if (total % 10_000 === 0) run.onProgress?.({ phase: 'scan', done: total, total: 0 });
   }
-  // Only when some identity hash was seen twice: an exact look at those identities.
-  if (index.needsExactLook) {
-    for await (const m of source.users()) {
-      if (signal.aborted) throw new InterruptedBeforeWriting();
-      index.addExact(m);
-    }
-  }
   await ledger.load();
 
   const known = service ? await service.roles() : new Set<string>();
@@ -335,7 +328,7 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   }
   const existing = run.dryRun && service ? await readExisting(service, run.tenant, log) : undefined;
 
-  // Pass 2: decide each user, stage the importable ones.
+  // Pass 2: decide each user (those that may collide last), stage the importable ones.
   const reconciler = service && !run.dryRun ? new Reconciler(service, report, ledger) : undefined;
   const window = run.window ?? 20_000;
   const pollMs = run.pollMs ?? 1000;
@@ -363,9 +356,8 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
 
   try {
     let seen = 0;
-    for await (const m of source.users()) {
+    for await (const { mapped: m, verdict } of decideUsers(source.users(), index, run.duplicates)) {
       seen++;
-      const verdict = m.notImported ?? index.verdict(m, run.duplicates);
       if (verdict) {
         const { outcome, code, reason, needsAction } = verdict;
         report.add(entryOf(m, { outcome, reasonCode: code, reason, ...(needsAction ? { needsAction } : {}) }));

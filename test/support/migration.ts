@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CollisionIndex, type DuplicatesMode } from '../../lib/migrate/collisions';
+import { CollisionIndex, decideUsers, type DuplicatesMode } from '../../lib/migrate/collisions';
 import type { BulkLoginMethodInput, MappedUser, Source } from '../../lib/migrate/model';
 
 /** The migration fixtures (test/fixtures/migration) and what the command must make of them. */
@@ -53,7 +53,7 @@ export function expectedSet(folder: string): ExpectedSet {
   return JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8'));
 }
 
-/** What the command decides for every user of a source, as its run does (both passes, no service). */
+/** What the command decides for every user of a source, as its run does (both reads, no service; users that may collide come last). */
 export interface Planned {
   readonly mapped: MappedUser;
   readonly outcome: 'imported' | 'skipped' | 'failed';
@@ -64,11 +64,9 @@ export interface Planned {
 export async function plan(source: Source, duplicates: DuplicatesMode = 'fail'): Promise<{ users: Planned[]; index: CollisionIndex }> {
   const index = new CollisionIndex();
   for await (const m of source.users()) index.add(m);
-  if (index.needsExactLook) for await (const m of source.users()) index.addExact(m);
   const users: Planned[] = [];
-  for await (const m of source.users()) {
-    const verdict = m.notImported ?? index.verdict(m, duplicates);
-    users.push({ mapped: m, outcome: verdict?.outcome ?? 'imported', reasonCode: verdict?.code, needsAction: verdict?.needsAction ?? false });
+  for await (const { mapped, verdict } of decideUsers(source.users(), index, duplicates)) {
+    users.push({ mapped, outcome: verdict?.outcome ?? 'imported', reasonCode: verdict?.code, needsAction: verdict?.needsAction ?? false });
   }
   return { users, index };
 }

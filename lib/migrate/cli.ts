@@ -45,7 +45,7 @@ function program(): Command {
     .option('--hashes <file>', "auth0: the password-hash export (NDJSON), joined to the users on their database identity's id")
     .option('--tenant <t>', 'the target tenant', 'public')
     .addOption(
-      new Option('--no-hash <mode>', 'a user with an email but no password hash and no social identity').choices(['passwordless', 'migrate-on-signin', 'skip']),
+      new Option('--no-hash <mode>', 'a user with an email but no password hash and no social identity (default passwordless)').choices(['passwordless', 'migrate-on-signin', 'skip']),
     )
     .addOption(new Option('--duplicates <mode>', 'users that share an identity: fail them all, or import the oldest').choices(['fail', 'oldest']).default('fail'))
     .option('--include-disabled', 'import disabled (Firebase) and blocked (Auth0) users, with userMetadata.disabled = true')

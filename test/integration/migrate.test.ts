@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -308,6 +308,14 @@ describe('usage and configuration errors: exit code 2, nothing written', () => {
     const run = await migrate(api, dir, args);
     expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(message)]);
     expect(run.report).toBeUndefined();
+  });
+
+  it('the package bin runs the built command (help: exit 0; no arguments: usage, exit 2)', () => {
+    const bin = join(__dirname, '..', '..', 'bin', 'auth-core-migrate.js');
+    const help = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
+    expect([help.status, help.stdout]).toEqual([0, expect.stringContaining('Usage: auth-core-migrate [options] <source> <file>')]);
+    const none = spawnSync(process.execPath, [bin], { encoding: 'utf8' });
+    expect([none.status, none.stderr]).toEqual([2, expect.stringContaining("missing required argument 'source'")]);
   });
 
   it('a wrong API key and an unreachable service', async () => {

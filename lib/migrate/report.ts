@@ -105,10 +105,6 @@ export class Ledger {
     }
   }
 
-  get size(): number {
-    return this.done.size;
-  }
-
   userIdOf(sourceId: string): string | undefined {
     return this.done.get(sourceId);
   }

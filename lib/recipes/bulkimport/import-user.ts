@@ -91,6 +91,14 @@ type Existing = { readonly kind: 'NONE' } | { readonly kind: 'SAME'; readonly us
  * id is a conflict, with the core's text.
  */
 async function existing(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<Existing> {
+  const first = await readExisting(deps, bulk);
+  // Its reads are separate: a transaction that commits between them (the same user imported at
+  // this very moment by another request) shows half a user, which looks like a conflict. So a
+  // conflict is read a second time: that transaction has committed by then.
+  return first.kind === 'CONFLICT' ? readExisting(deps, bulk) : first;
+}
+
+async function readExisting(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<Existing> {
   const [holders, byExternalId] = await Promise.all([
     Promise.all(bulk.loginMethods.map((lm) => holderOf(deps, lm))),
     bulk.externalUserId !== undefined ? deps.users.getUser(bulk.externalUserId, 'EXTERNAL') : Promise.resolve(undefined),

@@ -2,7 +2,10 @@ import { accessSync, constants, createReadStream, openSync, readSync, closeSync,
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { chain } from 'stream-chain';
+import { parser } from 'stream-json';
+import { pick } from 'stream-json/filters/Pick';
 import { parser as jsonlParser } from 'stream-json/jsonl/Parser';
+import { streamArray } from 'stream-json/streamers/StreamArray';
 import { UsageError } from './errors';
 
 /**
@@ -10,7 +13,15 @@ import { UsageError } from './errors';
  * the streamers below assemble users from them a quarter faster (37 MB of auth:export JSON in
  * 2.2 s instead of 3.1 s on this machine).
  */
-export const PARSER_OPTIONS = { streamValues: false } as const;
+const PARSER_OPTIONS = { streamValues: false } as const;
+
+/**
+ * The elements of the `users` array of a JSON file (`{"users":[…]}`: Firebase's `auth:export`, a
+ * SuperTokens bulk file), streamed one at a time with their index; the file is never loaded whole.
+ */
+export function usersArray(file: string): AsyncIterable<{ key: number; value: unknown }> {
+  return chain([createReadStream(file), parser(PARSER_OPTIONS), pick({ filter: 'users' }), streamArray()]) as AsyncIterable<{ key: number; value: unknown }>;
+}
 
 /** Throws the usage error (exit code 2) for a file the command cannot read. */
 export function assertReadableFile(file: string, what: string): void {

@@ -1,12 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse';
-import { chain } from 'stream-chain';
-import { parser } from 'stream-json';
-import { pick } from 'stream-json/filters/Pick';
-import { streamArray } from 'stream-json/streamers/StreamArray';
 import { UsageError } from '../errors';
 import type { FirebaseHashConfig } from '../hash-config';
-import { PARSER_OPTIONS } from '../read';
+import { usersArray } from '../read';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, standardBase64, thirdPartyIdOf } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 
@@ -222,9 +218,8 @@ async function isCsv(file: string): Promise<boolean> {
 type Unreadable = { readonly unreadable: MappedUser };
 
 async function* jsonRecords(file: string): AsyncGenerator<FirebaseRecord | Unreadable> {
-  const pipeline = chain([createReadStream(file), parser(PARSER_OPTIONS), pick({ filter: 'users' }), streamArray()]);
   try {
-    for await (const item of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
+    for await (const item of usersArray(file)) {
       const value = item.value;
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         yield { unreadable: failedUser(`#${item.key}`, undefined, 'not-an-account', `users[${item.key}] is not an object`) };

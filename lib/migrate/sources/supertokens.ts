@@ -1,11 +1,6 @@
-import { createReadStream } from 'node:fs';
-import { chain } from 'stream-chain';
-import { parser } from 'stream-json';
-import { pick } from 'stream-json/filters/Pick';
-import { streamArray } from 'stream-json/streamers/StreamArray';
 import { UsageError } from '../errors';
 import { failedUser } from '../mapping';
-import { PARSER_OPTIONS } from '../read';
+import { usersArray } from '../read';
 import type { BulkUserInput, MappedUser, Source } from '../model';
 
 /**
@@ -17,9 +12,8 @@ import type { BulkUserInput, MappedUser, Source } from '../model';
 export function supertokensSource(file: string): Source {
   return {
     async *users(): AsyncGenerator<MappedUser> {
-      const pipeline = chain([createReadStream(file), parser(PARSER_OPTIONS), pick({ filter: 'users' }), streamArray()]);
       try {
-        for await (const { key, value } of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
+        for await (const { key, value } of usersArray(file)) {
           if (value === null || typeof value !== 'object' || Array.isArray(value)) {
             yield failedUser(`#${key}`, undefined, 'not-a-user', `users[${key}] is not an object`);
             continue;

@@ -86,17 +86,17 @@ export class CollisionIndex {
     for (const email of emailsOf(mapped.user)) this.emails.add(email);
   }
 
-  /** Whether one of the user's identities had its hash seen twice: it may collide. */
-  isCandidate(mapped: MappedUser): boolean {
-    return mapped.user !== undefined && identityKeys(mapped.user).some((key) => this.keys.candidate(key));
-  }
-
-  /** Exact look (during the second read): full identities of the candidates and their holders. */
-  addExact(mapped: MappedUser): void {
-    if (!mapped.user) return;
+  /**
+   * Exact look (during the second read): the full identities of the candidates (hash seen twice)
+   * and their holders. Answers whether the user holds a candidate identity: then it may collide.
+   */
+  addExact(mapped: MappedUser): boolean {
+    if (!mapped.user) return false;
+    let candidate = false;
     const holder = { sourceId: mapped.sourceId, createdAt: mapped.createdAt ?? Number.POSITIVE_INFINITY };
     for (const key of identityKeys(mapped.user)) {
       if (!this.keys.candidate(key)) continue;
+      candidate = true;
       const holders = this.exact.get(key);
       if (holders) holders.push(holder);
       else this.exact.set(key, [holder]);
@@ -107,6 +107,7 @@ export class CollisionIndex {
       if (ids) ids.push(mapped.sourceId);
       else this.exactEmails.set(email, [mapped.sourceId]);
     }
+    return candidate;
   }
 
   /** Why a user is not imported because of a collision, or undefined when it is imported. */
@@ -165,9 +166,9 @@ export interface Decided {
 export async function* decideUsers(users: AsyncIterable<MappedUser>, index: CollisionIndex, mode: DuplicatesMode): AsyncGenerator<Decided> {
   const held: MappedUser[] = [];
   for await (const mapped of users) {
-    index.addExact(mapped);
+    const mayCollide = index.addExact(mapped);
     if (mapped.notImported) yield { mapped, verdict: mapped.notImported };
-    else if (index.isCandidate(mapped)) held.push(mapped);
+    else if (mayCollide) held.push(mapped);
     else yield { mapped };
   }
   for (const mapped of held) yield { mapped, verdict: index.verdict(mapped, mode) };

@@ -1,4 +1,4 @@
-import { startFirebaseEmulator, type FirebaseEmulator } from '../support/firebase-emulator';
+import { useFirebaseEmulator } from '../support/firebase-emulator';
 
 /**
  * Self-test of the Firebase Auth emulator harness: the answers the password-migration tests rely on
@@ -7,30 +7,8 @@ import { startFirebaseEmulator, type FirebaseEmulator } from '../support/firebas
  * the harness, not the machine, is what this file checks.
  */
 
-let emulator: FirebaseEmulator | undefined;
-let skipped: string | undefined;
-
-beforeAll(async () => {
-  const started = await startFirebaseEmulator();
-  if ('skip' in started) {
-    skipped = started.skip;
-    console.warn(`Firebase Auth emulator tests skipped: ${skipped}`);
-  } else {
-    emulator = started;
-  }
-}, 120_000); // first run: npm install (20-28 s) + start (~10 s)
-
-afterAll(async () => {
-  await emulator?.stop();
-});
-
-/** `it`, but a no-op pass when the emulator could not be installed. */
-function itEmulator(name: string, fn: (emu: FirebaseEmulator) => Promise<void>): void {
-  it(name, async () => {
-    if (skipped !== undefined) return;
-    await fn(emulator!);
-  });
-}
+/** `it` against one emulator for the file (a no-op pass when it could not be installed). */
+const itEmulator = useFirebaseEmulator('Firebase Auth emulator tests');
 
 const errorMessage = (body: { error?: { message?: string } }) => body?.error?.message;
 

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configFromEnv } from '../../lib/config/config';
-import { startFirebaseEmulator, type FirebaseEmulator } from '../support/firebase-emulator';
+import { useFirebaseEmulator, type FirebaseEmulator } from '../support/firebase-emulator';
 import { firebaseSource, passwordMigrationSource, webhookSource, type PasswordCheck, type Verdict } from '../../lib/password-migration/sources';
 
 /**
@@ -169,33 +169,21 @@ describe('the Firebase source against a stub answering as Firebase does', () => 
 });
 
 describe('the Firebase source against the real Firebase Auth emulator', () => {
-  let emulator: FirebaseEmulator | undefined;
-  let skipped: string | undefined;
-  beforeAll(async () => {
-    const started = await startFirebaseEmulator();
-    if ('skip' in started) {
-      skipped = started.skip;
-      console.warn(`Firebase source tests against the emulator skipped: ${skipped}`);
-    } else emulator = started;
-  }, 120_000); // first run: firebase-tools installed into the cache (20-30 s), then ~10 s to start
-  afterAll(async () => {
-    await emulator?.stop();
-  });
-  const source = () => firebaseSource({ webApiKey: 'any-key', authUrl: emulator!.baseUrl, timeoutMs: 2000 });
+  const itEmulator = useFirebaseEmulator('Firebase source tests against the emulator');
+  const source = (emulator: FirebaseEmulator) => firebaseSource({ webApiKey: 'any-key', authUrl: emulator.baseUrl, timeoutMs: 2000 });
 
-  it('right password → match (any case of the email); wrong → INVALID_PASSWORD; unknown → EMAIL_NOT_FOUND; disabled → USER_DISABLED; second factor → match', async () => {
-    if (skipped !== undefined) return;
-    await emulator!.signUp('grace@example.com', PASSWORD);
-    const disabled = await emulator!.signUp('dora@example.com', PASSWORD);
-    await emulator!.disable(disabled);
-    await emulator!.createMfaUser('mia@example.com', PASSWORD);
+  itEmulator('right password → match (any case of the email); wrong → INVALID_PASSWORD; unknown → EMAIL_NOT_FOUND; disabled → USER_DISABLED; second factor → match', async (emulator) => {
+    await emulator.signUp('grace@example.com', PASSWORD);
+    const disabled = await emulator.signUp('dora@example.com', PASSWORD);
+    await emulator.disable(disabled);
+    await emulator.createMfaUser('mia@example.com', PASSWORD);
     const verdicts = [
-      await source().check(check('grace@example.com')),
-      await source().check(check('Grace@Example.com')),
-      await source().check(check('grace@example.com', 'not-it')),
-      await source().check(check('nobody@example.com')),
-      await source().check(check('dora@example.com')),
-      await source().check(check('mia@example.com')),
+      await source(emulator).check(check('grace@example.com')),
+      await source(emulator).check(check('Grace@Example.com')),
+      await source(emulator).check(check('grace@example.com', 'not-it')),
+      await source(emulator).check(check('nobody@example.com')),
+      await source(emulator).check(check('dora@example.com')),
+      await source(emulator).check(check('mia@example.com')),
     ];
     expect(verdicts).toEqual([
       { kind: 'match' },
@@ -207,9 +195,8 @@ describe('the Firebase source against the real Firebase Auth emulator', () => {
     ]);
   });
 
-  it('once the emulator is stopped: an outage, never a wrong password', async () => {
-    if (skipped !== undefined) return;
-    await emulator!.stop();
-    expect(await source().check(check('grace@example.com'))).toEqual({ kind: 'unavailable', reason: 'request failed (ECONNREFUSED)' });
+  itEmulator('once the emulator is stopped: an outage, never a wrong password', async (emulator) => {
+    await emulator.stop();
+    expect(await source(emulator).check(check('grace@example.com'))).toEqual({ kind: 'unavailable', reason: 'request failed (ECONNREFUSED)' });
   });
 });

@@ -433,3 +433,30 @@ async function distinctFreePorts(n: number): Promise<number[]> {
   while (ports.size < n) ports.add(await freePort());
   return [...ports];
 }
+
+/**
+ * One emulator for the tests of a file (started in `beforeAll`, stopped in `afterAll`), and `it`
+ * that runs a test against it: when firebase-tools cannot be installed (no registry), the reason
+ * is printed once and the tests pass without running.
+ */
+export function useFirebaseEmulator(what: string): (name: string, fn: (emulator: FirebaseEmulator) => Promise<void>) => void {
+  let emulator: FirebaseEmulator | undefined;
+  let skipped: string | undefined;
+  beforeAll(async () => {
+    const started = await startFirebaseEmulator();
+    if ('skip' in started) {
+      skipped = started.skip;
+      console.warn(`${what} skipped: ${skipped}`);
+    } else {
+      emulator = started;
+    }
+  }, 120_000); // first run: firebase-tools installed into the cache (20-33 s), then ~10 s to start
+  afterAll(async () => {
+    await emulator?.stop();
+  });
+  return (name, fn) =>
+    it(name, async () => {
+      if (skipped !== undefined) return;
+      await fn(emulator!);
+    });
+}

@@ -16,7 +16,7 @@ export type RouteAuth = 'none' | 'apiKey';
 export type RouteScope = 'tenant' | 'app';
 
 /** A secret a function reads from SSM Parameter Store in AWS. */
-export type RouteSecret = 'apiKeys' | 'signerKey';
+export type RouteSecret = 'apiKeys' | 'signerKey' | 'passwordMigration';
 
 export interface RouteDef {
   /** Stable id; also the bundle folder (`dist/functions/<id>/index.js`) and the Lambda's logical name. */
@@ -114,8 +114,14 @@ export const ROUTES: readonly RouteDef[] = [
   }),
   route({
     id: 'emailpassword-signin', method: 'POST', path: '/recipe/signin', entry: 'functions/emailpassword/sign-in.ts',
-    access: 'write', secrets: ['apiKeys', 'signerKey'], hashesPasswords: true,
-    summary: 'Sign an email-password user in (rehashes imported hashes on success).',
+    // The password migration secret only when a source is configured (`infra/constructs/route-function.ts`).
+    access: 'write', secrets: ['apiKeys', 'signerKey', 'passwordMigration'], hashesPasswords: true,
+    summary: 'Sign an email-password user in (rehashes imported hashes on success; migrates passwords of users imported without a hash).',
+  }),
+  route({
+    id: 'emailpassword-password-migration-count', method: 'GET', path: '/recipe/user/passwordmigration/count',
+    entry: 'functions/emailpassword/password-migration-count.ts',
+    summary: 'How many users of the tenant still wait for password migration at sign-in.',
   }),
   route({
     id: 'emailpassword-signup', method: 'POST', path: '/recipe/signup', entry: 'functions/emailpassword/sign-up.ts',

@@ -3,6 +3,7 @@
  * (`-c stage=prod`, `cdk.json`) turns into the stack's props. Pure functions, no CDK imports, so
  * the tests and the app read the context the same way.
  */
+import { ConfigError, passwordMigrationFromEnv } from '../lib/config/config';
 
 /** Prefix of every resource name and of the SSM parameter paths. */
 export const APP_NAME = 'auth-core';
@@ -55,6 +56,10 @@ export const ALLOWED_FUNCTION_ENV: readonly string[] = [
   'ARGON2_MEMORY_KIB',
   'ARGON2_ITERATIONS',
   'ARGON2_PARALLELISM',
+  // Password migration at sign-in (SPEC §16); its secret is an SSM parameter (`parameterNames`).
+  'PASSWORD_MIGRATION_SOURCE',
+  'PASSWORD_MIGRATION_WEBHOOK_URL',
+  'PASSWORD_MIGRATION_TIMEOUT_MS',
 ];
 
 /** Everything the stack needs to know about the stage it deploys. */
@@ -95,10 +100,12 @@ export function stackName(stage: string): string {
 }
 
 /** The SSM parameter names (SecureString, created by the operator) a stage reads its secrets from. */
-export function parameterNames(stage: string): { apiKeys: string; signerKey: string } {
+export function parameterNames(stage: string): { apiKeys: string; signerKey: string; passwordMigration: string } {
   return {
     apiKeys: `/${APP_NAME}/${stage}/api_keys`,
     signerKey: `/${APP_NAME}/${stage}/vendor_password_hashing_signer_key`,
+    /** Firebase's Web API key or the webhook's signing secret (SPEC §16), read by sign-in only. */
+    passwordMigration: `/${APP_NAME}/${stage}/password_migration_secret`,
   };
 }
 
@@ -146,6 +153,13 @@ function functionEnvironment(read: ContextReader): Record<string, string> {
       throw new SettingsError(`Context "functionEnvironment.${name}" must be a string, number or boolean`);
     }
     env[name] = String(value);
+  }
+  // Checked as a Lambda reads it (https only, no emulator URL), the secret being in SSM.
+  try {
+    passwordMigrationFromEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: 'synth' }, undefined, true);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new SettingsError(`Context "functionEnvironment": ${err.message}`);
+    throw err;
   }
   return env;
 }

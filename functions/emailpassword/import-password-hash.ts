@@ -1,11 +1,20 @@
 import { routeById } from '../../infra/routes';
+import { BadRequestError, invalidField } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, optionalString, requiredString } from '../../lib/http/input';
 import { importPasswordHash } from '../../lib/recipes/emailpassword/import-password-hash';
 
-/** `POST /recipe/user/passwordhash/import` (seed 4.5). */
+/** `POST /recipe/user/passwordhash/import` (seed 4.5), or without a hash (`migratePasswordOnSignIn`, SPEC §16). */
 export const handle: ApiHandler = (req, deps) => {
   const email = normaliseEmail(requiredString(req.body, 'email'));
+  const migrate = req.body.migratePasswordOnSignIn;
+  if (migrate !== undefined && typeof migrate !== 'boolean') throw invalidField('migratePasswordOnSignIn');
+  if (migrate === true) {
+    if (req.body.passwordHash !== undefined || req.body.hashingAlgorithm !== undefined) {
+      throw new BadRequestError('migratePasswordOnSignIn cannot be combined with passwordHash or hashingAlgorithm');
+    }
+    return importPasswordHash(deps, req.tenantId, { email, migratePasswordOnSignIn: true });
+  }
   const passwordHash = requiredString(req.body, 'passwordHash');
   const hashingAlgorithm = optionalString(req.body, 'hashingAlgorithm');
   return importPasswordHash(deps, req.tenantId, { email, passwordHash, ...(hashingAlgorithm !== undefined ? { hashingAlgorithm } : {}) });

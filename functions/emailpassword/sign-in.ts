@@ -5,5 +5,5 @@ import { signIn } from '../../lib/recipes/emailpassword/sign-in';
 
 /** `POST /recipe/signin`. */
 export const handle: ApiHandler = (req, deps) =>
-  signIn(deps, req.tenantId, normaliseEmail(requiredString(req.body, 'email')), requiredPassword(req.body));
+  signIn(deps, req.tenantId, normaliseEmail(requiredString(req.body, 'email')), requiredPassword(req.body), req.log);
 export const handler = createHttpHandler(routeById('emailpassword-signin'), handle);

@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS } from '../bundling';
-import type { FunctionDef } from '../routes';
+import type { FunctionDef, RouteSecret } from '../routes';
 import { resourceName } from '../settings';
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb } from '../sizing';
 
@@ -60,6 +60,18 @@ export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_22_X;
 export interface SecretParameterNames {
   readonly apiKeys: string;
   readonly signerKey: string;
+  readonly passwordMigration: string;
+}
+
+/**
+ * The secrets a route's function reads: those of the route table, but the password migration
+ * secret only while a source is configured (`PASSWORD_MIGRATION_SOURCE`), so a stage without
+ * password migration needs no such parameter and grants nothing for it.
+ */
+export function secretsOf(route: Pick<FunctionDef, 'secrets'>, environment: Readonly<Record<string, string>>): RouteSecret[] {
+  const source = environment.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase();
+  const migrates = source !== undefined && source !== '' && source !== 'off';
+  return route.secrets.filter((secret) => secret !== 'passwordMigration' || migrates);
 }
 
 /** Props of {@link RouteFunction}. */
@@ -128,8 +140,10 @@ export class RouteFunction extends Construct {
 
     const environment: Record<string, string> = { ...props.environment };
     if (route.access !== 'none') environment.TABLE_NAME = props.table.tableName;
-    if (route.secrets.includes('apiKeys')) environment.API_KEYS_PARAMETER = props.parameters.apiKeys;
-    if (route.secrets.includes('signerKey')) environment.SIGNER_KEY_PARAMETER = props.parameters.signerKey;
+    const secrets = secretsOf(route, props.environment);
+    if (secrets.includes('apiKeys')) environment.API_KEYS_PARAMETER = props.parameters.apiKeys;
+    if (secrets.includes('signerKey')) environment.SIGNER_KEY_PARAMETER = props.parameters.signerKey;
+    if (secrets.includes('passwordMigration')) environment.PASSWORD_MIGRATION_SECRET_PARAMETER = props.parameters.passwordMigration;
 
     this.fn = new NodejsFunction(this, 'Function', {
       functionName,
@@ -176,7 +190,7 @@ function tableStatements(props: RouteFunctionProps): iam.PolicyStatement[] {
  * need no kms:Decrypt grant in the same account; a customer-managed key would.
  */
 function secretStatements(scope: Construct, props: RouteFunctionProps): iam.PolicyStatement[] {
-  const names = props.route.secrets.map((secret) => props.parameters[secret]);
+  const names = secretsOf(props.route, props.environment).map((secret) => props.parameters[secret]);
   if (names.length === 0) return [];
   const stack = Stack.of(scope);
   return [

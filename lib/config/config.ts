@@ -29,10 +29,15 @@ export interface Config {
   readonly passwordMigration: PasswordMigrationConfig;
 }
 
+/**
+ * The source's secret (`webApiKey`, `secret`) is `undefined` in a function that does not check
+ * passwords: in AWS only the sign-in function may read it (the others only need to know that a
+ * source is configured, to accept imports without a hash).
+ */
 export type PasswordMigrationConfig =
   | { readonly source: 'off' }
-  | { readonly source: 'firebase'; readonly webApiKey: string; readonly authUrl: string; readonly timeoutMs: number }
-  | { readonly source: 'webhook'; readonly url: string; readonly secret: string; readonly timeoutMs: number };
+  | { readonly source: 'firebase'; readonly webApiKey: string | undefined; readonly authUrl: string; readonly timeoutMs: number }
+  | { readonly source: 'webhook'; readonly url: string; readonly secret: string | undefined; readonly timeoutMs: number };
 
 /** The secrets of the configuration: from SSM in AWS, from the environment locally. */
 export interface Secrets {
@@ -40,6 +45,8 @@ export interface Secrets {
   readonly signerKey?: string;
   /** Firebase's Web API key (`FIREBASE_WEB_API_KEY`) or the webhook's secret (`PASSWORD_MIGRATION_WEBHOOK_SECRET`). */
   readonly passwordMigration?: string;
+  /** This function does not hold the password migration secret (in AWS, every function but sign-in). */
+  readonly passwordMigrationElsewhere?: boolean;
 }
 
 /** A configuration value is malformed: an operator error, answered with a generic 500. */
@@ -104,13 +111,13 @@ function passwordUrl(env: Env, name: string, raw: string): string {
 }
 
 /** `PASSWORD_MIGRATION_SOURCE` and what the source needs; a missing piece is a `ConfigError` naming it. */
-export function passwordMigrationFromEnv(env: Env, secret: string | undefined): PasswordMigrationConfig {
+export function passwordMigrationFromEnv(env: Env, secret: string | undefined, secretElsewhere = false): PasswordMigrationConfig {
   const source = env.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase() || 'off';
   const timeoutMs = intFrom(env, 'PASSWORD_MIGRATION_TIMEOUT_MS', 5000, 100, 10_000);
-  const key = secret?.trim();
+  const key = secret?.trim() || undefined;
   if (source === 'off') return { source: 'off' };
   if (source === 'firebase') {
-    if (!key) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=firebase needs FIREBASE_WEB_API_KEY');
+    if (!key && !secretElsewhere) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=firebase needs FIREBASE_WEB_API_KEY');
     const override = env.FIREBASE_AUTH_URL?.trim();
     if (override && env.AWS_LAMBDA_FUNCTION_NAME !== undefined && override.replace(/\/+$/, '') !== FIREBASE_AUTH_URL) {
       throw new ConfigError('FIREBASE_AUTH_URL can be overridden only locally (for the Firebase Auth emulator)');
@@ -120,7 +127,7 @@ export function passwordMigrationFromEnv(env: Env, secret: string | undefined): 
   if (source === 'webhook') {
     const url = env.PASSWORD_MIGRATION_WEBHOOK_URL?.trim();
     if (!url) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_URL');
-    if (!key) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
+    if (!key && !secretElsewhere) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
     return { source, url: passwordUrl(env, 'PASSWORD_MIGRATION_WEBHOOK_URL', url), secret: key, timeoutMs };
   }
   throw new ConfigError('PASSWORD_MIGRATION_SOURCE must be off, firebase or webhook');
@@ -164,7 +171,7 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
       },
       rehashOnSignin: boolFrom(env, 'PASSWORD_REHASH_ON_SIGNIN', true),
     },
-    passwordMigration: passwordMigrationFromEnv(env, secrets.passwordMigration),
+    passwordMigration: passwordMigrationFromEnv(env, secrets.passwordMigration, secrets.passwordMigrationElsewhere),
   };
 }
 
@@ -201,6 +208,8 @@ export function createConfigLoader(
       apiKeys: names.apiKeys ? fromSsm[names.apiKeys] : env.API_KEYS,
       signerKey: names.signerKey ? fromSsm[names.signerKey] : env.VENDOR_PASSWORD_HASHING_SIGNER_KEY,
       passwordMigration: names.passwordMigration ? fromSsm[names.passwordMigration] : passwordMigrationSecretFromEnv(env),
+      // In Lambda a function reads the secret only when the stack named its parameter (sign-in).
+      passwordMigrationElsewhere: !names.passwordMigration && env.AWS_LAMBDA_FUNCTION_NAME !== undefined,
     });
   };
   return async () => {

@@ -5,7 +5,7 @@ import { ConfigError } from '../config/config';
 import { createLogger, describeError, type Logger } from '../log/logger';
 import { SignerKeyNotConfiguredError } from '../password/errors';
 import type { Deps } from '../recipes/deps';
-import { InvalidInputDocumentError, InvalidInputError } from '../recipes/errors';
+import { InvalidInputDocumentError, InvalidInputError, PasswordSourceUnavailableError } from '../recipes/errors';
 import { tenantExists } from '../recipes/multitenancy/tenants';
 import { TooManyItemsError } from '../storage/errors';
 import { isValidApiKey, presentedApiKey } from './api-key';
@@ -131,6 +131,8 @@ function errorResult(err: unknown, requestId: string, log: Logger): HttpApiResul
   if (err instanceof HttpError) return textResult(err.statusCode, err.message, requestId);
   if (err instanceof InvalidInputError || err instanceof TooManyItemsError) return textResult(400, err.message, requestId);
   if (err instanceof InvalidInputDocumentError) return jsonResult(err.document, requestId, 400);
+  // Logged where it happened, with the reason; the caller may retry.
+  if (err instanceof PasswordSourceUnavailableError) return textResult(503, err.message, requestId);
   if (err instanceof SignerKeyNotConfiguredError) {
     log.error('vendor_password_hashing_signer_key is not configured', {});
     return textResult(500, err.message, requestId);

@@ -78,10 +78,11 @@ export class ServiceClient {
 
   /**
    * Whether the service migrates passwords at sign-in (SPEC §16), which `--no-hash
-   * migrate-on-signin` needs: its pending-count endpoint answers.
+   * migrate-on-signin` needs: its pending-count endpoint answers with a configured source.
    */
   async migratesPasswords(tenant: string): Promise<boolean> {
-    return (await this.request('GET', `/${tenant}/recipe/user/passwordmigration/count`)).status === 200;
+    const res = await this.request('GET', `/${tenant}/recipe/user/passwordmigration/count`);
+    return res.status === 200 && typeof res.json?.source === 'string' && res.json.source !== 'off';
   }
 
   async roles(): Promise<Set<string>> {

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { PasswordMigrationConfig } from '../config/config';
+import { ConfigError, type PasswordMigrationConfig } from '../config/config';
 
 /**
  * The previous provider, asked once whether a password is right (SPEC §16): a user imported
@@ -151,9 +151,14 @@ export function webhookSource(cfg: WebhookSourceConfig): PasswordMigrationSource
   };
 }
 
-/** The configured source (SPEC §16), or undefined when password migration is off. */
+/**
+ * The configured source (SPEC §16), or undefined when password migration is off. Throws a
+ * `ConfigError` in a function that was not given the source's secret.
+ */
 export function passwordMigrationSource(cfg: PasswordMigrationConfig): PasswordMigrationSource | undefined {
-  if (cfg.source === 'firebase') return firebaseSource({ webApiKey: cfg.webApiKey, authUrl: cfg.authUrl, timeoutMs: cfg.timeoutMs });
-  if (cfg.source === 'webhook') return webhookSource({ url: cfg.url, secret: cfg.secret, timeoutMs: cfg.timeoutMs });
-  return undefined;
+  if (cfg.source === 'off') return undefined;
+  const secret = cfg.source === 'firebase' ? cfg.webApiKey : cfg.secret;
+  if (secret === undefined) throw new ConfigError('This function was not given the password migration secret (PASSWORD_MIGRATION_SECRET_PARAMETER)');
+  if (cfg.source === 'firebase') return firebaseSource({ webApiKey: secret, authUrl: cfg.authUrl, timeoutMs: cfg.timeoutMs });
+  return webhookSource({ url: cfg.url, secret, timeoutMs: cfg.timeoutMs });
 }

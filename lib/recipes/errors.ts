@@ -20,3 +20,15 @@ export class InvalidInputDocumentError extends Error {
     this.name = 'InvalidInputDocumentError';
   }
 }
+
+/**
+ * The previous provider could not say whether a password is right (SPEC §16: timeout, connection
+ * refused, 5xx, throttling, no source configured). The HTTP layer answers 503 with the message:
+ * never a wrong-password answer, and the user is unchanged.
+ */
+export class PasswordSourceUnavailableError extends Error {
+  constructor() {
+    super('Password migration source is unavailable, try again later');
+    this.name = 'PasswordSourceUnavailableError';
+  }
+}

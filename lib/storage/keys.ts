@@ -8,6 +8,7 @@ import type { AccountInfo, RecipeId } from './model';
  * | item         | pk                                  | sk                  | gsi1 (users of a tenant)     | gsi2 (by identity)          |
  * |--------------|-------------------------------------|---------------------|------------------------------|-----------------------------|
  * | login method | `USER#<userId>`                     | `LM#<recipeUserId>` | `T#<t>#USERS#<s>` / `<ts>#<id>` | `T#<t>#EMAIL#<email>`    |
+ * | pw migration | `USER#<userId>`                     | `PWMIG#<t>#<rid>`   | `T#<t>#PWMIG#<s>` / `<ts>#<rid>` |                          |
  * | link         | `USER#<recipeUserId>`               | `LINK`              |                              |                             |
  * | guard        | `T#<t>#EP#EMAIL#<email>` (PL, TP)   | `GUARD`             |                              |                             |
  * | guard        | `EXTID#<externalUserId>`            | `GUARD`             |                              |                             |
@@ -104,6 +105,19 @@ export const keys = {
   listEntry: (userId: string, tenantId: string): Key => ({ pk: `${USER_PREFIX}${userId}`, sk: `LIST#${tenantId}` }),
   /** A login method's entry among the users with its email in a tenant beyond its first one. */
   emailEntry: (userId: string, tenantId: string, recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${userId}`, sk: `EMAIL#${tenantId}#${recipeUserId}` }),
+  /**
+   * A login method waiting for password migration at sign-in (SPEC §16), one per tenant of it:
+   * listed in gsi1 under `usersWaitingForPassword` while the mark lasts.
+   */
+  passwordMigrationEntry: (userId: string, tenantId: string, recipeUserId: string): Key => ({
+    pk: `${USER_PREFIX}${userId}`,
+    sk: `PWMIG#${tenantId}#${recipeUserId}`,
+  }),
+  /**
+   * gsi1 partition: one shard (by recipe user id, as the user list) of the login methods of a
+   * tenant waiting for password migration; a bulk import marks users at the rate it imports them.
+   */
+  usersWaitingForPassword: (tenantId: string, shard: number): string => `T#${tenantId}#PWMIG#${shard}`,
   /** Where a login method linked to another user finds that user. */
   link: (recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${recipeUserId}`, sk: 'LINK' }),
   /** A primary user's claim on one piece of account info in one tenant (SPEC §11). */

@@ -28,6 +28,12 @@ export interface UserRecord {
   /** Stored password hash (email-password users only). Never leaves `lib/`. */
   readonly passwordHash?: string;
   /**
+   * Imported without a hash (SPEC §16): the first sign-in asks the previous provider whether the
+   * password is right and then stores the service's own hash, which clears this mark. Only an
+   * email-password login method without a hash carries it.
+   */
+  readonly passwordMigration?: { readonly markedAt: number };
+  /**
    * The id the previous provider gave this user (SPEC §12): unique in the app, and the login
    * method's id to the outside once set.
    */
@@ -153,6 +159,8 @@ export interface BulkLoginMethod {
   readonly hashingAlgorithm?: string;
   /** Hashed with the service's own Argon2id when the row is imported. Never returned. */
   readonly plainTextPassword?: string;
+  /** No hash: the first sign-in checks the password with the previous provider (SPEC §16). */
+  readonly migratePasswordOnSignIn?: boolean;
   readonly thirdPartyId?: string;
   readonly thirdPartyUserId?: string;
   readonly phoneNumber?: string;

@@ -121,6 +121,11 @@ export interface UserStore {
    * tenant, each user of the app counts once, also a primary user with login methods in several.
    */
   countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp?: boolean): Promise<number>;
+  /**
+   * How many email-password login methods in the tenant still wait for password migration at
+   * sign-in (SPEC §16). Read off an index: a mark set or cleared a moment ago may not show yet.
+   */
+  countPasswordMigrations(tenantId: string): Promise<number>;
 }
 
 /** What consuming a code does to the user it signs in: the users before and after (see `writeUsers`). */

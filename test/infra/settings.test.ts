@@ -41,12 +41,27 @@ describe('stage settings from the CDK context', () => {
     );
   });
 
+  it('checks the password migration settings as a Lambda reads them, and keeps their secrets out', () => {
+    const env = (functionEnvironment: Record<string, string>) => () => settingsFromContext(read({ functionEnvironment }));
+    expect(env({ PASSWORD_MIGRATION_SOURCE: 'firebase' })().functionEnvironment).toEqual({ PASSWORD_MIGRATION_SOURCE: 'firebase' });
+    expect(env({ PASSWORD_MIGRATION_SOURCE: 'webhook' })).toThrow('Context "functionEnvironment": PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_URL');
+    expect(env({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://old.example.com/check' })).toThrow(
+      'PASSWORD_MIGRATION_WEBHOOK_URL must be an https URL',
+    );
+    expect(env({ PASSWORD_MIGRATION_SOURCE: 'cognito' })).toThrow('PASSWORD_MIGRATION_SOURCE must be off, firebase or webhook');
+    expect(env({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_TIMEOUT_MS: '60000' })).toThrow('PASSWORD_MIGRATION_TIMEOUT_MS must be an integer');
+    for (const secret of ['FIREBASE_WEB_API_KEY', 'PASSWORD_MIGRATION_WEBHOOK_SECRET', 'FIREBASE_AUTH_URL']) {
+      expect(env({ PASSWORD_MIGRATION_SOURCE: 'firebase', [secret]: 'x' })).toThrow(`may not set ${secret}`);
+    }
+  });
+
   it('derives resource names and SSM paths from the stage', () => {
     expect(resourceName('dev')).toBe('auth-core-dev');
     expect(resourceName('dev', 'hello')).toBe('auth-core-dev-hello');
     expect(parameterNames('prod')).toEqual({
       apiKeys: '/auth-core/prod/api_keys',
       signerKey: '/auth-core/prod/vendor_password_hashing_signer_key',
+      passwordMigration: '/auth-core/prod/password_migration_secret',
     });
   });
 });

@@ -10,6 +10,7 @@ import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled } from '../../infra/
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
 import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
 import { WORKER_BATCH_SIZE } from '../../infra/constructs/bulk-import';
+import { secretsOf } from '../../infra/constructs/route-function';
 import { WORKER_FILTER_PATTERNS } from '../../lib/recipes/bulkimport/worker';
 import { ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
 
@@ -25,12 +26,15 @@ function expectedPaths(route: RouteDef): string[] {
   return route.scope === 'tenant' ? [...forms, `/appid-public/{tenantId}${route.path}`] : forms;
 }
 
+const PROD_ENV = { PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old-auth.example.com/check' };
+
 let dev: Synthesized;
 let prod: Synthesized;
 
 beforeAll(() => {
   dev = synthStage({ stage: 'dev' });
-  prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC }, { bundle: false });
+  // Production migrates passwords at sign-in through a webhook (SPEC §16); dev does not.
+  prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC, functionEnvironment: PROD_ENV }, { bundle: false });
 });
 
 /** The Lambda of each route, found by its stage-qualified name. */
@@ -218,7 +222,20 @@ describe('Lambda functions', () => {
       expect(env.SIGNER_KEY_PARAMETER).toBe(
         route.secrets.includes('signerKey') ? '/auth-core/dev/vendor_password_hashing_signer_key' : undefined,
       );
-      expect(Object.keys(env).join(' ')).not.toMatch(/^API_KEYS$|SIGNER_KEY$|SECRET/);
+      expect(env.PASSWORD_MIGRATION_SECRET_PARAMETER).toBeUndefined();
+      expect(Object.keys(env).join(' ')).not.toMatch(/^API_KEYS$|SIGNER_KEY$|SECRET$/);
+    }
+  });
+
+  it('gives every function the password migration source, and only sign-in its secret, when a source is configured', () => {
+    const functions = ofType(prod.resources, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties?.FunctionName !== undefined);
+    expect(functions.length).toBe(ROUTES.length + BACKGROUND_FUNCTIONS.length);
+    for (const [, fn] of functions) {
+      const env = (fn.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>;
+      expect(env).toMatchObject(PROD_ENV);
+      expect(env.PASSWORD_MIGRATION_SECRET_PARAMETER).toBe(
+        fn.Properties?.FunctionName === 'auth-core-prod-emailpassword-signin' ? '/auth-core/prod/password_migration_secret' : undefined,
+      );
     }
   });
 });
@@ -291,12 +308,18 @@ describe('IAM: least privilege', () => {
 
   it('lets only the functions that need a secret read it, by parameter ARN', () => {
     const arn = (name: string) => `arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter/auth-core/dev/${name}`;
-    const names = { apiKeys: 'api_keys', signerKey: 'vendor_password_hashing_signer_key' } as const;
-    for (const route of ROUTES) {
-      const ssm = statementsOf(route.id).filter((s) => s.actions.some((a) => a.startsWith('ssm:')));
-      expect(ssm.flatMap((s) => s.actions).every((a) => a === 'ssm:GetParameters')).toBe(true);
-      expect(ssm.flatMap((s) => s.resources).sort()).toEqual(route.secrets.map((sec) => arn(names[sec])).sort());
+    const names = { apiKeys: 'api_keys', signerKey: 'vendor_password_hashing_signer_key', passwordMigration: 'password_migration_secret' } as const;
+    for (const [s, stage, env] of [[dev, 'dev', {}], [prod, 'prod', PROD_ENV]] as const) {
+      for (const route of ROUTES) {
+        const ssm = statementsOfRole(s.resources, roleIdOf(functionsByRoute(s, stage).get(route.id)![1])).filter((st) => st.actions.some((a) => a.startsWith('ssm:')));
+        expect(ssm.flatMap((st) => st.actions).every((a) => a === 'ssm:GetParameters')).toBe(true);
+        const expected = secretsOf(route, env).map((sec) => arn(names[sec]).replace('/dev/', `/${stage}/`));
+        expect(ssm.flatMap((st) => st.resources).sort()).toEqual(expected.sort());
+      }
     }
+    // The password migration secret: sign-in only, and only where a source is configured.
+    expect(ROUTES.filter((r) => secretsOf(r, PROD_ENV).includes('passwordMigration')).map((r) => r.id)).toEqual(['emailpassword-signin']);
+    expect(ROUTES.filter((r) => secretsOf(r, {}).includes('passwordMigration'))).toEqual([]);
     expect(ROUTES.find((r) => r.auth === 'none' && r.secrets.length > 0)).toBeUndefined();
   });
 

@@ -8,7 +8,8 @@ import { testDocClient } from '../support/table';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startApi();
+  // A source is configured so users can be imported waiting for password migration (never called).
+  api = await startApi({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/never', PASSWORD_MIGRATION_WEBHOOK_SECRET: 'unused-secret' });
 });
 afterAll(async () => {
   await expect(api.stop()).rejects.toThrow(/is inconsistent/);
@@ -39,6 +40,26 @@ describe('the consistency checker', () => {
     }
     const kinds = (await tableProblems(api.tableName)).map((p) => p.kind).sort();
     expect(kinds).toEqual(['code-without-device', 'device-without-code', 'guard-not-held', 'guard-stale-hash', 'guard-without-user', 'user-missing-guard']);
+  });
+
+  it('reports a login method waiting for password migration without its entry, and an entry nobody waits for', async () => {
+    const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
+    const waiting = async () => (await api.post('/recipe/user/passwordhash/import', { email: uniqueEmail('pwmig'), migratePasswordOnSignIn: true })).json.user.id as string;
+    const [lost, done] = [await waiting(), await waiting()];
+    expect((await api.get('/recipe/user/passwordmigration/count')).json.count).toBe(2);
+    expect((await tableProblems(api.tableName)).length).toBe(before.size);
+    const doc = testDocClient();
+    try {
+      await doc.send(new DeleteCommand({ TableName: api.tableName, Key: keys.passwordMigrationEntry(lost, 'public', lost) }));
+      await doc.send(new UpdateCommand({ TableName: api.tableName, Key: keys.loginMethod(done, done), UpdateExpression: 'REMOVE passwordMigration' }));
+    } finally {
+      doc.destroy();
+    }
+    const found = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
+    expect(found.map((p) => [p.kind, p.key]).sort()).toEqual([
+      ['entry-not-held', keys.userPartition(done)],
+      ['user-missing-entry', keys.userPartition(lost)],
+    ]);
   });
 
   it('reports metadata it cannot read back', async () => {

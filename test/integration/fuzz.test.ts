@@ -15,7 +15,7 @@ const FIELDS = [
   'email', 'phoneNumber', 'deviceId', 'userInputCode', 'preAuthSessionId', 'linkCode', 'userId', 'recipeUserId',
   'passwordHash', 'hashingAlgorithm', 'password', 'thirdPartyId', 'thirdPartyUserId', 'tenantId', 'isVerified', 'id',
   'primaryUserId', 'removeAllLinkedAccounts', 'metadataUpdate', 'superTokensUserId', 'externalUserId', 'externalUserIdInfo',
-  'userIdType', 'force', 'method', 'token', 'role', 'permissions', 'permission', 'users', 'ids', 'status',
+  'userIdType', 'force', 'method', 'token', 'role', 'permissions', 'permission', 'users', 'ids', 'status', 'migratePasswordOnSignIn',
 ];
 
 /**

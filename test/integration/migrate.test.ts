@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { expectedSet, MIGRATION_FIXTURES, type ExpectedSet, type ExpectedUser } from '../support/migration';
@@ -206,6 +208,63 @@ describe('migrating the Firebase fixture', () => {
       if (o.outcome === 'imported') await checkImported(api, o);
       else await checkNotThere(api, o);
     }
+  });
+});
+
+describe('--no-hash migrate-on-signin against a service that migrates passwords through a webhook (SPEC §16)', () => {
+  const set = expectedSet(FIREBASE);
+  const variant = '--no-hash migrate-on-signin';
+  const OLD_PASSWORD = 'what-firebase-knew-1';
+  let hook: Server;
+  let api: TestApi;
+  const asked: string[] = [];
+  beforeAll(async () => {
+    // The old provider: knows one password for everybody, and says so.
+    hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        const { email, password } = JSON.parse(body);
+        asked.push(email);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: password === OLD_PASSWORD ? 'password_match' : 'password_mismatch' }));
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    api = await startApi({
+      ...serviceEnv(),
+      PASSWORD_MIGRATION_SOURCE: 'webhook',
+      PASSWORD_MIGRATION_WEBHOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}`,
+      PASSWORD_MIGRATION_WEBHOOK_SECRET: 'a-shared-secret-0123456789',
+    });
+  });
+  afterAll(async () => {
+    await api.stop();
+    await new Promise((r) => hook.close(r));
+  });
+
+  it('imports the users without a hash as waiting; each signs in once through the old provider, with its old id', async () => {
+    const run = await migrate(api, dir, ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'hash-config.txt'), '--no-hash', 'migrate-on-signin']);
+    expect([run.code, run.stderr]).toEqual([1, '']);
+    expect(outcomes(run.report)).toEqual(expectedOutcomes(set, variant));
+    const waiting = set.users
+      .map((u) => ({ ...u, ...u.withOptions?.[variant] }) as ExpectedUser)
+      .filter((u) => u.outcome === 'imported' && u.loginMethods.some((lm) => lm.migratePasswordOnSignIn));
+    expect(waiting.length).toBeGreaterThan(0);
+    expect((await api.get('/recipe/user/passwordmigration/count')).json).toEqual({ status: 'OK', count: waiting.length, source: 'webhook' });
+    for (const want of waiting) {
+      const email = want.loginMethods.find((lm) => lm.migratePasswordOnSignIn)!.email!;
+      expect([want.label, (await api.post('/recipe/signin', { email, password: 'not-it' })).json.status]).toEqual([want.label, 'WRONG_CREDENTIALS_ERROR']);
+      const signin = await api.post('/recipe/signin', { email, password: OLD_PASSWORD });
+      expect([want.label, signin.json.status, signin.json.user?.id]).toEqual([want.label, 'OK', want.sourceId]);
+    }
+    expect((await api.get('/recipe/user/passwordmigration/count')).json.count).toBe(0);
+    const calls = asked.length;
+    for (const want of waiting) {
+      const email = want.loginMethods.find((lm) => lm.migratePasswordOnSignIn)!.email!;
+      expect((await api.post('/recipe/signin', { email, password: OLD_PASSWORD })).json.status).toBe('OK');
+    }
+    expect(asked.length).toBe(calls);
   });
 });
 

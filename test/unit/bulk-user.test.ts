@@ -12,6 +12,7 @@ const context = (over: Partial<BulkValidationContext> = {}): BulkValidationConte
   newId: () => `00000000-0000-4000-8000-${(ids++).toString().padStart(12, '0')}`,
   externalUserIds: new Set(),
   hashOptions: { limits: DEFAULT_PASSWORD_LIMITS, signerKeyConfigured: true },
+  passwordMigrationConfigured: true,
   ...over,
 });
 /** As the body carries it: JSON (a field set to `undefined` is absent). */
@@ -167,6 +168,26 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
     const ctx = context({ hashOptions: { limits: DEFAULT_PASSWORD_LIMITS, signerKeyConfigured: false } });
     expect(errorsOf({ loginMethods: [ep({ passwordHash: VENDOR_SCRYPT_VECTORS[0].hash, hashingAlgorithm: 'firebase_scrypt' })] }, ctx)).toEqual([
       expect.stringContaining('vendor_password_hashing_signer_key'),
+    ]);
+  });
+
+  it('takes an email-password login method without a hash for password migration at sign-in (SPEC §16), alone and only when configured', () => {
+    const marked = ep({ passwordHash: undefined, hashingAlgorithm: undefined, migratePasswordOnSignIn: true });
+    expect(userOf({ loginMethods: [marked] }).loginMethods[0]).toMatchObject({ email: 'a@example.com', migratePasswordOnSignIn: true });
+    expect(userOf({ loginMethods: [marked] }).loginMethods[0].passwordHash).toBeUndefined();
+    expect(errorsOf({ loginMethods: [marked] }, context({ passwordMigrationConfigured: false }))).toEqual([
+      'Password migration at sign-in is not configured for an emailpassword recipe.',
+    ]);
+    const combined = 'migratePasswordOnSignIn cannot be combined with passwordHash, hashingAlgorithm or plainTextPassword for an emailpassword recipe.';
+    expect(errorsOf({ loginMethods: [ep({ migratePasswordOnSignIn: true })] })).toEqual([combined]);
+    expect(errorsOf({ loginMethods: [{ ...marked, plainTextPassword: 'pw' }] })).toEqual([combined]);
+    expect(errorsOf({ loginMethods: [{ ...marked, migratePasswordOnSignIn: 'yes' }] })).toEqual([
+      'migratePasswordOnSignIn should be of type boolean for an emailpassword recipe.',
+      'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
+    ]);
+    // `false` is as if absent: a password is needed.
+    expect(errorsOf({ loginMethods: [{ ...marked, migratePasswordOnSignIn: false }] })).toEqual([
+      'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
     ]);
   });
 

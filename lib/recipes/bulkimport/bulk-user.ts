@@ -25,6 +25,8 @@ export interface BulkValidationContext {
   /** External user ids of the earlier users of this request (this one's is added). */
   readonly externalUserIds: Set<string>;
   readonly hashOptions: ValidateImportedHashOptions;
+  /** A password migration source is configured (SPEC §16): login methods may come without a hash. */
+  readonly passwordMigrationConfigured: boolean;
 }
 
 export type BulkUserResult = { readonly ok: true; readonly user: BulkUser } | { readonly ok: false; readonly errors: string[] };
@@ -105,6 +107,10 @@ class FieldReader {
       return undefined;
     }
     return value as T;
+  }
+
+  has(key: string): boolean {
+    return Object.hasOwn(this.obj, key);
   }
 
   string(key: string, required = false): string | undefined {
@@ -190,9 +196,23 @@ function parseMetadata(reader: FieldReader, errors: string[]): JsonObject | unde
   return metadata;
 }
 
-/** The password of an email-password login method: a hash to store, or a password to hash. */
-function parsePassword(r: FieldReader, ctx: BulkValidationContext, errors: string[]): Pick<BulkLoginMethod, 'passwordHash' | 'hashingAlgorithm' | 'plainTextPassword'> {
+/**
+ * The password of an email-password login method: a hash to store, a password to hash, or neither
+ * with `migratePasswordOnSignIn` (SPEC §16: checked by the previous provider at the first sign-in).
+ */
+function parsePassword(
+  r: FieldReader,
+  ctx: BulkValidationContext,
+  errors: string[],
+): Pick<BulkLoginMethod, 'passwordHash' | 'hashingAlgorithm' | 'plainTextPassword' | 'migratePasswordOnSignIn'> {
   const sfx = ' for an emailpassword recipe.';
+  if (r.read<boolean>('migratePasswordOnSignIn', 'boolean', false, sfx) === true) {
+    if (['passwordHash', 'hashingAlgorithm', 'plainTextPassword'].some((k) => r.has(k))) {
+      errors.push(`migratePasswordOnSignIn cannot be combined with passwordHash, hashingAlgorithm or plainTextPassword${sfx}`);
+    }
+    if (!ctx.passwordMigrationConfigured) errors.push(`Password migration at sign-in is not configured${sfx}`);
+    return { migratePasswordOnSignIn: true };
+  }
   const hash = r.string('passwordHash');
   const algorithmName = r.string('hashingAlgorithm');
   const plainTextPassword = r.read<string>('plainTextPassword', 'string', false);

@@ -5,6 +5,7 @@ import { TooManyItemsError } from '../../storage/errors';
 import type { BulkRowRef, BulkUserWriteResult, LoginRef } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
+import { updateLoginMethod } from '../users/find-login';
 import { primaryLoginMethodOf } from './bulk-user';
 
 /**
@@ -16,7 +17,7 @@ export type BulkImportOutcome =
   | { readonly status: 'FAILED'; readonly errors: string[] }
   | { readonly status: 'ROW_GONE' };
 
-type ImportDeps = Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'config'>;
+type ImportDeps = Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'config' | 'clock'>;
 
 /** The core's failure texts (`E0nn: …`), by what was taken. */
 export const BULK_ERRORS = {
@@ -33,8 +34,11 @@ export const BULK_ERRORS = {
   roleGone: 'E034: Role does not exist! You need to pre-create the role before assigning it to the user.',
 } as const;
 
-/** The login method a bulk login method becomes: its ids, identities, hash and verified state. */
-function loginMethodRecord(lm: BulkLoginMethod, passwordHash: string | undefined, externalUserId: string | undefined): UserRecord {
+/**
+ * The login method a bulk login method becomes: its ids, identities, hash (or its wait for password
+ * migration, marked at `now`) and verified state.
+ */
+function loginMethodRecord(lm: BulkLoginMethod, passwordHash: string | undefined, externalUserId: string | undefined, now: number): UserRecord {
   return {
     userId: lm.superTokensUserId,
     recipeId: lm.recipeId,
@@ -47,6 +51,7 @@ function loginMethodRecord(lm: BulkLoginMethod, passwordHash: string | undefined
     verifiedEmails: lm.isVerified && lm.email !== undefined ? [lm.email] : [],
     phoneVerified: lm.isVerified && lm.email === undefined && lm.phoneNumber !== undefined,
     ...(passwordHash !== undefined ? { passwordHash } : {}),
+    ...(lm.migratePasswordOnSignIn === true ? { passwordMigration: { markedAt: now } } : {}),
     ...(externalUserId !== undefined ? { externalUserId } : {}),
     version: 1,
   };
@@ -57,10 +62,10 @@ function loginMethodRecord(lm: BulkLoginMethod, passwordHash: string | undefined
  * of them; else each login method a user of its own (SPEC §15). The external id goes on the
  * primary login method.
  */
-function usersOf(bulk: BulkUser, hashes: ReadonlyMap<string, string>): AuthUser[] {
+function usersOf(bulk: BulkUser, hashes: ReadonlyMap<string, string>, now: number): AuthUser[] {
   const primary = primaryLoginMethodOf(bulk.loginMethods);
   const records = bulk.loginMethods
-    .map((lm) => loginMethodRecord(lm, hashes.get(lm.superTokensUserId) ?? lm.passwordHash, lm === primary ? bulk.externalUserId : undefined))
+    .map((lm) => loginMethodRecord(lm, hashes.get(lm.superTokensUserId) ?? lm.passwordHash, lm === primary ? bulk.externalUserId : undefined, now))
     .sort(byJoinOrder);
   if (bulk.loginMethods.some((lm) => lm.isPrimary)) return [{ id: primary.superTokensUserId, isPrimary: true, loginMethods: records }];
   return records.map((lm) => ({ id: lm.userId, isPrimary: false, loginMethods: [lm] }));
@@ -118,13 +123,25 @@ async function readExisting(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<
   return taken >= 0 ? { kind: 'CONFLICT', error: BULK_ERRORS.identityTaken(bulk.loginMethods[taken]) } : { kind: 'NONE' };
 }
 
-/** An already imported user gets the hashes of the run (as `passwordhash/import` replaces them). */
+/**
+ * An already imported user gets the hashes of the run (as `passwordhash/import` replaces them; a
+ * hash also ends a wait for password migration). A login method of the run without a hash leaves
+ * the stored one as it is (SPEC §16: a user that has a hash keeps it).
+ */
 async function replaceChangedHashes(deps: Pick<Deps, 'users'>, user: AuthUser, bulk: BulkUser): Promise<boolean> {
+  let current: AuthUser | undefined = user;
   for (const lm of bulk.loginMethods) {
     if (lm.recipeId !== 'emailpassword' || lm.passwordHash === undefined) continue;
-    const stored = user.loginMethods.find((s) => s.recipeId === 'emailpassword' && s.email === lm.email);
-    if (!stored || stored.passwordHash === lm.passwordHash) continue;
-    if ((await deps.users.replacePasswordHash(user, stored, lm.passwordHash)).status !== 'OK') return false;
+    const stored = current?.loginMethods.find((s) => s.recipeId === 'emailpassword' && s.email === lm.email);
+    if (!current || !stored || stored.passwordHash === lm.passwordHash) continue;
+    if (stored.passwordMigration) {
+      const { passwordMigration: _mark, ...rest } = stored;
+      if ((await updateLoginMethod(deps, { user: current, loginMethod: stored }, { ...rest, passwordHash: lm.passwordHash })).status !== 'OK') return false;
+      // That write compared the whole user's versions: the next one needs the user as it is now.
+      current = await deps.users.getUser(current.id, 'SUPERTOKENS');
+    } else if ((await deps.users.replacePasswordHash(current, stored, lm.passwordHash)).status !== 'OK') {
+      return false;
+    }
   }
   return true;
 }
@@ -151,7 +168,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
   for (const lm of bulk.loginMethods) {
     if (lm.plainTextPassword !== undefined) hashes.set(lm.superTokensUserId, await hashPassword(lm.plainTextPassword, deps.config.password.ownHash));
   }
-  const users = usersOf(bulk, hashes);
+  const users = usersOf(bulk, hashes, deps.clock.now());
   const primary = primaryLoginMethodOf(bulk.loginMethods);
   // Metadata and roles are kept under the id the app knows the user by (SPEC §12, §14).
   const appUserId = bulk.externalUserId ?? primary.superTokensUserId;

@@ -28,6 +28,7 @@ function loginMethodView(lm: BulkLoginMethod): Record<string, unknown> {
     recipeId: lm.recipeId,
     email: lm.email,
     hashingAlgorithm: lm.hashingAlgorithm,
+    migratePasswordOnSignIn: lm.migratePasswordOnSignIn,
     thirdPartyId: lm.thirdPartyId,
     thirdPartyUserId: lm.thirdPartyUserId,
     phoneNumber: lm.phoneNumber,

@@ -64,6 +64,7 @@ export async function validationContext(
     newId: () => deps.random.uuid(),
     externalUserIds: new Set(),
     hashOptions: { limits: deps.config.password.limits, signerKeyConfigured: deps.config.signerKey !== undefined },
+    passwordMigrationConfigured: deps.config.passwordMigration.source !== 'off',
   };
 }
 

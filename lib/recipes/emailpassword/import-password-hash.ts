@@ -4,31 +4,45 @@ import type { UserRecord } from '../../storage/model';
 import { retryOnRace, type Deps } from '../deps';
 import { InvalidInputError } from '../errors';
 import { toApiUser, type ApiUser } from '../users/api-user';
+import { updateLoginMethod } from '../users/find-login';
 import { findEmailPasswordUser } from './find-user';
 
-export interface ImportPasswordHashInput {
-  readonly email: string;
-  readonly passwordHash: string;
-  readonly hashingAlgorithm?: string;
-}
+export type ImportPasswordHashInput =
+  | { readonly email: string; readonly passwordHash: string; readonly hashingAlgorithm?: string }
+  /** No hash (SPEC §16): the first sign-in checks the password with the previous provider. */
+  | { readonly email: string; readonly migratePasswordOnSignIn: true };
 
 export type ImportPasswordHashResult = { status: 'OK'; user: ApiUser; didUserAlreadyExist: boolean };
+
+export const PASSWORD_MIGRATION_NOT_CONFIGURED = 'Password migration at sign-in is not configured';
 
 /**
  * Imports an email-password user with an existing BCrypt, Argon2 or vendor (Firebase) scrypt hash
  * (seed 4.5). The hash is parsed fully and its cost checked against the limits; no hash is
- * computed. An existing user of that email in the tenant gets its hash replaced.
+ * computed. An existing user of that email in the tenant gets its hash replaced (which also ends
+ * its wait for password migration).
+ *
+ * Without a hash (`migratePasswordOnSignIn`, SPEC §16) the user is created waiting for password
+ * migration at sign-in; an existing user keeps what it has (a hash, or its wait) and the answer
+ * says `didUserAlreadyExist: true`.
  */
 export async function importPasswordHash(
   deps: Pick<Deps, 'users' | 'clock' | 'random' | 'config'>,
   tenantId: string,
   input: ImportPasswordHashInput,
 ): Promise<ImportPasswordHashResult> {
-  const checked = validateImportedHash(input.passwordHash, input.hashingAlgorithm, {
-    limits: deps.config.password.limits,
-    signerKeyConfigured: deps.config.signerKey !== undefined,
-  });
-  if (!checked.ok) throw new InvalidInputError(checked.message);
+  let stored: Pick<UserRecord, 'passwordHash' | 'passwordMigration'>;
+  if ('migratePasswordOnSignIn' in input) {
+    if (deps.config.passwordMigration.source === 'off') throw new InvalidInputError(PASSWORD_MIGRATION_NOT_CONFIGURED);
+    stored = { passwordMigration: { markedAt: deps.clock.now() } };
+  } else {
+    const checked = validateImportedHash(input.passwordHash, input.hashingAlgorithm, {
+      limits: deps.config.password.limits,
+      signerKeyConfigured: deps.config.signerKey !== undefined,
+    });
+    if (!checked.ok) throw new InvalidInputError(checked.message);
+    stored = { passwordHash: checked.stored };
+  }
 
   // Create first: in a migration nearly every import is a new user, so this costs one write and
   // no read; only a taken email falls back to reading the user and replacing its hash.
@@ -41,14 +55,20 @@ export async function importPasswordHash(
       email: input.email,
       verifiedEmails: [],
       phoneVerified: false,
-      passwordHash: checked.stored,
+      ...stored,
       version: 1,
     };
     const created = await deps.users.createUser(user);
     if (created.status === 'OK') return { status: 'OK', user: toApiUser(standaloneUser(user)), didUserAlreadyExist: false };
     const existing = await findEmailPasswordUser(deps, tenantId, input.email);
     if (!existing) return undefined;
-    const replaced = await deps.users.replacePasswordHash(existing.user, existing.loginMethod, checked.stored);
-    return replaced.status === 'OK' ? { status: 'OK', user: toApiUser(existing.user), didUserAlreadyExist: true } : undefined;
+    const done = { status: 'OK', user: toApiUser(existing.user), didUserAlreadyExist: true } as const;
+    const lm = existing.loginMethod;
+    if (stored.passwordHash === undefined) return done;
+    const { passwordMigration: _mark, ...rest } = lm;
+    const replaced = lm.passwordMigration
+      ? await updateLoginMethod(deps, existing, { ...rest, passwordHash: stored.passwordHash })
+      : await deps.users.replacePasswordHash(existing.user, lm, stored.passwordHash);
+    return replaced.status === 'OK' ? done : undefined;
   });
 }

@@ -1,8 +1,10 @@
+import type { Logger } from '../../log/logger';
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../../password';
 import { publicIdOf } from '../../storage/auth-user';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findLogin, updateLoginMethod } from '../users/find-login';
+import { migratePasswordAtSignIn } from './migrate-password';
 
 export type SignInResult = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' };
 
@@ -10,13 +12,15 @@ export type SignInResult = { status: 'OK'; user: ApiUser; recipeUserId: string }
  * Signs an email-password user in. The verifier is chosen from the stored hash's own format.
  * After a successful sign-in with an imported hash, the password is re-hashed with the service's
  * own Argon2id parameters (config `password.rehashOnSignin`), written only if the user did not
- * change meanwhile, so a concurrent password change always wins.
+ * change meanwhile, so a concurrent password change always wins. A user imported without a hash
+ * is checked by the previous provider (`migratePasswordAtSignIn`, SPEC §16).
  */
 export async function signIn(
   deps: Pick<Deps, 'users' | 'config'>,
   tenantId: string,
   email: string,
   password: string,
+  log: Pick<Logger, 'info' | 'warn'>,
 ): Promise<SignInResult> {
   const { ownHash, rehashOnSignin } = deps.config.password;
   const ctx = { signerKey: deps.config.signerKey };
@@ -33,6 +37,7 @@ export async function signIn(
     findLogin(deps, login),
   ]);
   const stored = found?.loginMethod.passwordHash;
+  if (found && stored === undefined && found.loginMethod.passwordMigration) return migratePasswordAtSignIn(deps, tenantId, password, found, log);
   if (!found || stored === undefined) return { status: 'WRONG_CREDENTIALS_ERROR' };
   // The login method item is authoritative: if its hash changed between the two reads, verify that one.
   const ok = login.passwordHash === stored && guardVerdict !== undefined ? guardVerdict : await verifyPassword(password, stored, ctx);

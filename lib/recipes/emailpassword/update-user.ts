@@ -36,8 +36,10 @@ export async function updateEmailPasswordUser(
     if (!login || login.loginMethod.recipeId !== 'emailpassword') return { status: 'UNKNOWN_USER_ID_ERROR' };
     const lm = login.loginMethod;
     const emailChanged = input.email !== undefined && input.email !== lm.email;
+    // A new password also ends a wait for password migration at sign-in (SPEC §16).
+    const { passwordMigration: _mark, ...rest } = lm;
     const after: UserRecord = {
-      ...lm,
+      ...(passwordHash !== undefined ? rest : lm),
       ...(emailChanged ? { email: input.email } : {}),
       ...(passwordHash !== undefined ? { passwordHash } : {}),
     };

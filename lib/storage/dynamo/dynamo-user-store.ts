@@ -180,7 +180,9 @@ export class DynamoUserStore implements UserStore {
             TableName: this.ctx.tableName,
             Key: keys.loginMethod(user.id, userId),
             UpdateExpression: 'SET passwordHash = :hash ADD #version :one',
-            ConditionExpression: 'attribute_exists(pk) AND email = :email AND recipeId = :recipe',
+            // A login method waiting for password migration takes a hash only through `writeUsers`,
+            // which also deletes its waiting entries: here it is a stale read.
+            ConditionExpression: 'attribute_exists(pk) AND email = :email AND recipeId = :recipe AND attribute_not_exists(passwordMigration)',
             ExpressionAttributeNames: { '#version': 'version' },
             ExpressionAttributeValues: { ':hash': passwordHash, ':one': 1, ':email': email, ':recipe': 'emailpassword' },
           },
@@ -269,8 +271,8 @@ export class DynamoUserStore implements UserStore {
     return entries.length > query.limit && last ? { users, next: keys.parseUserListPosition(position(last)) } : { users };
   }
 
-  async countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {
-    const filter = listFilter(recipeIds, oncePerApp);
+  /** Items of one gsi1 list spread over `USER_LIST_SHARDS` partitions (`pkOf(shard)`), counted in parallel. */
+  private async countShards(pkOf: (shard: number) => string, filter: ReturnType<typeof listFilter> = { names: {}, values: {} }): Promise<number> {
     const counts = await Promise.all(
       Array.from({ length: USER_LIST_SHARDS }, (_, shard) =>
         countAll(this.ctx, {
@@ -278,10 +280,18 @@ export class DynamoUserStore implements UserStore {
           KeyConditionExpression: '#pk = :pk',
           ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
           ExpressionAttributeNames: { '#pk': ATTR.gsi1pk, ...filter.names },
-          ExpressionAttributeValues: { ':pk': keys.usersOfTenant(tenantId, shard), ...filter.values },
+          ExpressionAttributeValues: { ':pk': pkOf(shard), ...filter.values },
         }),
       ),
     );
     return counts.reduce((a, b) => a + b, 0);
+  }
+
+  countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {
+    return this.countShards((shard) => keys.usersOfTenant(tenantId, shard), listFilter(recipeIds, oncePerApp));
+  }
+
+  countPasswordMigrations(tenantId: string): Promise<number> {
+    return this.countShards((shard) => keys.usersWaitingForPassword(tenantId, shard));
   }
 }

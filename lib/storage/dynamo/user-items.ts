@@ -19,6 +19,7 @@ export const ITEM_TYPE = {
   primaryInfo: 'primaryInfo',
   listEntry: 'listEntry',
   emailEntry: 'emailEntry',
+  passwordMigrationEntry: 'passwordMigrationEntry',
 } as const;
 
 /** An item a user's state implies, with what writing or deleting it means. */
@@ -119,6 +120,7 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, l
     verifiedEmails: lm.verifiedEmails,
     phoneVerified: lm.phoneVerified,
     passwordHash: lm.passwordHash,
+    passwordMigration: lm.passwordMigration,
     externalUserId: lm.externalUserId,
     externalUserIdInfo: lm.externalUserIdInfo,
     version: lm.version,
@@ -144,7 +146,9 @@ function recipesIn(user: AuthUser, tenantId: string): string[] {
 /**
  * Every item the user implies: login methods, links, guards, (if primary) its claims, and for a
  * login method in several tenants its entries in the lists of the others: the user's place in a
- * tenant's list where no older login method put it, and its email among the tenant's emails.
+ * tenant's list where no older login method put it, and its email among the tenant's emails; and
+ * for a login method waiting for password migration, its entry in each of its tenants' lists of
+ * those (SPEC §16: derived like the rest, so the write that clears the mark deletes them).
  */
 export function itemsOfUser(user: AuthUser): DerivedItem[] {
   const items: DerivedItem[] = [];
@@ -182,6 +186,22 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
             userId: user.id,
             [ATTR.gsi2pk]: keys.usersWithEmail(tenantId, lm.email),
             [ATTR.gsi2sk]: `${timeSortKey(lm.timeJoined)}#${lm.userId}`,
+          },
+        });
+      }
+    }
+    if (lm.passwordMigration) {
+      for (const tenantId of lm.tenantIds) {
+        const key = keys.passwordMigrationEntry(user.id, tenantId, lm.userId);
+        items.push({
+          role: 'entry',
+          key,
+          item: {
+            ...key,
+            type: ITEM_TYPE.passwordMigrationEntry,
+            userId: lm.userId,
+            [ATTR.gsi1pk]: keys.usersWaitingForPassword(tenantId, userListShard(lm.userId)),
+            [ATTR.gsi1sk]: `${timeSortKey(lm.passwordMigration.markedAt)}#${lm.userId}`,
           },
         });
       }
@@ -224,6 +244,7 @@ export function loginMethodFromItem(item: Record<string, unknown>): UserRecord {
         : [],
     phoneVerified: item.phoneVerified === true,
     ...(item.passwordHash !== undefined ? { passwordHash: item.passwordHash as string } : {}),
+    ...(item.passwordMigration !== undefined ? { passwordMigration: item.passwordMigration as { markedAt: number } } : {}),
     ...(item.externalUserId !== undefined ? { externalUserId: item.externalUserId as string } : {}),
     ...(item.externalUserIdInfo !== undefined ? { externalUserIdInfo: item.externalUserIdInfo as string } : {}),
     version: item.version as number,

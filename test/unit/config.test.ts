@@ -1,6 +1,7 @@
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { configFromEnv, createConfigLoader, parseApiKeys, passwordMigrationFromEnv } from '../../lib/config/config';
+import { ConfigError, configFromEnv, createConfigLoader, parseApiKeys, passwordMigrationFromEnv } from '../../lib/config/config';
+import { passwordMigrationSource } from '../../lib/password-migration/sources';
 import { createLogger } from '../../lib/log/logger';
 
 describe('configuration', () => {
@@ -75,6 +76,19 @@ describe('the password migration source (SPEC §16)', () => {
     const aws = createConfigLoader({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig', FIREBASE_WEB_API_KEY: 'ignored' }, ssm);
     expect((await aws()).passwordMigration).toMatchObject({ source: 'firebase', webApiKey: 'from-ssm' });
     expect(asked).toEqual([{ Names: ['/auth/dev/pwmig'], WithDecryption: true }]);
+  });
+
+  it('in a Lambda not given the secret (every function but sign-in) the source is known, its secret absent and never used', async () => {
+    const env = { AWS_LAMBDA_FUNCTION_NAME: 'auth-core-dev-emailpassword-import', PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old.example/check' };
+    const asked: unknown[] = [];
+    const ssm = { send: async (command: GetParametersCommand) => (asked.push(command.input), { Parameters: [] }) } as unknown as SSMClient;
+    const config = await createConfigLoader(env, ssm)();
+    expect(config.passwordMigration).toEqual({ source: 'webhook', url: 'https://old.example/check', secret: undefined, timeoutMs: 5000 });
+    expect(asked).toEqual([]);
+    expect(() => passwordMigrationSource(config.passwordMigration)).toThrow(ConfigError);
+    // Locally, or in the function that was given the parameter, a missing secret is an error at once.
+    await expect(createConfigLoader({ ...env, AWS_LAMBDA_FUNCTION_NAME: undefined })()).rejects.toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
+    await expect(createConfigLoader({ ...env, PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig' }, ssm)()).rejects.toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
   });
 });
 

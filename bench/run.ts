@@ -374,15 +374,16 @@ function sampleRequest(route: (typeof ROUTES)[number]): { path: string; body?: s
 async function coldStart(endpoint: string): Promise<void> {
   const api = await startApi({ TEST_NOTE: 'bench-cold' });
   await api.stop();
+  // `BENCH_COLD_BASELINE=<a dist/functions folder>`: the same measure of other bundles (an older
+  // build), interleaved run by run with these, so a change's effect is read from one run.
+  const baseline = process.env.BENCH_COLD_BASELINE;
   const rows: (string | number)[][] = [];
   const data: unknown[] = [];
+  const sizeKb = (dir: string, ext: string) => readdirSync(dir).filter((f) => f.endsWith(ext)).reduce((s, f) => s + statSync(join(dir, f)).size, 0) / 1024;
   for (const route of ROUTES) {
-    const dir = join(ROOT, 'dist', 'functions', route.id);
-    const files = readdirSync(dir);
-    const jsKb = files.filter((f) => f.endsWith('.js')).reduce((s, f) => s + statSync(join(dir, f)).size, 0) / 1024;
-    const nativeKb = files.filter((f) => f.endsWith('.node')).reduce((s, f) => s + statSync(join(dir, f)).size, 0) / 1024;
+    const dirs = [join(ROOT, 'dist', 'functions', route.id), ...(baseline ? [join(baseline, route.id)] : [])];
     const sample = sampleRequest(route);
-    const script = `
+    const script = (dir: string) => `
       const t0 = performance.now();
       const { handler } = require(${JSON.stringify(join(dir, 'index.js'))});
       const t1 = performance.now();
@@ -398,23 +399,31 @@ async function coldStart(endpoint: string): Promise<void> {
         const t2 = performance.now();
         process.stdout.write(JSON.stringify({ load: t1 - t0, first: t2 - t1, status: r.statusCode }) + '\\n');
       });`;
-    const runs: { load: number; first: number; status: number }[] = [];
+    const runs: { load: number; first: number; status: number }[][] = dirs.map(() => []);
     for (let i = 0; i < 5; i++) {
-      const child = spawnSync(process.execPath, ['-e', script], {
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH, ...LOCAL_AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint, TABLE_NAME: api.tableName, API_KEYS: 'bench-key-0123456789abcdef' },
+      dirs.forEach((dir, d) => {
+        const child = spawnSync(process.execPath, ['-e', script(dir)], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, ...LOCAL_AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint, TABLE_NAME: api.tableName, API_KEYS: 'bench-key-0123456789abcdef' },
+        });
+        runs[d].push(JSON.parse(child.stdout.trim().split('\n').pop() ?? ''));
       });
-      const last = child.stdout.trim().split('\n').pop() ?? '';
-      runs.push(JSON.parse(last));
     }
-    const load = percentile(runs.map((r) => r.load), 50);
-    const first = percentile(runs.map((r) => r.first), 50);
-    rows.push([route.id, round(jsKb, 0), round(nativeKb, 0), round(load, 1), round(first, 1), round(load + first, 1), runs[0].status]);
-    data.push({ route: route.id, jsKb, nativeKb, loadMs: load, firstRequestMs: first, totalMs: load + first, status: runs[0].status, hashesPasswords: route.hashesPasswords });
+    const [load, first] = [percentile(runs[0].map((r) => r.load), 50), percentile(runs[0].map((r) => r.first), 50)];
+    const jsKb = sizeKb(dirs[0], '.js');
+    const row: (string | number)[] = [route.id, round(jsKb, 0), round(sizeKb(dirs[0], '.node'), 0), round(load, 1), round(first, 1), round(load + first, 1), runs[0][0].status];
+    const entry: Record<string, unknown> = { route: route.id, jsKb, nativeKb: sizeKb(dirs[0], '.node'), loadMs: load, firstRequestMs: first, totalMs: load + first, status: runs[0][0].status, hashesPasswords: route.hashesPasswords };
+    if (baseline) {
+      const baseTotal = percentile(runs[1].map((r) => r.load + r.first), 50);
+      row.push(round(sizeKb(dirs[1], '.js'), 0), round(baseTotal, 1), round((load + first) / baseTotal));
+      Object.assign(entry, { baselineJsKb: sizeKb(dirs[1], '.js'), baselineTotalMs: baseTotal });
+    }
+    rows.push(row);
+    data.push(entry);
   }
   results.coldStart = data;
   say('\n### 4. Cold start (fresh Node process per run, median of 5; targets: ≤ 300 KB JS, ≤ 150 ms for functions that do not hash)\n');
-  say(table(['function', 'JS KB', 'native KB', 'load ms', 'first request ms', 'total ms', 'status'], rows));
+  say(table(['function', 'JS KB', 'native KB', 'load ms', 'first request ms', 'total ms', 'status', ...(baseline ? ['baseline JS KB', 'baseline total ms', 'total / baseline'] : [])], rows));
 }
 
 /**

@@ -1,10 +1,10 @@
-import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { extensionParameterReader, ParameterReadError, type ParameterReader } from './parameters';
 import { DEFAULT_OWN_HASH_PARAMS, DEFAULT_PASSWORD_LIMITS, type OwnHashParams, type PasswordLimits } from '../password/limits';
 
 /**
  * The service's configuration. In AWS the secrets come from SSM Parameter Store (SecureString),
  * named by the `*_PARAMETER` environment variables the stack sets; locally from the environment.
- * This module is the only one that reads `process.env` or SSM.
+ * This module (with `./parameters.ts`) is the only one that reads `process.env` or SSM.
  */
 export interface Config {
   readonly tableName: string;
@@ -187,11 +187,12 @@ export interface ConfigLoader {
 
 /**
  * Creates a loader that builds the configuration once per cold start (secrets cached for
- * `SECRET_CACHE_MS`). `ssm` is injectable for tests.
+ * `SECRET_CACHE_MS`). In AWS the secrets are SSM parameters read through the Parameters and
+ * Secrets extension (`./parameters.ts`); `readParameters` is injectable for tests.
  */
 export function createConfigLoader(
   env: Env = process.env,
-  ssm: Pick<SSMClient, 'send'> = new SSMClient({}),
+  readParameters: ParameterReader = extensionParameterReader(env),
   now: () => number = Date.now,
 ): ConfigLoader {
   let cached: { config: Config; at: number } | undefined;
@@ -199,10 +200,13 @@ export function createConfigLoader(
   const load = async (): Promise<Config> => {
     const names = { apiKeys: env.API_KEYS_PARAMETER, signerKey: env.SIGNER_KEY_PARAMETER, passwordMigration: env.PASSWORD_MIGRATION_SECRET_PARAMETER };
     const wanted = Object.values(names).filter((n): n is string => !!n);
-    const fromSsm: Record<string, string> = {};
-    if (wanted.length > 0) {
-      const out = await ssm.send(new GetParametersCommand({ Names: wanted, WithDecryption: true }));
-      for (const p of out.Parameters ?? []) if (p.Name && p.Value !== undefined) fromSsm[p.Name] = p.Value;
+    let fromSsm: Record<string, string> = {};
+    try {
+      if (wanted.length > 0) fromSsm = await readParameters(wanted);
+    } catch (err) {
+      // Logged with its message (a missing grant or layer), unlike an unexpected error.
+      if (err instanceof ParameterReadError) throw new ConfigError(err.message);
+      throw err;
     }
     return configFromEnv(env, {
       apiKeys: names.apiKeys ? fromSsm[names.apiKeys] : env.API_KEYS,

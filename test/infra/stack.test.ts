@@ -26,6 +26,13 @@ function expectedPaths(route: RouteDef): string[] {
   return route.scope === 'tenant' ? [...forms, `/appid-public/{tenantId}${route.path}`] : forms;
 }
 
+/** The layer ARNs, one per region, a `Fn::FindInMap` on the stack's mappings can give. */
+function extensionArns(s: Synthesized, [map, , key]: [string, unknown, string]): string[] {
+  const mappings = (s.template.toJSON() as { Mappings?: Record<string, Record<string, Record<string, string>>> }).Mappings ?? {};
+  const regions = Object.values(mappings[map] ?? {});
+  return regions.length > 0 ? regions.map((r) => r[key]) : ['missing mapping'];
+}
+
 const PROD_ENV = { PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old-auth.example.com/check' };
 
 let dev: Synthesized;
@@ -227,6 +234,20 @@ describe('Lambda functions', () => {
     }
   });
 
+  it('attaches the Parameters and Secrets extension (its cache off) to exactly the functions that read a secret', () => {
+    for (const [s, stage, env] of [[dev, 'dev', {}], [prod, 'prod', PROD_ENV]] as const) {
+      for (const route of ROUTES) {
+        const fn = functionsByRoute(s, stage).get(route.id)![1];
+        const layers = (fn.Properties?.Layers ?? []) as { 'Fn::FindInMap'?: [string, unknown, string] }[];
+        const vars = (fn.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>;
+        const reads = secretsOf(route, env).length > 0;
+        const extension = layers.map((l) => l['Fn::FindInMap']).filter((m) => m !== undefined && extensionArns(s, m).every((arn) => /:layer:AWS-Parameters-and-Secrets-Lambda-Extension(-Arm64)?:\d+$/.test(arn)));
+        expect([route.id, layers.length, extension.length]).toEqual([route.id, reads ? 1 : 0, reads ? 1 : 0]);
+        expect([route.id, vars.PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED]).toEqual([route.id, reads ? 'false' : undefined]);
+      }
+    }
+  });
+
   it('gives every function the password migration source, and only sign-in its secret, when a source is configured', () => {
     const functions = ofType(prod.resources, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties?.FunctionName !== undefined);
     expect(functions.length).toBe(ROUTES.length + BACKGROUND_FUNCTIONS.length);
@@ -312,7 +333,7 @@ describe('IAM: least privilege', () => {
     for (const [s, stage, env] of [[dev, 'dev', {}], [prod, 'prod', PROD_ENV]] as const) {
       for (const route of ROUTES) {
         const ssm = statementsOfRole(s.resources, roleIdOf(functionsByRoute(s, stage).get(route.id)![1])).filter((st) => st.actions.some((a) => a.startsWith('ssm:')));
-        expect(ssm.flatMap((st) => st.actions).every((a) => a === 'ssm:GetParameters')).toBe(true);
+        expect(ssm.flatMap((st) => st.actions).every((a) => a === 'ssm:GetParameter')).toBe(true);
         const expected = secretsOf(route, env).map((sec) => arn(names[sec]).replace('/dev/', `/${stage}/`));
         expect(ssm.flatMap((st) => st.resources).sort()).toEqual(expected.sort());
       }

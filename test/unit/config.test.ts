@@ -1,7 +1,6 @@
-import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { mockClient } from 'aws-sdk-client-mock';
 import { ConfigError, configFromEnv, createConfigLoader, parseApiKeys, passwordMigrationFromEnv } from '../../lib/config/config';
 import { passwordMigrationSource } from '../../lib/password-migration/sources';
+import { startParametersExtension, type ParametersExtension } from '../support/parameters-extension';
 import { createLogger } from '../../lib/log/logger';
 
 describe('configuration', () => {
@@ -66,72 +65,72 @@ describe('the password migration source (SPEC §16)', () => {
   it('the secret comes from the environment locally (each source its own variable), from SSM in AWS', async () => {
     const local = createConfigLoader({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://localhost/x', PASSWORD_MIGRATION_WEBHOOK_SECRET: 'from-env', FIREBASE_WEB_API_KEY: 'not-this' });
     expect((await local()).passwordMigration).toMatchObject({ source: 'webhook', secret: 'from-env' });
-    const asked: unknown[] = [];
-    const ssm = {
-      send: async (command: GetParametersCommand) => {
-        asked.push(command.input);
-        return { Parameters: [{ Name: '/auth/dev/pwmig', Value: 'from-ssm' }] };
-      },
-    } as unknown as SSMClient;
-    const aws = createConfigLoader({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig', FIREBASE_WEB_API_KEY: 'ignored' }, ssm);
-    expect((await aws()).passwordMigration).toMatchObject({ source: 'firebase', webApiKey: 'from-ssm' });
-    expect(asked).toEqual([{ Names: ['/auth/dev/pwmig'], WithDecryption: true }]);
+    const extension = await startParametersExtension({ '/auth/dev/pwmig': 'from-ssm' });
+    try {
+      const aws = createConfigLoader({ ...extension.env, PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig', FIREBASE_WEB_API_KEY: 'ignored' });
+      expect((await aws()).passwordMigration).toMatchObject({ source: 'firebase', webApiKey: 'from-ssm' });
+      expect(extension.requests.map((r) => r.name)).toEqual(['/auth/dev/pwmig']);
+    } finally {
+      await extension.close();
+    }
   });
 
   it('in a Lambda not given the secret (every function but sign-in) the source is known, its secret absent and never used', async () => {
     const env = { AWS_LAMBDA_FUNCTION_NAME: 'auth-core-dev-emailpassword-import', PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old.example/check' };
-    const asked: unknown[] = [];
-    const ssm = { send: async (command: GetParametersCommand) => (asked.push(command.input), { Parameters: [] }) } as unknown as SSMClient;
-    const config = await createConfigLoader(env, ssm)();
+    const asked: string[][] = [];
+    const reader = async (names: readonly string[]) => (asked.push([...names]), {});
+    const config = await createConfigLoader(env, reader)();
     expect(config.passwordMigration).toEqual({ source: 'webhook', url: 'https://old.example/check', secret: undefined, timeoutMs: 5000 });
     expect(asked).toEqual([]);
     expect(() => passwordMigrationSource(config.passwordMigration)).toThrow(ConfigError);
     // Locally, or in the function that was given the parameter, a missing secret is an error at once.
     await expect(createConfigLoader({ ...env, AWS_LAMBDA_FUNCTION_NAME: undefined })()).rejects.toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
-    await expect(createConfigLoader({ ...env, PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig' }, ssm)()).rejects.toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
+    await expect(createConfigLoader({ ...env, PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig' }, reader)()).rejects.toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
   });
 });
 
-describe('secrets from SSM Parameter Store', () => {
-  const ssm = mockClient(SSMClient);
-  afterEach(() => ssm.reset());
-  const env = { API_KEYS_PARAMETER: '/auth/dev/api_keys', SIGNER_KEY_PARAMETER: '/auth/dev/signer', API_KEYS: 'ignored-when-ssm-is-used-000' };
+describe('secrets from SSM Parameter Store, through the Parameters and Secrets extension', () => {
+  const names = { API_KEYS_PARAMETER: '/auth/dev/api_keys', SIGNER_KEY_PARAMETER: '/auth/dev/signer', API_KEYS: 'ignored-when-ssm-is-used-000' };
+  let extension: ParametersExtension;
+  beforeEach(async () => {
+    extension = await startParametersExtension({ '/auth/dev/api_keys': 'ssm-key-0123456789abcdefgh', '/auth/dev/signer': 'c2lnbmVy' });
+  });
+  afterEach(() => extension.close());
 
-  it('reads both parameters with decryption in one call and caches them per cold start', async () => {
-    ssm.on(GetParametersCommand).resolves({
-      Parameters: [
-        { Name: '/auth/dev/api_keys', Value: 'ssm-key-0123456789abcdefgh' },
-        { Name: '/auth/dev/signer', Value: 'c2lnbmVy' },
-      ],
-    });
+  it('reads each parameter with decryption and the session token, and caches them per cold start', async () => {
     let now = 0;
-    const load = createConfigLoader(env, new SSMClient({ region: 'us-east-1' }), () => now);
+    const load = createConfigLoader({ ...names, ...extension.env }, undefined, () => now);
     const config = await load();
     expect(config.apiKeys).toEqual(['ssm-key-0123456789abcdefgh']);
     expect(config.signerKey).toBe('c2lnbmVy');
     await load();
-    expect(ssm.commandCalls(GetParametersCommand)).toHaveLength(1);
-    expect(ssm.commandCalls(GetParametersCommand)[0].args[0].input).toEqual({
-      Names: ['/auth/dev/api_keys', '/auth/dev/signer'],
-      WithDecryption: true,
-    });
+    expect(extension.requests.map((r) => r.name).sort()).toEqual(['/auth/dev/api_keys', '/auth/dev/signer']);
+    expect(extension.requests.every((r) => r.withDecryption === 'true' && r.token === 'session-token-1')).toBe(true);
     now += 6 * 60 * 1000;
     await load();
-    expect(ssm.commandCalls(GetParametersCommand)).toHaveLength(2);
+    expect(extension.requests).toHaveLength(4);
   });
 
   it('treats a missing parameter as not configured (the API then fails closed)', async () => {
-    ssm.on(GetParametersCommand).resolves({ Parameters: [], InvalidParameters: ['/auth/dev/api_keys', '/auth/dev/signer'] });
-    const config = await createConfigLoader(env, new SSMClient({ region: 'us-east-1' }))();
+    const config = await createConfigLoader({ ...extension.env, API_KEYS_PARAMETER: '/auth/dev/none', SIGNER_KEY_PARAMETER: '/auth/dev/neither' })();
     expect(config.apiKeys).toEqual([]);
     expect(config.signerKey).toBeUndefined();
   });
 
-  it('propagates an SSM failure and tries again on the next request', async () => {
-    ssm.on(GetParametersCommand).rejectsOnce(new Error('throttled')).resolves({ Parameters: [{ Name: '/auth/dev/api_keys', Value: 'ssm-key-0123456789abcdefgh' }] });
-    const load = createConfigLoader(env, new SSMClient({ region: 'us-east-1' }));
-    await expect(load()).rejects.toThrow('throttled');
+  it('answers a failure with a configuration error naming it, and tries again on the next request', async () => {
+    extension.failNext(1);
+    const load = createConfigLoader({ ...names, ...extension.env });
+    await expect(load()).rejects.toThrow(ConfigError);
     expect((await load()).apiKeys).toEqual(['ssm-key-0123456789abcdefgh']);
+    const wrongToken = createConfigLoader({ ...names, ...extension.env, AWS_SESSION_TOKEN: 'another' });
+    await expect(wrongToken()).rejects.toThrow('Reading parameter /auth/dev/api_keys through the Parameters and Secrets extension failed: 401');
+  });
+
+  it('says the layer is missing when nothing listens on its port', async () => {
+    await extension.close();
+    const load = createConfigLoader({ ...names, ...extension.env });
+    await expect(load()).rejects.toThrow(`The Parameters and Secrets extension does not answer on port ${extension.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT} (ECONNREFUSED): is its layer attached?`);
+    extension = await startParametersExtension({});
   });
 });
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { tooLargeText, type RouteDef } from '../../infra/routes';
 import { ConfigError } from '../config/config';
 import { createLogger, describeError, type Logger } from '../log/logger';
+import { MetricUnit, recordMetrics } from '../log/metrics';
 import { SignerKeyNotConfiguredError } from '../password/errors';
 import type { Deps } from '../recipes/deps';
 import { InvalidInputDocumentError, InvalidInputError, PasswordSourceUnavailableError } from '../recipes/errors';
@@ -45,6 +46,8 @@ interface RequestContext extends LambdaContext {
   requestId: string;
   log: Logger;
   started: number;
+  /** The `status` of a JSON answer (`OK`, `WRONG_CREDENTIALS_ERROR`, …), for the metrics. */
+  outcome?: string;
 }
 
 type MiddyRequest = { event: HttpApiEvent; context: RequestContext; response: unknown; error: unknown };
@@ -97,6 +100,8 @@ export function createHttpHandler(route: RouteDef, handle: ApiHandler, loadDeps:
       throw new BadRequestError(TENANT_NOT_FOUND);
     }
     const result = await handle({ tenantId: resolved.tenantId, headers, query, body, requestId, log }, deps);
+    const status = (result as { status?: unknown } | null)?.status;
+    context.outcome = typeof status === 'string' ? status : 'OK';
     return result instanceof TextReply ? textResult(result.statusCode, result.text, requestId) : jsonResult(result, requestId);
   };
 
@@ -108,22 +113,31 @@ export function createHttpHandler(route: RouteDef, handle: ApiHandler, loadDeps:
         ctx.log = baseLog.child({ requestId: ctx.requestId });
         ctx.started = Date.now();
       },
-      after: (request: MiddyRequest) => logRequest(request, (request.response as HttpApiResult).statusCode),
+      after: (request: MiddyRequest) => logRequest(request, (request.response as HttpApiResult).statusCode, route.id),
       onError: (request: MiddyRequest) => {
         const { requestId, log } = request.context;
         request.response = errorResult(request.error, requestId, log);
-        logRequest(request, (request.response as HttpApiResult).statusCode);
+        logRequest(request, (request.response as HttpApiResult).statusCode, route.id);
       },
     })
     .handler(core);
 }
 
-function logRequest(request: MiddyRequest, statusCode: number): void {
-  request.context.log.info('request', {
-    method: request.event.requestContext.http.method,
-    statusCode,
-    durationMs: Date.now() - request.context.started,
-  });
+/**
+ * The request's log line, and its metrics: `Requests` and `Latency` by `Operation` (the route id)
+ * and `Outcome`: the answer's `status` for a 2xx (`OK` when it has none), else `4xx` or `5xx`.
+ */
+function logRequest(request: MiddyRequest, statusCode: number, operation: string): void {
+  const durationMs = Date.now() - request.context.started;
+  request.context.log.info('request', { method: request.event.requestContext.http.method, statusCode, durationMs });
+  const outcome = statusCode >= 500 ? '5xx' : statusCode >= 400 ? '4xx' : (request.context.outcome ?? 'OK');
+  recordMetrics(
+    [
+      { name: 'Requests', value: 1, unit: MetricUnit.Count },
+      { name: 'Latency', value: durationMs, unit: MetricUnit.Milliseconds },
+    ],
+    { Operation: operation, Outcome: outcome },
+  );
 }
 
 /** Maps an error to its response: the message for expected kinds, a generic text (logged once) for the rest. */

@@ -1,35 +1,42 @@
-import type { Logger } from './logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
 
-/** The CloudWatch namespace of the service's own metrics. */
+/**
+ * The service's CloudWatch metrics (issue #15: what an operator watches during a migration), as
+ * embedded-metric-format (EMF) lines on stdout, written by Powertools Metrics: CloudWatch turns
+ * each line into metrics without an API call from the function. One instance per function
+ * instance; every metric carries the dimension `service` (`auth-core`) beside its own.
+ *
+ * Each `record*` writes one line synchronously (dimensions, values, flush with no `await` in
+ * between), so requests the local server runs side by side in one process never mix their
+ * dimensions. No dimension or value is ever a secret or a user's identifier (an id may ride along
+ * as metadata, which is log data, not a dimension).
+ */
 export const METRIC_NAMESPACE = 'AuthCore';
+
+const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: 'auth-core' });
+
+export { MetricUnit };
 
 export interface MetricValue {
   readonly name: string;
   readonly value: number;
-  readonly unit: 'Count' | 'Milliseconds';
+  readonly unit: Unit;
 }
 
-/**
- * Writes metrics as one CloudWatch embedded-metric-format (EMF) log line: CloudWatch turns it into
- * metrics without an API call from the function. `dimensions` become the metrics' dimensions (one
- * set, all of them); `fields` ride along as searchable log data. No name may look like a secret
- * (the logger redacts fields named like `password`, `code` or `key`).
- */
-export function emitMetrics(
-  log: Pick<Logger, 'info'>,
-  metrics: readonly MetricValue[],
+/** Writes the values under one set of dimensions as one EMF line. */
+export function recordMetrics(
+  values: readonly MetricValue[],
   dimensions: Readonly<Record<string, string>>,
-  fields: Readonly<Record<string, unknown>> = {},
+  metadata: Readonly<Record<string, string | number>> = {},
 ): void {
-  log.info('metric', {
-    ...fields,
-    ...dimensions,
-    ...Object.fromEntries(metrics.map((m) => [m.name, m.value])),
-    _aws: {
-      Timestamp: Date.now(),
-      CloudWatchMetrics: [
-        { Namespace: METRIC_NAMESPACE, Dimensions: [Object.keys(dimensions)], Metrics: metrics.map((m) => ({ Name: m.name, Unit: m.unit })) },
-      ],
-    },
-  });
+  metrics.addDimensions({ ...dimensions });
+  for (const [key, value] of Object.entries(metadata)) metrics.addMetadata(key, String(value));
+  for (const v of values) metrics.addMetric(v.name, v.unit, v.value);
+  metrics.publishStoredMetrics();
+}
+
+/** One count under a set of dimensions: `Imports` with `Outcome=created`, and the like. */
+export function countMetric(name: string, dimensions: Readonly<Record<string, string>>, value = 1): void {
+  recordMetrics([{ name, value, unit: MetricUnit.Count }], dimensions);
 }

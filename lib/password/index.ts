@@ -111,6 +111,11 @@ export function validateImportedHash(
   return { ok: true, algorithm: verifier.name, stored: parsed.stored };
 }
 
+/** The algorithm of a stored hash, by its format (`undefined` for none this service knows). */
+export function hashAlgorithmOf(stored: string): HashAlgorithm | undefined {
+  return VERIFIERS.find((candidate) => candidate.matches(stored))?.name;
+}
+
 /**
  * Checks a password against a stored hash, choosing the verifier from the hash's format.
  *

@@ -186,7 +186,7 @@ describe('password migration at sign-in through a webhook', () => {
     // Counted as an embedded metric (EMF), with the user id and no password.
     const metric = ep.logs.map(parseLine).find((l) => l?._aws && l.userId === json.user.id);
     expect(metric).toMatchObject({ Source: 'webhook', Outcome: 'migrated', SignInMigrations: 1, SignInMigrationLatency: expect.any(Number) });
-    expect(metric._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'AuthCore', Dimensions: [['Source', 'Outcome']] });
+    expect(metric._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'AuthCore', Dimensions: [['service', 'Source', 'Outcome']] });
   });
 
   it.each([

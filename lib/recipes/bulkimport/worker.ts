@@ -2,6 +2,8 @@ import type { Logger } from '../../log/logger';
 import { inPool } from '../../pool';
 import { describeError } from '../../log/logger';
 import type { BulkRowRef } from '../../storage/ports';
+import { BULK_IMPORT_STATUSES } from '../../storage/model';
+import { MetricUnit, recordMetrics } from '../../log/metrics';
 import type { Deps } from '../deps';
 import { importBulkUser } from './import-user';
 
@@ -97,6 +99,15 @@ export async function processRecords(deps: WorkerDeps, records: readonly RowReco
     }
   });
   log.info('bulk rows processed', { records: records.length, ...counts, failures: failures.length, lanes: lanes.size, durationMs: Date.now() - started });
+  // Imports per minute and failures, on the migration dashboard; internal errors are handed over again.
+  recordMetrics(
+    [
+      { name: 'BulkRowsImported', value: counts.IMPORTED, unit: MetricUnit.Count },
+      { name: 'BulkRowsFailed', value: counts.FAILED, unit: MetricUnit.Count },
+      { name: 'BulkRowErrors', value: failures.length, unit: MetricUnit.Count },
+    ],
+    {},
+  );
   return { batchItemFailures: failures };
 }
 
@@ -106,6 +117,14 @@ export async function processRecords(deps: WorkerDeps, records: readonly RowReco
  * already ended in an internal error `MAX_ATTEMPTS` times is failed with a sentence saying so.
  */
 export async function sweepRows(deps: Pick<Deps, 'bulkImport' | 'clock'>, staleAfterMs = STALE_AFTER_MS): Promise<{ redriven: number; failed: number }> {
+  const swept = await sweepStaleRows(deps, staleAfterMs);
+  // The rows left by status, every sweep (5 minutes in AWS): the dashboard's "rows left".
+  const counts = await Promise.all(BULK_IMPORT_STATUSES.map((status) => deps.bulkImport.countRows(status)));
+  recordMetrics(BULK_IMPORT_STATUSES.map((status, i) => ({ name: `BulkRowsLeft${status[0]}${status.slice(1).toLowerCase()}`, value: counts[i], unit: MetricUnit.Count })), {});
+  return swept;
+}
+
+async function sweepStaleRows(deps: Pick<Deps, 'bulkImport' | 'clock'>, staleAfterMs: number): Promise<{ redriven: number; failed: number }> {
   const now = deps.clock.now();
   let redriven = 0;
   let failed = 0;

@@ -1,3 +1,4 @@
+import { countMetric } from '../../log/metrics';
 import { validateImportedHash } from '../../password';
 import { standaloneUser } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
@@ -58,17 +59,26 @@ export async function importPasswordHash(
       ...stored,
       version: 1,
     };
+    const password = stored.passwordHash === undefined ? 'migrate-on-sign-in' : 'hash';
     const created = await deps.users.createUser(user);
-    if (created.status === 'OK') return { status: 'OK', user: toApiUser(standaloneUser(user)), didUserAlreadyExist: false };
+    if (created.status === 'OK') {
+      countMetric('Imports', { Password: password, Outcome: 'created' });
+      return { status: 'OK', user: toApiUser(standaloneUser(user)), didUserAlreadyExist: false };
+    }
     const existing = await findEmailPasswordUser(deps, tenantId, input.email);
     if (!existing) return undefined;
     const done = { status: 'OK', user: toApiUser(existing.user), didUserAlreadyExist: true } as const;
     const lm = existing.loginMethod;
-    if (stored.passwordHash === undefined) return done;
+    if (stored.passwordHash === undefined) {
+      countMetric('Imports', { Password: password, Outcome: 'existed' });
+      return done;
+    }
     const { passwordMigration: _mark, ...rest } = lm;
     const replaced = lm.passwordMigration
       ? await updateLoginMethod(deps, existing, { ...rest, passwordHash: stored.passwordHash })
       : await deps.users.replacePasswordHash(existing.user, lm, stored.passwordHash);
-    return replaced.status === 'OK' ? done : undefined;
+    if (replaced.status !== 'OK') return undefined;
+    countMetric('Imports', { Password: password, Outcome: 'existed' });
+    return done;
   });
 }

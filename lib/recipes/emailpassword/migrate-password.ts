@@ -1,6 +1,6 @@
 import { hashPassword, verifyPassword } from '../../password';
 import { passwordMigrationSource, type Verdict } from '../../password-migration/sources';
-import { emitMetrics } from '../../log/metrics';
+import { MetricUnit, recordMetrics } from '../../log/metrics';
 import type { Logger } from '../../log/logger';
 import { publicIdOf } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
@@ -33,7 +33,8 @@ const OUTCOME: Record<Verdict['kind'], string> = { match: 'migrated', mismatch: 
  * - Mismatch: `WRONG_CREDENTIALS_ERROR`, nothing stored.
  * - Outage, or no source configured: 503 (`PasswordSourceUnavailableError`), never a wrong
  *   password, nothing stored.
- * The verdict is logged and counted (EMF) with the user id, source and latency; never the password.
+ * The verdict is counted (EMF, with the user id and the source's answer as metadata) and an outage
+ * logged; never the password.
  */
 export async function migratePasswordAtSignIn(
   deps: Pick<Deps, 'users' | 'config'>,
@@ -53,11 +54,10 @@ export async function migratePasswordAtSignIn(
   const started = Date.now();
   const verdict = await source.check({ email: found.loginMethod.email ?? '', password, tenantId, userId });
   const latencyMs = Date.now() - started;
-  emitMetrics(
-    log,
+  recordMetrics(
     [
-      { name: 'SignInMigrations', value: 1, unit: 'Count' },
-      { name: 'SignInMigrationLatency', value: latencyMs, unit: 'Milliseconds' },
+      { name: 'SignInMigrations', value: 1, unit: MetricUnit.Count },
+      { name: 'SignInMigrationLatency', value: latencyMs, unit: MetricUnit.Milliseconds },
     ],
     { Source: source.kind, Outcome: OUTCOME[verdict.kind] },
     { userId, ...(verdict.kind === 'mismatch' ? { answer: verdict.code } : verdict.kind === 'unavailable' ? { reason: verdict.reason } : {}) },

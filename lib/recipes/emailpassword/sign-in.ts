@@ -1,5 +1,6 @@
 import type { Logger } from '../../log/logger';
-import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../../password';
+import { countMetric } from '../../log/metrics';
+import { dummyVerify, hashAlgorithmOf, hashPassword, needsRehash, verifyPassword } from '../../password';
 import { publicIdOf } from '../../storage/auth-user';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
@@ -29,6 +30,7 @@ export async function signIn(
     // Why: an unknown email must cost about as much as a known one, or response times would tell
     // an attacker which emails have accounts.
     await dummyVerify(password, ownHash);
+    countMetric('SignIns', { HashFormat: 'none', Outcome: 'WRONG_CREDENTIALS_ERROR' });
     return { status: 'WRONG_CREDENTIALS_ERROR' };
   }
   // The guard carries the hash: verify while the user is fetched, not after.
@@ -41,11 +43,15 @@ export async function signIn(
   if (!found || stored === undefined) return { status: 'WRONG_CREDENTIALS_ERROR' };
   // The login method item is authoritative: if its hash changed between the two reads, verify that one.
   const ok = login.passwordHash === stored && guardVerdict !== undefined ? guardVerdict : await verifyPassword(password, stored, ctx);
+  // Sign-ins by the format of the hash they met: how much of a migrated base still has its old hash.
+  const format = hashAlgorithmOf(stored) ?? 'unknown';
+  countMetric('SignIns', { HashFormat: format, Outcome: ok ? 'OK' : 'WRONG_CREDENTIALS_ERROR' });
   if (!ok) return { status: 'WRONG_CREDENTIALS_ERROR' };
   if (rehashOnSignin && needsRehash(stored, ownHash)) {
     const passwordHash = await hashPassword(password, ownHash);
     // A STALE result means the user changed since it was read (e.g. a password change): keep theirs.
-    await updateLoginMethod(deps, found, { ...found.loginMethod, passwordHash });
+    const rehashed = await updateLoginMethod(deps, found, { ...found.loginMethod, passwordHash });
+    if (rehashed.status === 'OK') countMetric('Rehashes', { HashFormat: format });
   }
   // A linked login method signs in as its primary user: `user.id` is the primary user's id.
   return { status: 'OK', user: toApiUser(found.user), recipeUserId: publicIdOf(found.loginMethod) };

@@ -1,0 +1,137 @@
+import { startApi, type TestApi } from '../support/api';
+import { uniqueEmail } from '../support/flows';
+import { BCRYPT_VECTORS } from '../fixtures/password-vectors';
+
+/**
+ * The metrics an operator watches during a migration (issue #15), read from the embedded-metric-
+ * format (EMF) lines the real handler bundles write to stdout under the local server, as
+ * CloudWatch would read them from the functions' logs: per operation `Requests` and `Latency` by
+ * outcome, imports by outcome, sign-ins by hash format, rehashes, and the bulk worker's and
+ * sweeper's rows. Each count is checked against the requests this file made.
+ */
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+interface Emf {
+  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  [key: string]: any;
+}
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startApi({ ARGON2_MEMORY_KIB: '4096', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on', BULK_SWEEP_INTERVAL_MS: '500' });
+});
+afterAll(() => api.stop());
+
+function emfLines(): Emf[] {
+  return api.logs.flatMap((line) => {
+    try {
+      const parsed = JSON.parse(line);
+      return parsed && typeof parsed === 'object' && '_aws' in parsed ? [parsed as Emf] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The sum of a metric over the lines whose dimensions match `where` (and have exactly those dimension names plus `service`). */
+function total(metric: string, where: Record<string, string>): number {
+  return emfLines()
+    .filter((l) => l[metric] !== undefined && Object.entries(where).every(([k, v]) => l[k] === v))
+    .reduce((sum, l) => sum + (Array.isArray(l[metric]) ? l[metric].reduce((a: number, b: number) => a + b, 0) : l[metric]), 0);
+}
+
+const waitFor = async (what: () => boolean, ms = 20_000) => {
+  const until = Date.now() + ms;
+  while (!what() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  return what();
+};
+
+describe('metrics (EMF lines on stdout)', () => {
+  it('every line is well-formed EMF in the AuthCore namespace, with the service dimension and no secret', async () => {
+    const password = 'metrics-Secret-pw-1';
+    await api.post('/recipe/signup', { email: uniqueEmail('emf'), password });
+    await api.get('/apiversion');
+    const lines = emfLines();
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) {
+      const [directive] = line._aws.CloudWatchMetrics;
+      expect(directive.Namespace).toBe('AuthCore');
+      expect(line.service).toBe('auth-core');
+      for (const dimensions of directive.Dimensions) {
+        expect(dimensions[0]).toBe('service');
+        for (const name of dimensions) expect(typeof line[name]).toBe('string');
+      }
+      for (const m of directive.Metrics) expect(line[m.Name]).toBeDefined();
+      expect(JSON.stringify(line)).not.toContain(password);
+    }
+  });
+
+  it('counts every request by operation and outcome, with its latency', async () => {
+    const before = (op: string, outcome: string) => total('Requests', { Operation: op, Outcome: outcome });
+    const start = {
+      signinOk: before('emailpassword-signin', 'OK'),
+      signinWrong: before('emailpassword-signin', 'WRONG_CREDENTIALS_ERROR'),
+      signin4xx: before('emailpassword-signin', '4xx'),
+      version: before('api-version', 'OK'),
+    };
+    const email = uniqueEmail('req');
+    await api.post('/recipe/signup', { email, password: 'right-password' });
+    await api.post('/recipe/signin', { email, password: 'right-password' });
+    await api.post('/recipe/signin', { email, password: 'right-password' });
+    await api.post('/recipe/signin', { email, password: 'wrong-password' });
+    await api.post('/recipe/signin', { email });
+    await api.get('/apiversion');
+    expect(before('emailpassword-signin', 'OK') - start.signinOk).toBe(2);
+    expect(before('emailpassword-signin', 'WRONG_CREDENTIALS_ERROR') - start.signinWrong).toBe(1);
+    expect(before('emailpassword-signin', '4xx') - start.signin4xx).toBe(1);
+    expect(before('api-version', 'OK') - start.version).toBe(1);
+    const latencies = emfLines().filter((l) => l.Operation === 'emailpassword-signin').map((l) => l.Latency);
+    expect(latencies.every((ms) => typeof ms === 'number' && ms >= 0)).toBe(true);
+  });
+
+  it('counts imports by outcome, sign-ins by hash format, and rehashes', async () => {
+    const created = total('Imports', { Password: 'hash', Outcome: 'created' });
+    const existed = total('Imports', { Password: 'hash', Outcome: 'existed' });
+    const bcryptOk = total('SignIns', { HashFormat: 'bcrypt', Outcome: 'OK' });
+    const argonOk = total('SignIns', { HashFormat: 'argon2', Outcome: 'OK' });
+    const unknown = total('SignIns', { HashFormat: 'none', Outcome: 'WRONG_CREDENTIALS_ERROR' });
+    const rehashed = total('Rehashes', { HashFormat: 'bcrypt' });
+
+    const email = uniqueEmail('imp');
+    const vector = BCRYPT_VECTORS[0];
+    await api.post('/recipe/user/passwordhash/import', { email, passwordHash: vector.hash });
+    await api.post('/recipe/user/passwordhash/import', { email, passwordHash: vector.hash });
+    expect((await api.post('/recipe/signin', { email, password: vector.password })).json.status).toBe('OK'); // bcrypt, then rehashed
+    expect((await api.post('/recipe/signin', { email, password: vector.password })).json.status).toBe('OK'); // own Argon2id now
+    await api.post('/recipe/signin', { email: uniqueEmail('nobody'), password: 'x' });
+
+    expect(total('Imports', { Password: 'hash', Outcome: 'created' }) - created).toBe(1);
+    expect(total('Imports', { Password: 'hash', Outcome: 'existed' }) - existed).toBe(1);
+    expect(total('SignIns', { HashFormat: 'bcrypt', Outcome: 'OK' }) - bcryptOk).toBe(1);
+    expect(total('Rehashes', { HashFormat: 'bcrypt' }) - rehashed).toBe(1);
+    expect(total('SignIns', { HashFormat: 'argon2', Outcome: 'OK' }) - argonOk).toBe(1);
+    expect(total('SignIns', { HashFormat: 'none', Outcome: 'WRONG_CREDENTIALS_ERROR' }) - unknown).toBe(1);
+  });
+
+  it('counts bulk rows imported and failed by the worker, and the rows left by status at every sweep', async () => {
+    const imported = total('BulkRowsImported', {});
+    const failed = total('BulkRowsFailed', {});
+    const email = uniqueEmail('bulk');
+    const users = [
+      { loginMethods: [{ recipeId: 'passwordless', email }] },
+      { loginMethods: [{ recipeId: 'passwordless', email: uniqueEmail('bulk2') }] },
+      // The same email as the first, as another user of the same recipe: the worker fails one of the two.
+      { externalUserId: `x-${email}`, loginMethods: [{ recipeId: 'passwordless', email }] },
+    ];
+    expect((await api.post('/bulk-import/users', { users })).status).toBe(200);
+    expect(await waitFor(() => total('BulkRowsImported', {}) - imported + total('BulkRowsFailed', {}) - failed === 3)).toBe(true);
+    expect([total('BulkRowsImported', {}) - imported, total('BulkRowsFailed', {}) - failed]).toEqual([2, 1]);
+    // The sweeper's gauge shows the failed row left (and nothing new or processing). A sweep that
+    // had read the counts before the last import committed may print after it: take the second.
+    const sweptAfter = emfLines().length;
+    const gauges = () => emfLines().slice(sweptAfter).filter((l) => l.BulkRowsLeftNew !== undefined);
+    expect(await waitFor(() => gauges().length >= 2)).toBe(true);
+    const gauge = gauges()[1];
+    expect([gauge.BulkRowsLeftNew, gauge.BulkRowsLeftProcessing, gauge.BulkRowsLeftFailed]).toEqual([0, 0, 1]);
+  });
+});

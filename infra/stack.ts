@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { AuthAlarms } from './constructs/alarms';
 import { BulkImport } from './constructs/bulk-import';
+import { MigrationDashboard } from './constructs/dashboard';
 import { AuthHttpApi } from './constructs/http-api';
 import { RouteFunction } from './constructs/route-function';
 import { AuthTable } from './constructs/table';
@@ -55,7 +56,7 @@ export function assertArgon2BinaryInstalled(arch: LambdaArch, projectRoot: strin
 
 /**
  * The service in one stack: the table, one Lambda per route of the route table, the HTTP API that
- * routes to them, alarms, and the `ApiUrl` / `TableName` outputs. Every name carries the stage.
+ * routes to them, alarms, the migration dashboard, and the `ApiUrl` / `TableName` outputs. Every name carries the stage.
  */
 export class AuthCoreStack extends Stack {
   readonly table: AuthTable;
@@ -63,6 +64,7 @@ export class AuthCoreStack extends Stack {
   readonly httpApi: AuthHttpApi;
   readonly alarms: AuthAlarms;
   readonly bulkImport: BulkImport;
+  readonly dashboard: MigrationDashboard;
 
   constructor(scope: Construct, id: string, props: AuthCoreStackProps) {
     super(scope, id, {
@@ -110,12 +112,21 @@ export class AuthCoreStack extends Stack {
       isProduction: props.isProduction,
     });
 
+    const source = props.functionEnvironment?.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase();
     this.alarms = new AuthAlarms(this, 'Alarms', {
       namePrefix: resourceName(props.stage),
       api: this.httpApi.api,
       functions: [...this.functions, this.bulkImport.worker, this.bulkImport.sweeper],
       table: this.table.table,
       alarmTopicArn: props.alarmTopicArn,
+      ...(source === 'firebase' || source === 'webhook' ? { passwordMigrationSource: source } : {}),
+    });
+
+    this.dashboard = new MigrationDashboard(this, 'Dashboard', {
+      namePrefix: resourceName(props.stage),
+      api: this.httpApi.api,
+      table: this.table.table,
+      alarms: [...this.alarms.alarms, ...this.bulkImport.alarms],
     });
 
     new CfnOutput(this, 'ApiUrl', {

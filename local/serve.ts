@@ -40,6 +40,8 @@ function startBulkWorker(bundleDir: string, tableName: string): { stop(): Promis
  */
 export async function serve(bundleDir: string): Promise<{ port: number; close(): Promise<void> }> {
   const settings = readLocalSettings();
+  // The `service` dimension of the metrics the bundles write (the stack sets `auth-core-<stage>`).
+  process.env.POWERTOOLS_SERVICE_NAME ??= 'auth-core-local';
   const client = new DynamoDBClient({});
   // `BULK_WORKER=off` (the test harness, except for the bulk worker's own tests): no stream and no
   // worker. DynamoDB Local slows writes to stream-enabled tables after heavy stream use (measured

@@ -5,6 +5,7 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { METRIC_NAMESPACE } from '../../lib/log/metric-names';
 import type { RouteFunction } from './route-function';
 
 /** Alarm when more than this share (percent) of requests in a period end in a 5xx. */
@@ -35,7 +36,7 @@ const TABLE_OPERATIONS: readonly dynamodb.Operation[] = [
  * operation that was throttled, and `a + b` has no value where one series has none, so each
  * series is filled with 0 first; otherwise a throttle on one operation alone would never alarm.
  */
-function tableThrottles(table: dynamodb.ITable, period: Duration): cloudwatch.MathExpression {
+export function tableThrottles(table: dynamodb.ITable, period: Duration): cloudwatch.MathExpression {
   const usingMetrics: Record<string, cloudwatch.IMetric> = {};
   for (const op of TABLE_OPERATIONS) {
     usingMetrics[op.toLowerCase()] = table.metric('ThrottledRequests', {
@@ -61,11 +62,18 @@ export interface AuthAlarmsProps {
   readonly table: dynamodb.Table;
   /** Alarms notify this topic when given; otherwise they only show in the console. */
   readonly alarmTopicArn?: string;
+  /** The configured password migration source (SPEC §16), if any: its outages alarm. */
+  readonly passwordMigrationSource?: 'firebase' | 'webhook';
 }
 
+/** Alarm when more than this share (percent) of password migrations at sign-in find the old provider unavailable. */
+export const PASSWORD_SOURCE_UNAVAILABLE_PERCENT = 5;
+/** Below this many first sign-ins per period the rate says little. */
+export const PASSWORD_SOURCE_MIN_SIGN_INS = 10;
+
 /**
- * CloudWatch alarms: the API's 5xx rate, throttles of every function (ten functions per alarm), and
- * DynamoDB throttling.
+ * CloudWatch alarms: the API's 5xx rate, throttles of every function (ten functions per alarm),
+ * DynamoDB throttling, and (with password migration) the old provider's outages.
  */
 export class AuthAlarms extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
@@ -130,6 +138,47 @@ export class AuthAlarms extends Construct {
         threshold: 0,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      topic,
+    );
+
+    if (props.passwordMigrationSource) this.passwordSourceAlarm(props, props.passwordMigrationSource, period, topic);
+  }
+
+  /**
+   * The old provider down or refusing us (SPEC §16): those users get a 503 at sign-in. Its metrics
+   * (`lib/log/metrics.ts`) carry the stage's `service`, the source and the verdict.
+   */
+  private passwordSourceAlarm(props: AuthAlarmsProps, source: 'firebase' | 'webhook', period: Duration, topic: sns.ITopic | undefined): void {
+    const verdicts = ['migrated', 'mismatch', 'unavailable'] as const;
+    const usingMetrics = Object.fromEntries(
+      verdicts.map((outcome) => [
+        outcome,
+        new cloudwatch.Metric({
+          namespace: METRIC_NAMESPACE,
+          metricName: 'SignInMigrations',
+          dimensionsMap: { service: props.namePrefix, Source: source, Outcome: outcome },
+          statistic: 'Sum',
+          period,
+        }),
+      ]),
+    );
+    const all = verdicts.map((v) => `FILL(${v}, 0)`).join(' + ');
+    this.add(
+      new cloudwatch.Alarm(this, 'PasswordSourceUnavailable', {
+        alarmName: `${props.namePrefix}-password-source-unavailable`,
+        alarmDescription: `More than ${PASSWORD_SOURCE_UNAVAILABLE_PERCENT}% of password migrations at sign-in found ${source} unavailable (min ${PASSWORD_SOURCE_MIN_SIGN_INS} per 5 minutes): those users get 503s`,
+        metric: new cloudwatch.MathExpression({
+          label: 'old provider unavailable (%)',
+          expression: `IF(${all} >= ${PASSWORD_SOURCE_MIN_SIGN_INS}, 100 * FILL(unavailable, 0) / (${all}), 0)`,
+          usingMetrics,
+          period,
+        }),
+        threshold: PASSWORD_SOURCE_UNAVAILABLE_PERCENT,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 2,
+        datapointsToAlarm: 2,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
       topic,

@@ -151,7 +151,8 @@ export class RouteFunction extends Construct {
       },
     });
 
-    const environment: Record<string, string> = { ...props.environment };
+    // The `service` dimension of every metric the function writes (`lib/log/metrics.ts`).
+    const environment: Record<string, string> = { ...props.environment, POWERTOOLS_SERVICE_NAME: resourceName(props.stage) };
     if (route.access !== 'none') environment.TABLE_NAME = props.table.tableName;
     const secrets = secretsOf(route, props.environment);
     if (secrets.includes('apiKeys')) environment.API_KEYS_PARAMETER = props.parameters.apiKeys;

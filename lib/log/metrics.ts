@@ -1,20 +1,23 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
+import { METRIC_NAMESPACE } from './metric-names';
 
 /**
  * The service's CloudWatch metrics (issue #15: what an operator watches during a migration), as
  * embedded-metric-format (EMF) lines on stdout, written by Powertools Metrics: CloudWatch turns
  * each line into metrics without an API call from the function. One instance per function
- * instance; every metric carries the dimension `service` (`auth-core`) beside its own.
+ * instance; every metric carries the dimension `service` beside its own: Powertools takes it from
+ * `POWERTOOLS_SERVICE_NAME`, which the stack sets to `auth-core-<stage>` (stages sharing an
+ * account and region stay apart) and `npm start` to `auth-core-local`.
  *
  * Each `record*` writes one line synchronously (dimensions, values, flush with no `await` in
  * between), so requests the local server runs side by side in one process never mix their
  * dimensions. No dimension or value is ever a secret or a user's identifier (an id may ride along
  * as metadata, which is log data, not a dimension).
  */
-export const METRIC_NAMESPACE = 'AuthCore';
+export { METRIC_NAMESPACE };
 
-const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: 'auth-core' });
+const metrics = new Metrics({ namespace: METRIC_NAMESPACE });
 
 export { MetricUnit };
 

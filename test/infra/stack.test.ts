@@ -248,6 +248,14 @@ describe('Lambda functions', () => {
     }
   });
 
+  it('names the stage in the service dimension of every function\'s metrics', () => {
+    for (const [s, stage] of [[dev, 'dev'], [prod, 'prod']] as const) {
+      for (const [, fn] of ofType(s.resources, 'AWS::Lambda::Function').filter(([, f]) => f.Properties?.FunctionName !== undefined)) {
+        expect(fn.Properties?.Environment?.Variables?.POWERTOOLS_SERVICE_NAME).toBe(`auth-core-${stage}`);
+      }
+    }
+  });
+
   it('gives every function the password migration source, and only sign-in its secret, when a source is configured', () => {
     const functions = ofType(prod.resources, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties?.FunctionName !== undefined);
     expect(functions.length).toBe(ROUTES.length + BACKGROUND_FUNCTIONS.length);
@@ -443,9 +451,66 @@ describe('alarms', () => {
     });
   });
 
+  it('alarms on the old provider\'s outages only where password migration is configured, on that source', () => {
+    const named = (s: Synthesized) => ofType(s.resources, 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties?.AlarmName.endsWith('-password-source-unavailable'));
+    expect(named(dev)).toHaveLength(0);
+    const [[, alarm]] = named(prod);
+    const stats = (alarm.Properties?.Metrics as any[]).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric);
+    expect(stats.map((m) => Object.fromEntries(m.Dimensions.map((d: { Name: string; Value: string }) => [d.Name, d.Value])))).toEqual(
+      ['migrated', 'mismatch', 'unavailable'].map((Outcome) => ({ service: 'auth-core-prod', Source: 'webhook', Outcome })),
+    );
+    expect(stats.every((m) => m.Namespace === 'AuthCore' && m.MetricName === 'SignInMigrations')).toBe(true);
+  });
+
   it('notifies the alarm topic when one is configured, and nothing otherwise', () => {
     for (const [, a] of ofType(prod.resources, 'AWS::CloudWatch::Alarm')) expect(a.Properties?.AlarmActions).toEqual([TOPIC]);
     for (const [, a] of ofType(dev.resources, 'AWS::CloudWatch::Alarm')) expect(a.Properties?.AlarmActions).toBeUndefined();
+  });
+});
+
+describe('migration dashboard', () => {
+  const body = (s: Synthesized) => render(ofType(s.resources, 'AWS::CloudWatch::Dashboard')[0][1].Properties?.DashboardBody);
+
+  it('is one dashboard per stage, on the metrics the functions write with that stage\'s service', () => {
+    for (const [s, stage] of [[dev, 'dev'], [prod, 'prod']] as const) {
+      const dashboards = ofType(s.resources, 'AWS::CloudWatch::Dashboard');
+      expect(dashboards.map(([, d]) => d.Properties?.DashboardName)).toEqual([`auth-core-${stage}-migration`]);
+      const widgets = JSON.parse(body(s)).widgets as { properties: { title?: string; metrics?: unknown[][] } }[];
+      expect(widgets.map((w) => w.properties.title)).toEqual([
+        'Users imported per minute',
+        'Bulk rows left, by status (every sweep)',
+        'Failures per minute',
+        'Sign-ins by hash format, and rehashes, per minute',
+        'p99 latency (ms)',
+        'Throttles per minute',
+        'Alarms',
+      ]);
+      // Every own metric is read with the stage's service, in the service's namespace.
+      const own = widgets.flatMap((w) => w.properties.metrics ?? []).filter((m) => m[0] === 'AuthCore');
+      expect(own.length).toBeGreaterThan(0);
+      for (const m of own) expect(m.slice(2, 4)).toEqual(['service', `auth-core-${stage}`]);
+      const searches = widgets.flatMap((w) => w.properties.metrics ?? []).map((m) => (m[0] as { expression?: string }).expression).filter((e) => e?.startsWith('SEARCH'));
+      for (const e of searches) expect(e).toContain(`service="auth-core-${stage}"`);
+    }
+  });
+
+  it('reads only metric names the code writes', () => {
+    const json = body(dev);
+    const names = new Set([...json.matchAll(/\["AuthCore","(\w+)"/g), ...json.matchAll(/MetricName=\\"(\w+)\\"/g)].map((m) => m[1]));
+    expect([...names].sort()).toEqual(
+      ['BulkRowErrors', 'BulkRowsFailed', 'BulkRowsImported', 'BulkRowsLeftFailed', 'BulkRowsLeftNew', 'BulkRowsLeftProcessing', 'Imports', 'Latency', 'Rehashes', 'SignInMigrations', 'SignIns'].sort(),
+    );
+    const code = ['lib/log/metrics.ts', 'lib/http/handler.ts', 'lib/recipes/bulkimport/worker.ts', 'lib/recipes/emailpassword/sign-in.ts', 'lib/recipes/emailpassword/import-password-hash.ts', 'lib/recipes/emailpassword/migrate-password.ts']
+      .map((f) => readFileSync(join(ROOT, f), 'utf8'))
+      .join('\n');
+    for (const name of names) expect([name, code.includes(`'${name}'`) || (name.startsWith('BulkRowsLeft') && code.includes('BulkRowsLeft'))]).toEqual([name, true]);
+  });
+
+  it('shows the state of every alarm of the stage', () => {
+    const json = body(prod);
+    const alarms = ofType(prod.resources, 'AWS::CloudWatch::Alarm').map(([id]) => `<${id}.Arn>`);
+    expect(alarms.length).toBeGreaterThan(5);
+    for (const arn of alarms) expect(json).toContain(arn);
   });
 });
 
@@ -457,6 +522,7 @@ describe('names', () => {
       ['AWS::Logs::LogGroup', 'LogGroupName'],
       ['AWS::ApiGatewayV2::Api', 'Name'],
       ['AWS::CloudWatch::Alarm', 'AlarmName'],
+      ['AWS::CloudWatch::Dashboard', 'DashboardName'],
     ];
     for (const [type, prop] of named) {
       const names = ofType(prod.resources, type).map(([, r]) => r.Properties?.[prop] as string);

@@ -50,6 +50,13 @@ const pending = async (on: TestApi, tenant = ''): Promise<number> => {
   return res.json.count;
 };
 
+/** Whether a line the server wrote matches, waiting up to 5 s for its stdout to come through the pipe. */
+async function waitForLog(on: TestApi, match: (line: string) => boolean): Promise<boolean> {
+  const until = Date.now() + 5000;
+  while (!on.logs.some(match) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return on.logs.some(match);
+}
+
 const parseLine = (line: string): any => {
   try {
     return JSON.parse(line);
@@ -184,6 +191,8 @@ describe('password migration at sign-in through a webhook', () => {
     expect((await signIn(ep, email, 'not-the-password')).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
     expect(hitsFor(email)).toBe(1);
     // Counted as an embedded metric (EMF), with the user id and no password.
+    // The server's stdout comes through a pipe, which may deliver the line a moment after the answer.
+    await waitForLog(ep, (l) => l.includes('"SignInMigrations"') && l.includes(json.user.id));
     const metric = ep.logs.map(parseLine).find((l) => l?._aws && l.userId === json.user.id);
     expect(metric).toMatchObject({ Source: 'webhook', Outcome: 'migrated', SignInMigrations: 1, SignInMigrationLatency: expect.any(Number) });
     expect(metric._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'AuthCore', Dimensions: [['service', 'Source', 'Outcome']] });
@@ -211,7 +220,7 @@ describe('password migration at sign-in through a webhook', () => {
     const res = await signIn(ep, email, OLD_PASSWORD);
     expect([res.status, res.text]).toEqual([503, UNAVAILABLE]);
     expect(await readStoredUser(ep.tableName, json.user.id)).toEqual(before);
-    expect(ep.logs.some((l) => l.includes('password migration source unavailable') && l.includes(json.user.id))).toBe(true);
+    expect(await waitForLog(ep, (l) => l.includes('password migration source unavailable') && l.includes(json.user.id))).toBe(true);
   });
 
   it('an empty password is wrong without asking the webhook', async () => {

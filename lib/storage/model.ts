@@ -90,6 +90,12 @@ export interface DeviceRecord {
   readonly failedAttempts: number;
   /** Latest expiry of the device's codes, ms epoch (TTL is derived from it). */
   readonly expiresAt: number;
+  /**
+   * Codes issued on the device, counted up by every resend (absent on devices an older build
+   * made): consuming the device is conditional on it, so a code added after the read is never left
+   * without its device.
+   */
+  readonly codeCount?: number;
 }
 
 /** One code of a device. Only the SHA-256 of its link code is stored. */

@@ -140,7 +140,8 @@ export interface PasswordlessStore {
   /** Adds a code to a device: `DEVICE_GONE` if the device no longer exists, `CODE_EXISTS` if that code was issued already. */
   addCode(code: CodeRecord, deviceExpiresAt: number): Promise<'OK' | 'DEVICE_GONE' | 'CODE_EXISTS'>;
   getDevice(preAuthSessionId: string): Promise<DeviceRecord | undefined>;
-  getCode(preAuthSessionId: string, linkCodeHash: string): Promise<CodeRecord | undefined>;
+  /** A device with all its codes, in one consistent read of its partition. */
+  getDeviceWithCodes(preAuthSessionId: string): Promise<{ device: DeviceRecord; codes: CodeRecord[] } | undefined>;
   /** Counts a wrong guess; the device's new count, or `undefined` if the device is gone. */
   recordFailedAttempt(preAuthSessionId: string): Promise<number | undefined>;
   /** Deletes a device and its codes. */
@@ -148,13 +149,16 @@ export interface PasswordlessStore {
   /** preAuthSessionIds of the pending devices of one email or phone in a tenant. */
   listDevicesOfIdentity(tenantId: string, identity: PasswordlessIdentity): Promise<string[]>;
   /**
-   * Consumes a device in one transaction with the user write: the device and its codes are
-   * deleted only if the device still exists, so of two concurrent consumes exactly one wins.
+   * Consumes a device in one transaction with the user write: the device and the codes read with
+   * it are deleted only if the device still exists and got no code since it was read, so of two
+   * concurrent consumes exactly one wins, and a code a resend adds meanwhile is never left without
+   * its device (`DEVICE_CHANGED`: read again).
    */
   consumeDevice(
     device: DeviceRecord,
+    codes: readonly CodeRecord[],
     userWrite: ConsumeUserWrite,
-  ): Promise<UserWriteResult | { readonly status: 'DEVICE_GONE' }>;
+  ): Promise<UserWriteResult | { readonly status: 'DEVICE_CHANGED' }>;
 }
 
 export interface TenantStore {

@@ -29,12 +29,15 @@ export async function consumeCode(
   tenantId: string,
   proof: CodeProof,
 ): Promise<ConsumeCodeResult> {
-  const verified = await verifyCode(deps, tenantId, proof);
+  let verified: Awaited<ReturnType<typeof verifyCode>> | undefined = await verifyCode(deps, tenantId, proof);
   if (verified.status !== 'OK') return verified;
-  const device = verified.device;
-  const identity = identityOf(device);
 
   return retryOnRace<ConsumeCodeResult>('Consuming a code', async () => {
+    // A resend (or another consume) changed the device since it was read: read and check it again.
+    verified ??= await verifyCode(deps, tenantId, proof);
+    if (verified.status !== 'OK') return verified;
+    const { device, codes } = verified;
+    const identity = identityOf(device);
     const existing = await findLogin(
       deps,
       'email' in identity
@@ -63,8 +66,11 @@ export async function consumeCode(
       user = standaloneUser(lm);
       write = { before: [], after: [user] };
     }
-    const result = await deps.passwordless.consumeDevice(device, write);
-    if (result.status === 'DEVICE_GONE') return { status: 'RESTART_FLOW_ERROR' };
+    const result = await deps.passwordless.consumeDevice(device, codes, write);
+    if (result.status === 'DEVICE_CHANGED') {
+      verified = undefined;
+      return undefined;
+    }
     if (result.status === 'OK') {
       await deletePendingDevices(deps, tenantId, identity);
       return {

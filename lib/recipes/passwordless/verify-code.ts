@@ -1,4 +1,4 @@
-import type { DeviceRecord } from '../../storage/model';
+import type { CodeRecord, DeviceRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { isLinkCodeForm, linkCodeHashOf, linkCodeOf, type DeviceId, type PreAuthSessionId } from './codes';
 
@@ -38,22 +38,25 @@ export async function verifyCode(
   deps: Pick<Deps, 'passwordless' | 'clock' | 'config'>,
   tenantId: string,
   proof: CodeProof,
-): Promise<{ status: 'OK'; device: DeviceRecord } | CodeFailure> {
-  const device = await deps.passwordless.getDevice(proof.preAuthSessionId);
-  if (!device || device.tenantId !== tenantId) return { status: 'RESTART_FLOW_ERROR' };
+): Promise<{ status: 'OK'; device: DeviceRecord; codes: CodeRecord[] } | CodeFailure> {
+  // The device with all its codes in one read: the code is found among them, and consuming deletes them.
+  const read = await deps.passwordless.getDeviceWithCodes(proof.preAuthSessionId);
+  if (!read || read.device.tenantId !== tenantId) return { status: 'RESTART_FLOW_ERROR' };
+  const { device, codes } = read;
   const max = deps.config.passwordless.maxCodeInputAttempts;
+  const codeWithHash = (hash: string) => codes.find((c) => c.linkCodeHash === hash);
 
   if ('linkCode' in proof) {
     if (!isLinkCodeForm(proof.linkCode)) return { status: 'RESTART_FLOW_ERROR' };
-    const code = await deps.passwordless.getCode(device.preAuthSessionId, linkCodeHashOf(proof.linkCode));
+    const code = codeWithHash(linkCodeHashOf(proof.linkCode));
     if (!code || code.timeCreated + code.codeLifetime <= deps.clock.now()) return { status: 'RESTART_FLOW_ERROR' };
-    return { status: 'OK', device };
+    return { status: 'OK', device, codes };
   }
 
   const linkCode = linkCodeOf(proof.deviceId, device.linkCodeSalt, proof.userInputCode);
-  const code = await deps.passwordless.getCode(device.preAuthSessionId, linkCodeHashOf(linkCode));
+  const code = codeWithHash(linkCodeHashOf(linkCode));
   const expired = code !== undefined && code.timeCreated + code.codeLifetime <= deps.clock.now();
-  if (code && !expired) return { status: 'OK', device };
+  if (code && !expired) return { status: 'OK', device, codes };
 
   // The increment is atomic, so parallel guesses can never be counted fewer than they were.
   const count = await deps.passwordless.recordFailedAttempt(device.preAuthSessionId);

@@ -19,6 +19,7 @@ function deviceItem(d: DeviceRecord): Record<string, unknown> {
     linkCodeSalt: d.linkCodeSalt,
     failedAttempts: d.failedAttempts,
     expiresAt: d.expiresAt,
+    codeCount: d.codeCount,
     [ATTR.ttl]: ttlOf(d.expiresAt),
     [ATTR.gsi2pk]: keys.devicesOfIdentity(d.tenantId, d),
     [ATTR.gsi2sk]: timeSortKey(d.expiresAt),
@@ -34,6 +35,7 @@ function deviceFromItem(item: Record<string, unknown>): DeviceRecord {
     linkCodeSalt: item.linkCodeSalt as string,
     failedAttempts: item.failedAttempts as number,
     expiresAt: item.expiresAt as number,
+    ...(typeof item.codeCount === 'number' ? { codeCount: item.codeCount } : {}),
   };
 }
 
@@ -60,7 +62,7 @@ function codeFromItem(item: Record<string, unknown>): CodeRecord {
   };
 }
 
-type ConsumeFailure = UserConflict | { status: 'DEVICE_GONE' };
+type ConsumeFailure = UserConflict | { status: 'DEVICE_CHANGED' };
 
 /** `PasswordlessStore` on DynamoDB: a device and its codes share one partition. */
 export class DynamoPasswordlessStore implements PasswordlessStore {
@@ -71,7 +73,7 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
       item: { Put: { TableName: this.ctx.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } },
       onConditionFailed: 'EXISTS' as const,
     });
-    const result = await writeAtomically(this.ctx, [put(deviceItem(device)), put(codeItem(code))]);
+    const result = await writeAtomically(this.ctx, [put(deviceItem({ ...device, codeCount: 1 })), put(codeItem(code))]);
     // 32 random bytes cannot collide; a failure here means a broken random source.
     if (!result.ok) throw new Error('A new passwordless device collided with an existing one');
   }
@@ -83,10 +85,10 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
           Update: {
             TableName: this.ctx.tableName,
             Key: keys.device(code.preAuthSessionId),
-            UpdateExpression: 'SET expiresAt = :e, #ttl = :ttl, #g2sk = :g2sk',
+            UpdateExpression: 'SET expiresAt = :e, #ttl = :ttl, #g2sk = :g2sk ADD codeCount :one',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: { '#ttl': ATTR.ttl, '#g2sk': ATTR.gsi2sk },
-            ExpressionAttributeValues: { ':e': deviceExpiresAt, ':ttl': ttlOf(deviceExpiresAt), ':g2sk': timeSortKey(deviceExpiresAt) },
+            ExpressionAttributeValues: { ':e': deviceExpiresAt, ':ttl': ttlOf(deviceExpiresAt), ':g2sk': timeSortKey(deviceExpiresAt), ':one': 1 },
           },
         },
         onConditionFailed: 'DEVICE_GONE',
@@ -106,11 +108,15 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     return out.Item ? deviceFromItem(out.Item) : undefined;
   }
 
-  async getCode(preAuthSessionId: string, linkCodeHash: string): Promise<CodeRecord | undefined> {
-    const out = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.tableName, Key: keys.code(preAuthSessionId, linkCodeHash), ConsistentRead: true }),
-    );
-    return out.Item ? codeFromItem(out.Item) : undefined;
+  async getDeviceWithCodes(preAuthSessionId: string): Promise<{ device: DeviceRecord; codes: CodeRecord[] } | undefined> {
+    const items = await queryAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.device(preAuthSessionId).pk },
+      ConsistentRead: true,
+    });
+    const device = items.find((i) => i.sk === keys.device(preAuthSessionId).sk);
+    if (!device) return undefined;
+    return { device: deviceFromItem(device), codes: items.filter((i) => (i.sk as string).startsWith(keys.codePrefix)).map(codeFromItem) };
   }
 
   async recordFailedAttempt(preAuthSessionId: string): Promise<number | undefined> {
@@ -165,20 +171,31 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     return items.map((item) => item.preAuthSessionId as string);
   }
 
-  async consumeDevice(device: DeviceRecord, userWrite: ConsumeUserWrite): Promise<UserWriteResult | { status: 'DEVICE_GONE' }> {
+  async consumeDevice(device: DeviceRecord, codes: readonly CodeRecord[], userWrite: ConsumeUserWrite): Promise<UserWriteResult | { status: 'DEVICE_CHANGED' }> {
     const { pk, sk } = keys.device(device.preAuthSessionId);
     const userWrites: TaggedWrite<ConsumeFailure>[] = userChangeWrites(this.ctx, userWrite.before, userWrite.after);
+    const changed = { status: 'DEVICE_CHANGED' } as const;
+    // Gone (consumed by another request) or given a code since the read (a resend, whose code
+    // this transaction would not delete): either way the caller reads the device again.
     const deviceWrite: TaggedWrite<ConsumeFailure> = {
-      item: { Delete: { TableName: this.ctx.tableName, Key: { pk, sk }, ConditionExpression: 'attribute_exists(pk)' } },
-      onConditionFailed: { status: 'DEVICE_GONE' },
+      item: {
+        Delete: {
+          TableName: this.ctx.tableName,
+          Key: { pk, sk },
+          ...(device.codeCount !== undefined
+            ? { ConditionExpression: 'attribute_exists(pk) AND codeCount = :n', ExpressionAttributeValues: { ':n': device.codeCount } }
+            : { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(codeCount)' }),
+        },
+      },
+      onConditionFailed: changed,
     };
-    const codeSks = await this.codeSortKeys(device.preAuthSessionId);
+    const codeSks = codes.map((c) => keys.code(c.preAuthSessionId, c.linkCodeHash).sk);
     const room = Math.max(0, MAX_TRANSACTION_ITEMS - userWrites.length - 1);
     const inTransaction = codeSks.slice(0, room);
     const result = await writeAtomically<ConsumeFailure>(this.ctx, [
       deviceWrite,
       ...userWrites,
-      ...this.deleteWrites<ConsumeFailure>(pk, inTransaction, { status: 'DEVICE_GONE' }),
+      ...this.deleteWrites<ConsumeFailure>(pk, inTransaction, changed),
     ]);
     if (!result.ok) return result.failed;
     // Only a device with more than ~95 resent codes gets here; without their device these codes

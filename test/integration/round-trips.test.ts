@@ -1,0 +1,69 @@
+import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
+import { startApi, type TestApi } from '../support/api';
+import { consumeLink, createCode, uniqueEmail } from '../support/flows';
+
+/**
+ * DynamoDB calls per operation, counted on the wire by a proxy between the server and DynamoDB
+ * Local (issue #15: in AWS every call is a network round trip). Counts are stable where times are
+ * not, so they are tests; `lib/storage/README.md` has the table. A change that adds a call fails
+ * here and must say why there.
+ */
+let proxy: CountingProxy;
+let api: TestApi;
+beforeAll(async () => {
+  proxy = await startCountingProxy(process.env.TEST_DYNAMODB_ENDPOINT!);
+  api = await startApi({ AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1' });
+});
+afterAll(async () => {
+  try {
+    await api.stop();
+  } finally {
+    await proxy.close();
+  }
+});
+
+/** The calls one request makes, by operation. */
+async function callsOf(request: () => Promise<unknown>): Promise<Record<string, number>> {
+  proxy.reset();
+  await request();
+  return Object.fromEntries([...proxy.counts].sort());
+}
+
+describe('DynamoDB calls per operation', () => {
+  it('passwordless: create-code 1, resend 2, consume 4 for a new user and 5 for an existing one', async () => {
+    const email = uniqueEmail('rt');
+    let first: Awaited<ReturnType<typeof createCode>> | undefined;
+    expect(await callsOf(async () => (first = await createCode(api, { email })))).toEqual({ TransactWriteItems: 1 });
+    expect(await callsOf(() => api.post('/recipe/signinup/code', { deviceId: first!.deviceId }))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
+    // The device with its codes (one Query), the identity's guard, the transaction, the identity's other devices.
+    expect(await callsOf(() => consumeLink(api, first!))).toEqual({ GetItem: 1, Query: 2, TransactWriteItems: 1 });
+    const again = await createCode(api, { email });
+    // … and the user's partition.
+    expect(await callsOf(() => consumeLink(api, again))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 1 });
+  });
+
+  it('third party: an existing identity signs in with 2 calls, a new one is created with 2', async () => {
+    const email = uniqueEmail('rt-tp');
+    const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}`, email: { id: email, isVerified: true } };
+    expect(await callsOf(() => api.post('/recipe/signinup', identity))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
+    expect(await callsOf(() => api.post('/recipe/signinup', identity))).toEqual({ GetItem: 1, Query: 1 });
+  });
+
+  it('email-password sign-in: the guard (with the hash) and the user, 2 calls', async () => {
+    const email = uniqueEmail('rt-ep');
+    await api.post('/recipe/signup', { email, password: 'pw-123456' });
+    expect(await callsOf(() => api.post('/recipe/signin', { email, password: 'pw-123456' }))).toEqual({ GetItem: 1, Query: 1 });
+  });
+});
+
+describe('a resend racing a consume', () => {
+  it('never leaves a code without its device: the consume reads the device again, or the resend finds it gone', async () => {
+    for (let round = 0; round < 8; round++) {
+      const code = await createCode(api, { email: uniqueEmail('race-resend') });
+      const [consumed, resent] = await Promise.all([consumeLink(api, code), api.post('/recipe/signinup/code', { deviceId: code.deviceId })]);
+      expect(consumed.json.status).toBe('OK');
+      expect(['OK', 'RESTART_FLOW_ERROR']).toContain(resent.json.status);
+    }
+    // The consistency checker runs when the server stops (afterAll): an orphaned code fails it.
+  });
+});

@@ -1,4 +1,4 @@
-import { parsePhoneNumberWithError } from 'libphonenumber-js';
+import { toE164 } from '../phone/e164';
 import { MAX_PASSWORD_BYTES } from '../password/limits';
 import { jsonValueProblems } from '../recipes/usermetadata/json-value';
 import { MAX_JSON_DEPTH } from '../recipes/usermetadata/limits';
@@ -141,7 +141,7 @@ export function normalisePhoneNumber(raw: string): string {
   const trimmed = raw.trim();
   if (!trimmed.startsWith('+')) throw new BadRequestError(PHONE_FORMAT_MESSAGE);
   try {
-    return parsePhoneNumberWithError(trimmed, { extract: false }).format('E.164');
+    return toE164(trimmed);
   } catch (err) {
     throw new BadRequestError(PHONE_FORMAT_MESSAGE, { cause: err });
   }

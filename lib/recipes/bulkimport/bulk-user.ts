@@ -1,4 +1,4 @@
-import { parsePhoneNumberWithError } from 'libphonenumber-js';
+import { toE164 } from '../../phone/e164';
 import { validateImportedHash, type HashAlgorithm, type ValidateImportedHashOptions } from '../../password';
 import { MAX_PASSWORD_BYTES } from '../../password/limits';
 import type { BulkLoginMethod, BulkUser, JsonObject, RecipeId } from '../../storage/model';
@@ -138,7 +138,7 @@ function normalisePhone(raw: string | undefined, errors: string[]): string | und
   const trimmed = raw.trim();
   try {
     if (!trimmed.startsWith('+')) throw new Error('no +');
-    return parsePhoneNumberWithError(trimmed, { extract: false }).format('E.164');
+    return toE164(trimmed);
   } catch {
     errors.push(`phoneNumber ${shown(raw)} must be in international format, for example +14155552671 for a passwordless recipe.`);
     return undefined;

@@ -51,6 +51,15 @@ export function withLoginMethod(user: AuthUser, loginMethod: UserRecord): AuthUs
   return { ...user, loginMethods: [...others, loginMethod].sort(byJoinOrder) };
 }
 
+/**
+ * The login method holding `passwordHash`: a new hash also ends a wait for password migration at
+ * sign-in (SPEC §16), so the mark goes with it.
+ */
+export function withPasswordHash(lm: UserRecord, passwordHash: string): UserRecord {
+  const { passwordMigration: _mark, ...rest } = lm;
+  return { ...rest, passwordHash };
+}
+
 /** The user without the login method `recipeUserId`; `undefined` when none would be left. */
 export function withoutLoginMethod(user: AuthUser, recipeUserId: string): AuthUser | undefined {
   const rest = user.loginMethods.filter((lm) => lm.userId !== recipeUserId);

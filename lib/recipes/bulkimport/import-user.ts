@@ -5,7 +5,6 @@ import { TooManyItemsError } from '../../storage/errors';
 import type { BulkRowRef, BulkUserWriteResult, LoginRef } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { updateLoginMethod } from '../users/find-login';
 import { primaryLoginMethodOf } from './bulk-user';
 
 /**
@@ -134,14 +133,9 @@ async function replaceChangedHashes(deps: Pick<Deps, 'users'>, user: AuthUser, b
     if (lm.recipeId !== 'emailpassword' || lm.passwordHash === undefined) continue;
     const stored = current?.loginMethods.find((s) => s.recipeId === 'emailpassword' && s.email === lm.email);
     if (!current || !stored || stored.passwordHash === lm.passwordHash) continue;
-    if (stored.passwordMigration) {
-      const { passwordMigration: _mark, ...rest } = stored;
-      if ((await updateLoginMethod(deps, { user: current, loginMethod: stored }, { ...rest, passwordHash: lm.passwordHash })).status !== 'OK') return false;
-      // That write compared the whole user's versions: the next one needs the user as it is now.
-      current = await deps.users.getUser(current.id, 'SUPERTOKENS');
-    } else if ((await deps.users.replacePasswordHash(current, stored, lm.passwordHash)).status !== 'OK') {
-      return false;
-    }
+    if ((await deps.users.replacePasswordHash(current, stored, lm.passwordHash)).status !== 'OK') return false;
+    // Ending a wait writes the user at the versions read: the next write needs the user as it is now.
+    if (stored.passwordMigration) current = await deps.users.getUser(current.id, 'SUPERTOKENS');
   }
   return true;
 }

@@ -5,7 +5,6 @@ import type { UserRecord } from '../../storage/model';
 import { retryOnRace, type Deps } from '../deps';
 import { InvalidInputError } from '../errors';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { updateLoginMethod } from '../users/find-login';
 import { findEmailPasswordUser } from './find-user';
 
 export type ImportPasswordHashInput =
@@ -73,10 +72,7 @@ export async function importPasswordHash(
       countMetric('Imports', { Password: password, Outcome: 'existed' });
       return done;
     }
-    const { passwordMigration: _mark, ...rest } = lm;
-    const replaced = lm.passwordMigration
-      ? await updateLoginMethod(deps, existing, { ...rest, passwordHash: stored.passwordHash })
-      : await deps.users.replacePasswordHash(existing.user, lm, stored.passwordHash);
+    const replaced = await deps.users.replacePasswordHash(existing.user, lm, stored.passwordHash);
     if (replaced.status !== 'OK') return undefined;
     countMetric('Imports', { Password: password, Outcome: 'existed' });
     return done;

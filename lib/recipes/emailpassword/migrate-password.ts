@@ -2,8 +2,7 @@ import { hashPassword, verifyPassword } from '../../password';
 import { passwordMigrationSource, type Verdict } from '../../password-migration/sources';
 import { MetricUnit, recordMetrics } from '../../log/metrics';
 import type { Logger } from '../../log/logger';
-import { publicIdOf } from '../../storage/auth-user';
-import type { UserRecord } from '../../storage/model';
+import { publicIdOf, withPasswordHash } from '../../storage/auth-user';
 import type { Deps } from '../deps';
 import { PasswordSourceUnavailableError } from '../errors';
 import { toApiUser } from '../users/api-user';
@@ -12,12 +11,6 @@ import type { SignInResult } from './sign-in';
 
 /** How often the write of a migrated hash is tried again when the user changed meanwhile. */
 const WRITE_TRIES = 3;
-
-/** The login method without its mark, holding the own hash. */
-function migrated(lm: UserRecord, passwordHash: string): UserRecord {
-  const { passwordMigration: _mark, ...rest } = lm;
-  return { ...rest, passwordHash };
-}
 
 /** The verdict as logs and metrics name it. */
 const OUTCOME: Record<Verdict['kind'], string> = { match: 'migrated', mismatch: 'mismatch', unavailable: 'unavailable' };
@@ -77,7 +70,7 @@ export async function migratePasswordAtSignIn(
       const ok = lm.passwordHash !== undefined && (await verifyPassword(password, lm.passwordHash, { signerKey: deps.config.signerKey }));
       return ok ? { status: 'OK', user: toApiUser(login.user), recipeUserId: publicIdOf(lm) } : { status: 'WRONG_CREDENTIALS_ERROR' };
     }
-    const after = migrated(lm, passwordHash);
+    const after = withPasswordHash(lm, passwordHash);
     const written = await updateLoginMethod(deps, login, after);
     if (written.status === 'OK') {
       return { status: 'OK', user: toApiUser({ ...login.user, loginMethods: login.user.loginMethods.map((m) => (m.userId === lm.userId ? after : m)) }), recipeUserId: publicIdOf(lm) };

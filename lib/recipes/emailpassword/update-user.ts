@@ -1,4 +1,5 @@
 import { hashPassword } from '../../password';
+import { withPasswordHash } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
@@ -37,11 +38,9 @@ export async function updateEmailPasswordUser(
     const lm = login.loginMethod;
     const emailChanged = input.email !== undefined && input.email !== lm.email;
     // A new password also ends a wait for password migration at sign-in (SPEC §16).
-    const { passwordMigration: _mark, ...rest } = lm;
     const after: UserRecord = {
-      ...(passwordHash !== undefined ? rest : lm),
+      ...(passwordHash !== undefined ? withPasswordHash(lm, passwordHash) : lm),
       ...(emailChanged ? { email: input.email } : {}),
-      ...(passwordHash !== undefined ? { passwordHash } : {}),
     };
     const result = await updateLoginMethod(deps, login, after);
     if (result.status === 'OK') return { status: 'OK' };

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { standaloneUser } from '../auth-user';
+import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
 import type { AuthUser, RecipeId, UserRecord } from '../model';
 import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
@@ -171,6 +171,7 @@ export class DynamoUserStore implements UserStore {
   }
 
   async replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult> {
+    if (loginMethod.passwordMigration) return this.writeUsers([user], [withLoginMethod(user, withPasswordHash(loginMethod, passwordHash))]);
     const stale = { status: 'STALE' } as const;
     const { userId, email } = loginMethod;
     const result = await writeAtomically(this.ctx, [

@@ -1,6 +1,6 @@
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
-import { STALE_AFTER_MS, sweepRows } from '../../lib/recipes/bulkimport/worker';
+import { recordRowsLeft, STALE_AFTER_MS, sweepRows } from '../../lib/recipes/bulkimport/worker';
 
 const loadDeps = createRuntimeDeps();
 const log = createLogger({ function: 'bulkimport-sweeper' });
@@ -9,7 +9,9 @@ const log = createLogger({ function: 'bulkimport-sweeper' });
 export async function handler(): Promise<{ redriven: number; failed: number }> {
   // `BULK_STALE_AFTER_MS` shortens the wait (tests); a row is stale after 10 minutes otherwise.
   const staleAfter = Number(process.env.BULK_STALE_AFTER_MS ?? STALE_AFTER_MS);
-  const result = await sweepRows(await loadDeps(), Number.isSafeInteger(staleAfter) && staleAfter >= 0 ? staleAfter : STALE_AFTER_MS);
+  const deps = await loadDeps();
+  const result = await sweepRows(deps, Number.isSafeInteger(staleAfter) && staleAfter >= 0 ? staleAfter : STALE_AFTER_MS);
   log.info('bulk rows swept', result);
+  await recordRowsLeft(deps);
   return result;
 }

@@ -101,7 +101,9 @@ export interface UserStore {
   /**
    * Sets an email-password login method's hash (and the copy on its email guard) if it is still
    * in this user and has the email it was read with (no version check: the last import wins, so
-   * concurrent imports of one email never fail each other). `STALE` otherwise.
+   * concurrent imports of one email never fail each other). `STALE` otherwise. A login method
+   * waiting for password migration (SPEC §16) stops waiting: that write is `writeUsers`'s, at the
+   * version read, since its waiting entries go too.
    */
   replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult>;
   /**
@@ -249,6 +251,8 @@ export interface BulkImportStore {
   listRows(query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor }): Promise<{ rows: BulkImportRow[]; next?: BulkRowCursor }>;
   /** How many rows there are in a status, or in all. */
   countRows(status?: BulkImportStatus): Promise<number>;
+  /** How many rows there are in each status, from one read of the counters. */
+  countRowsByStatus(): Promise<Record<BulkImportStatus, number>>;
   /** Removes rows in any status; the ids removed, and those that named no row. */
   removeRows(ids: readonly string[]): Promise<{ deleted: string[]; invalid: string[] }>;
   /**

@@ -176,15 +176,20 @@ export class DynamoBulkImportStore implements BulkImportStore {
   }
 
   async countRows(status?: BulkImportStatus): Promise<number> {
+    const counts = await this.countRowsByStatus();
+    return (status ? [status] : BULK_IMPORT_STATUSES).reduce((total, s) => total + counts[s], 0);
+  }
+
+  async countRowsByStatus(): Promise<Record<BulkImportStatus, number>> {
     const counterKeys = (family: BulkCounterFamily, n: number) => Array.from({ length: n }, (_, i) => keys.bulkCounter(family, i));
+    const counts: Record<BulkImportStatus, number> = { NEW: 0, PROCESSING: 0, FAILED: 0 };
     // Decrements first (see `BulkImportStore`): removal, then the lanes, then staging.
-    let total = 0;
     for (const family of [counterKeys('REMOVE', BULK_SHARDS), counterKeys('LANE', BULK_LANES), counterKeys('STAGE', BULK_SHARDS)]) {
       for (const item of await batchGetAll(this.ctx, family)) {
-        for (const s of status ? [status] : BULK_IMPORT_STATUSES) total += typeof item[s] === 'number' ? (item[s] as number) : 0;
+        for (const s of BULK_IMPORT_STATUSES) counts[s] += typeof item[s] === 'number' ? (item[s] as number) : 0;
       }
     }
-    return total;
+    return counts;
   }
 
   async removeRows(ids: readonly string[]): Promise<{ deleted: string[]; invalid: string[] }> {

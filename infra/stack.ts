@@ -9,6 +9,7 @@ import { MigrationDashboard } from './constructs/dashboard';
 import { AuthHttpApi } from './constructs/http-api';
 import { RouteFunction } from './constructs/route-function';
 import { AuthTable } from './constructs/table';
+import { passwordMigrationSourceOf } from '../lib/config/config';
 import { ROUTES, type RouteDef } from './routes';
 import { parameterNames, resourceName, type LambdaArch, type Throttling } from './settings';
 
@@ -112,7 +113,7 @@ export class AuthCoreStack extends Stack {
       isProduction: props.isProduction,
     });
 
-    const source = props.functionEnvironment?.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase();
+    const source = passwordMigrationSourceOf(props.functionEnvironment ?? {});
     this.alarms = new AuthAlarms(this, 'Alarms', {
       namePrefix: resourceName(props.stage),
       api: this.httpApi.api,

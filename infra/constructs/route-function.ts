@@ -6,6 +6,7 @@ import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aw
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
+import { passwordMigrationSourceOf } from '../../lib/config/config';
 import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS } from '../bundling';
 import type { FunctionDef, RouteSecret } from '../routes';
 import { resourceName } from '../settings';
@@ -81,8 +82,7 @@ export interface SecretParameterNames {
  * password migration needs no such parameter and grants nothing for it.
  */
 export function secretsOf(route: Pick<FunctionDef, 'secrets'>, environment: Readonly<Record<string, string>>): RouteSecret[] {
-  const source = environment.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase();
-  const migrates = source !== undefined && source !== '' && source !== 'off';
+  const migrates = passwordMigrationSourceOf(environment) !== 'off';
   return route.secrets.filter((secret) => secret !== 'passwordMigration' || migrates);
 }
 

@@ -110,9 +110,14 @@ function passwordUrl(env: Env, name: string, raw: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** `PASSWORD_MIGRATION_SOURCE` as given, trimmed and lower-cased; `off` when unset (not checked: see below). */
+export function passwordMigrationSourceOf(env: Env): string {
+  return env.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase() || 'off';
+}
+
 /** `PASSWORD_MIGRATION_SOURCE` and what the source needs; a missing piece is a `ConfigError` naming it. */
 export function passwordMigrationFromEnv(env: Env, secret: string | undefined, secretElsewhere = false): PasswordMigrationConfig {
-  const source = env.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase() || 'off';
+  const source = passwordMigrationSourceOf(env);
   const timeoutMs = intFrom(env, 'PASSWORD_MIGRATION_TIMEOUT_MS', 5000, 100, 10_000);
   const key = secret?.trim() || undefined;
   if (source === 'off') return { source: 'off' };

@@ -15,8 +15,6 @@ import { METRIC_NAMESPACE } from './metric-names';
  * dimensions. No dimension or value is ever a secret or a user's identifier (an id may ride along
  * as metadata, which is log data, not a dimension).
  */
-export { METRIC_NAMESPACE };
-
 const metrics = new Metrics({ namespace: METRIC_NAMESPACE });
 
 export { MetricUnit };

@@ -1,3 +1,5 @@
+import { handlerRouteOf, ROUTES } from './routes';
+
 /**
  * esbuild settings shared by `scripts/build.ts` (the bundles `npm start`, the tests and the
  * benchmarks run) and the CDK `NodejsFunction`s (the bundles Lambda runs), so both build the same
@@ -29,3 +31,17 @@ export const BUNDLE_EXTERNALS = [
 
 /** The Argon2 native binary is copied beside the bundles that import it. */
 export const BUNDLE_LOADER: Record<string, 'copy'> = { '.node': 'copy' };
+
+/** The global a handler bundle reads its route from (`lib/http/bundled-route.ts`). */
+export const ROUTE_CONSTANT = 'AUTH_CORE_ROUTE';
+
+/**
+ * esbuild `define` for one function's bundle: an HTTP route's handler gets its own route (what
+ * `lib/http/handler.ts` reads: method, path, auth, scope, body limit) as a constant, instead of
+ * importing the route table and looking itself up, which put all 52 routes with their summaries
+ * (11 KB) into every bundle. Background functions read no route.
+ */
+export function routeDefine(functionId: string): Record<string, string> {
+  const route = ROUTES.find((r) => r.id === functionId);
+  return route ? { [ROUTE_CONSTANT]: JSON.stringify(handlerRouteOf(route)) } : {};
+}

@@ -2,7 +2,8 @@
  * The one route table. It feeds the CDK stack (one Lambda and one HTTP API route per entry),
  * the local server (`local/server.ts`) and the docs, so the three cannot drift apart.
  *
- * Data only: no CDK or AWS imports, because every handler bundle imports its own entry.
+ * Data only: no CDK or AWS imports. Handler bundles do not import it: each gets its own route as
+ * a build-time constant (`routeDefine` in `infra/bundling.ts`).
  */
 
 /** Who may call a route. */
@@ -318,6 +319,19 @@ export const backgroundFunction = (id: string): FunctionDef => {
 /** The 413 text of a route whose body is over `maxBodyBytes`. */
 export function tooLargeText(route: RouteDef): string {
   return route.tooLargeText ?? `Request body is larger than ${route.maxBodyBytes} bytes`;
+}
+
+/**
+ * What a route's handler reads at run time. Each handler bundle gets its own route as a constant
+ * at build time (`routeDefine` in `infra/bundling.ts`), so no bundle carries this whole table.
+ */
+export type HandlerRoute = Pick<RouteDef, 'id' | 'method' | 'path' | 'auth' | 'scope' | 'maxBodyBytes'> & {
+  readonly tooLargeText: string;
+};
+
+export function handlerRouteOf(route: RouteDef): HandlerRoute {
+  const { id, method, path, auth, scope, maxBodyBytes } = route;
+  return { id, method, path, auth, scope, maxBodyBytes, tooLargeText: tooLargeText(route) };
 }
 
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */

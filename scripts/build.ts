@@ -1,7 +1,7 @@
 import { build, type BuildOptions } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS } from '../infra/bundling';
+import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS, routeDefine } from '../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES } from '../infra/routes';
 
 /**
@@ -15,7 +15,6 @@ export const BUNDLE_OPTIONS: BuildOptions = {
   target: 'node20',
   format: 'cjs',
   minify: true,
-  keepNames: true,
   sourcemap: false,
   legalComments: 'none',
   loader: BUNDLE_LOADER,
@@ -29,7 +28,7 @@ export async function buildAll(outDir = resolve(__dirname, '..', 'dist')): Promi
   const root = resolve(__dirname, '..');
   await Promise.all([
     ...[...ROUTES, ...BACKGROUND_FUNCTIONS].map((fn) =>
-      build({ ...BUNDLE_OPTIONS, entryPoints: [join(root, fn.entry)], outfile: join(outDir, 'functions', fn.id, 'index.js') }),
+      build({ ...BUNDLE_OPTIONS, define: routeDefine(fn.id), entryPoints: [join(root, fn.entry)], outfile: join(outDir, 'functions', fn.id, 'index.js') }),
     ),
     build({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [join(root, 'local', 'serve.ts')], outfile: join(outDir, 'local', 'serve.js') }),
     // The migration command (the package's bin): no native module, no AWS SDK.

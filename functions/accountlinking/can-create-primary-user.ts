@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredQueryParam } from '../../lib/http/input';
 import { canCreatePrimaryUser } from '../../lib/recipes/accountlinking/create-primary-user';
 
 /** `GET /recipe/accountlinking/user/primary/check?recipeUserId=`. */
 export const handle: ApiHandler = (req, deps) => canCreatePrimaryUser(deps, requiredQueryParam(req.query, 'recipeUserId'));
-export const handler = createHttpHandler(routeById('accountlinking-primary-check'), handle);
+export const handler = createHttpHandler('accountlinking-primary-check', handle);

@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
 import { linkAccounts } from '../../lib/recipes/accountlinking/link-accounts';
@@ -6,4 +5,4 @@ import { linkAccounts } from '../../lib/recipes/accountlinking/link-accounts';
 /** `POST /recipe/accountlinking/user/link` `{"recipeUserId","primaryUserId"}`. */
 export const handle: ApiHandler = (req, deps) =>
   linkAccounts(deps, requiredString(req.body, 'recipeUserId'), requiredString(req.body, 'primaryUserId'));
-export const handler = createHttpHandler(routeById('accountlinking-link'), handle);
+export const handler = createHttpHandler('accountlinking-link', handle);

@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
 import { unlinkAccount } from '../../lib/recipes/accountlinking/unlink-account';
 
 /** `POST /recipe/accountlinking/user/unlink` `{"recipeUserId"}`. */
 export const handle: ApiHandler = (req, deps) => unlinkAccount(deps, requiredString(req.body, 'recipeUserId'));
-export const handler = createHttpHandler(routeById('accountlinking-unlink'), handle);
+export const handler = createHttpHandler('accountlinking-unlink', handle);

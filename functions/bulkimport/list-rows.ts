@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { bulkCursorParam, bulkListLimit, bulkPaginationToken, statusParam } from '../../lib/http/bulkimport-input';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { listBulkRows } from '../../lib/recipes/bulkimport/rows';
@@ -11,4 +10,4 @@ export const handle: ApiHandler = async (req, deps) => {
   const page = await listBulkRows(deps, { limit, ...(status ? { status } : {}), ...(after ? { after } : {}) });
   return { status: 'OK', users: page.rows, ...(page.next ? { nextPaginationToken: bulkPaginationToken(page.next) } : {}) };
 };
-export const handler = createHttpHandler(routeById('bulkimport-list'), handle);
+export const handler = createHttpHandler('bulkimport-list', handle);

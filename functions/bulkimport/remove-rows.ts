@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { removeIdsOf } from '../../lib/http/bulkimport-input';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { removeBulkRows } from '../../lib/recipes/bulkimport/rows';
 
 /** `POST /bulk-import/users/remove` `{"ids":[…]}` (SPEC §15). */
 export const handle: ApiHandler = (req, deps) => removeBulkRows(deps, removeIdsOf(req.body));
-export const handler = createHttpHandler(routeById('bulkimport-remove'), handle);
+export const handler = createHttpHandler('bulkimport-remove', handle);

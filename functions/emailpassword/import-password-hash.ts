@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { BadRequestError, invalidField } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, optionalString, requiredString } from '../../lib/http/input';
@@ -19,4 +18,4 @@ export const handle: ApiHandler = (req, deps) => {
   const hashingAlgorithm = optionalString(req.body, 'hashingAlgorithm');
   return importPasswordHash(deps, req.tenantId, { email, passwordHash, ...(hashingAlgorithm !== undefined ? { hashingAlgorithm } : {}) });
 };
-export const handler = createHttpHandler(routeById('emailpassword-import'), handle);
+export const handler = createHttpHandler('emailpassword-import', handle);

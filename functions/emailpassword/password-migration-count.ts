@@ -1,7 +1,6 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { countPasswordMigrations } from '../../lib/recipes/emailpassword/count-password-migrations';
 
 /** `GET /recipe/user/passwordmigration/count` (SPEC §16). */
 export const handle: ApiHandler = (req, deps) => countPasswordMigrations(deps, req.tenantId);
-export const handler = createHttpHandler(routeById('emailpassword-password-migration-count'), handle);
+export const handler = createHttpHandler('emailpassword-password-migration-count', handle);

@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, requiredPassword, requiredString } from '../../lib/http/input';
 import { signIn } from '../../lib/recipes/emailpassword/sign-in';
@@ -6,4 +5,4 @@ import { signIn } from '../../lib/recipes/emailpassword/sign-in';
 /** `POST /recipe/signin`. */
 export const handle: ApiHandler = (req, deps) =>
   signIn(deps, req.tenantId, normaliseEmail(requiredString(req.body, 'email')), requiredPassword(req.body), req.log);
-export const handler = createHttpHandler(routeById('emailpassword-signin'), handle);
+export const handler = createHttpHandler('emailpassword-signin', handle);

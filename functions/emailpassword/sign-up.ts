@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, requiredPassword, requiredString } from '../../lib/http/input';
 import { signUp } from '../../lib/recipes/emailpassword/sign-up';
@@ -6,4 +5,4 @@ import { signUp } from '../../lib/recipes/emailpassword/sign-up';
 /** `POST /recipe/signup`. */
 export const handle: ApiHandler = (req, deps) =>
   signUp(deps, req.tenantId, normaliseEmail(requiredString(req.body, 'email')), requiredPassword(req.body));
-export const handler = createHttpHandler(routeById('emailpassword-signup'), handle);
+export const handler = createHttpHandler('emailpassword-signup', handle);

@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, requiredString } from '../../lib/http/input';
 import { createEmailVerificationToken } from '../../lib/recipes/emailverification/create-email-verification-token';
@@ -6,4 +5,4 @@ import { createEmailVerificationToken } from '../../lib/recipes/emailverificatio
 /** `POST /<tenant>/recipe/user/email/verify/token` `{"userId","email"}`. */
 export const handle: ApiHandler = (req, deps) =>
   createEmailVerificationToken(deps, req.tenantId, requiredString(req.body, 'userId'), normaliseEmail(requiredString(req.body, 'email')));
-export const handler = createHttpHandler(routeById('emailverification-create-token'), handle);
+export const handler = createHttpHandler('emailverification-create-token', handle);

@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredQueryParam } from '../../lib/http/input';
 import { isEmailVerified } from '../../lib/recipes/emailverification/is-email-verified';
 
 /** `GET /recipe/user/email/verify?userId=&email=` (the email as given, not normalised: as the core). */
 export const handle: ApiHandler = (req, deps) => isEmailVerified(deps, requiredQueryParam(req.query, 'userId'), requiredQueryParam(req.query, 'email'));
-export const handler = createHttpHandler(routeById('emailverification-is-verified'), handle);
+export const handler = createHttpHandler('emailverification-is-verified', handle);

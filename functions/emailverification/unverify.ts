@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, requiredString } from '../../lib/http/input';
 import { unverifyEmail } from '../../lib/recipes/emailverification/unverify-email';
 
 /** `POST /recipe/user/email/verify/remove` `{"userId","email"}`. */
 export const handle: ApiHandler = (req, deps) => unverifyEmail(deps, requiredString(req.body, 'userId'), normaliseEmail(requiredString(req.body, 'email')));
-export const handler = createHttpHandler(routeById('emailverification-unverify'), handle);
+export const handler = createHttpHandler('emailverification-unverify', handle);

@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { BadRequestError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
@@ -11,4 +10,4 @@ export const handle: ApiHandler = (req, deps) => {
   if (method !== 'token') throw new BadRequestError('Unsupported method for email verification');
   return verifyEmailUsingToken(deps, req.tenantId, token);
 };
-export const handler = createHttpHandler(routeById('emailverification-verify'), handle);
+export const handler = createHttpHandler('emailverification-verify', handle);

@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredTenantId } from '../../lib/http/tenant-input';
 import { createTenant } from '../../lib/recipes/multitenancy/tenants';
 
 /** `PUT /recipe/multitenancy/tenant/v2`. */
 export const handle: ApiHandler = (req, deps) => createTenant(deps, requiredTenantId(req.body));
-export const handler = createHttpHandler(routeById('tenant-create'), handle);
+export const handler = createHttpHandler('tenant-create', handle);

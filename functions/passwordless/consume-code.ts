@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { parseCodeProof } from '../../lib/http/passwordless-input';
 import { consumeCode } from '../../lib/recipes/passwordless/consume-code';
 
 /** `POST /recipe/signinup/code/consume` (seed 4.2): creates or signs in the passwordless user. */
 export const handle: ApiHandler = (req, deps) => consumeCode(deps, req.tenantId, parseCodeProof(req.body));
-export const handler = createHttpHandler(routeById('passwordless-consume-code'), handle);
+export const handler = createHttpHandler('passwordless-consume-code', handle);

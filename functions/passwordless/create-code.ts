@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { BadRequestError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, normalisePhoneNumber, optionalString } from '../../lib/http/input';
@@ -25,4 +24,4 @@ export const handle: ApiHandler = (req, deps) => {
         : { deviceId: deviceId as string, ...code };
   return createCode(deps, req.tenantId, input);
 };
-export const handler = createHttpHandler(routeById('passwordless-create-code'), handle);
+export const handler = createHttpHandler('passwordless-create-code', handle);

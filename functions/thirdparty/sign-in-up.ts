@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { parseThirdPartySignInUp } from '../../lib/http/thirdparty-input';
 import { signInUp } from '../../lib/recipes/thirdparty/sign-in-up';
 
 /** `POST /recipe/signinup` (seed 4.4): signs the third-party user in, or creates it. */
 export const handle: ApiHandler = (req, deps) => signInUp(deps, req.tenantId, parseThirdPartySignInUp(req.body));
-export const handler = createHttpHandler(routeById('thirdparty-signinup'), handle);
+export const handler = createHttpHandler('thirdparty-signinup', handle);

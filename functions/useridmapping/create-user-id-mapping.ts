@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { externalUserIdInfo, force, requiredTrimmed } from '../../lib/http/useridmapping-input';
 import { createUserIdMapping } from '../../lib/recipes/useridmapping/create-user-id-mapping';
@@ -13,4 +12,4 @@ export const handle: ApiHandler = (req, deps) => {
     force: force(req.body),
   });
 };
-export const handler = createHttpHandler(routeById('useridmapping-create'), handle);
+export const handler = createHttpHandler('useridmapping-create', handle);

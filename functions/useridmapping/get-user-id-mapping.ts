@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { BadRequestError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredTrimmed, userIdType } from '../../lib/http/useridmapping-input';
@@ -8,4 +7,4 @@ const missingInGet = (name: string) => new BadRequestError(`Field name '${name}'
 
 /** `GET /recipe/userid/map?userId=&userIdType=`. */
 export const handle: ApiHandler = (req, deps) => getUserIdMapping(deps, requiredTrimmed(req.query, 'userId', missingInGet), userIdType(req.query));
-export const handler = createHttpHandler(routeById('useridmapping-get'), handle);
+export const handler = createHttpHandler('useridmapping-get', handle);

@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { invalidField } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { externalUserIdInfo, requiredTrimmed, userIdType } from '../../lib/http/useridmapping-input';
@@ -9,4 +8,4 @@ export const handle: ApiHandler = (req, deps) => {
   if (!('externalUserIdInfo' in req.body)) throw invalidField('externalUserIdInfo');
   return updateExternalUserIdInfo(deps, requiredTrimmed(req.body, 'userId'), userIdType(req.body), externalUserIdInfo(req.body));
 };
-export const handler = createHttpHandler(routeById('useridmapping-update-info'), handle);
+export const handler = createHttpHandler('useridmapping-update-info', handle);

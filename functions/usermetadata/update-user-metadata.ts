@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredJsonObject, requiredString } from '../../lib/http/input';
 import { updateUserMetadata } from '../../lib/recipes/usermetadata/update-user-metadata';
@@ -6,4 +5,4 @@ import { updateUserMetadata } from '../../lib/recipes/usermetadata/update-user-m
 /** `PUT /recipe/user/metadata` `{"userId","metadataUpdate"}`. */
 export const handle: ApiHandler = (req, deps) =>
   updateUserMetadata(deps, requiredString(req.body, 'userId'), requiredJsonObject(req.body, 'metadataUpdate'));
-export const handler = createHttpHandler(routeById('usermetadata-update'), handle);
+export const handler = createHttpHandler('usermetadata-update', handle);

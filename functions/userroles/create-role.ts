@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { permissionsOf, roleOf } from '../../lib/http/userroles-input';
 import { createOrUpdateRole } from '../../lib/recipes/userroles/create-or-update-role';
 
 /** `PUT /recipe/role` `{"role","permissions"?}`. */
 export const handle: ApiHandler = (req, deps) => createOrUpdateRole(deps, roleOf(req.body), permissionsOf(req.body) ?? []);
-export const handler = createHttpHandler(routeById('userroles-create-role'), handle);
+export const handler = createHttpHandler('userroles-create-role', handle);

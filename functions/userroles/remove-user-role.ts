@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
 import { roleOf } from '../../lib/http/userroles-input';
@@ -6,4 +5,4 @@ import { removeUserRole } from '../../lib/recipes/userroles/remove-user-role';
 
 /** `POST /<tenant>/recipe/user/role/remove` `{"userId","role"}`. */
 export const handle: ApiHandler = (req, deps) => removeUserRole(deps, req.tenantId, requiredString(req.body, 'userId'), roleOf(req.body));
-export const handler = createHttpHandler(routeById('userroles-remove-user-role'), handle);
+export const handler = createHttpHandler('userroles-remove-user-role', handle);

@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredQueryParam } from '../../lib/http/input';
 import { getRolesForUser } from '../../lib/recipes/userroles/get-roles-for-user';
 
 /** `GET /<tenant>/recipe/user/roles?userId=`. */
 export const handle: ApiHandler = (req, deps) => getRolesForUser(deps, req.tenantId, requiredQueryParam(req.query, 'userId'));
-export const handler = createHttpHandler(routeById('userroles-user-roles'), handle);
+export const handler = createHttpHandler('userroles-user-roles', handle);

@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { parseBooleanParam, parseIncludeRecipeIds } from '../../lib/http/users-input';
 import { countUsers } from '../../lib/recipes/users/count-users';
@@ -8,4 +7,4 @@ export const handle: ApiHandler = (req, deps) => {
   const recipeIds = parseIncludeRecipeIds(req.query);
   return countUsers(deps, req.tenantId, { allTenants: parseBooleanParam(req.query, 'includeAllTenants'), ...(recipeIds ? { recipeIds } : {}) });
 };
-export const handler = createHttpHandler(routeById('users-count'), handle);
+export const handler = createHttpHandler('users-count', handle);

@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { parseAccountInfo } from '../../lib/http/account-input';
 import { BadRequestError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
@@ -38,4 +37,4 @@ export const handle: ApiHandler = (req, deps) => {
   }
   return getRecipeUser(deps, req.tenantId, rid, given[0]);
 };
-export const handler = createHttpHandler(routeById('user-get-by-recipe'), handle);
+export const handler = createHttpHandler('user-get-by-recipe', handle);

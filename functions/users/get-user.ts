@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
 import { getUserById } from '../../lib/recipes/users/get-user';
 
 /** `GET /user/id?userId=`. */
 export const handle: ApiHandler = (req, deps) => getUserById(deps, requiredString(req.query, 'userId'));
-export const handler = createHttpHandler(routeById('user-get'), handle);
+export const handler = createHttpHandler('user-get', handle);

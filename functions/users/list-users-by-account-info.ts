@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { parseAccountInfo } from '../../lib/http/account-input';
 import { BadRequestError, invalidField } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
@@ -15,4 +14,4 @@ export const handle: ApiHandler = (req, deps) => {
   if (union !== 'true' && union !== 'false') throw invalidField('doUnionOfAccountInfo');
   return listUsersByAccountInfo(deps, req.tenantId, info, union === 'true');
 };
-export const handler = createHttpHandler(routeById('users-by-account-info'), handle);
+export const handler = createHttpHandler('users-by-account-info', handle);

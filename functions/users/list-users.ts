@@ -1,8 +1,7 @@
-import { routeById } from '../../infra/routes';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { parseListUsersQuery } from '../../lib/http/users-input';
 import { listUsers } from '../../lib/recipes/users/list-users';
 
 /** `GET /<tenant>/users?limit=&paginationToken=&timeJoinedOrder=&includeRecipeIds=`. */
 export const handle: ApiHandler = (req, deps) => listUsers(deps, req.tenantId, parseListUsersQuery(req.query));
-export const handler = createHttpHandler(routeById('users-list'), handle);
+export const handler = createHttpHandler('users-list', handle);

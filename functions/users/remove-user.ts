@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { invalidField } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
@@ -11,4 +10,4 @@ export const handle: ApiHandler = (req, deps) => {
   if (all !== undefined && all !== null && typeof all !== 'boolean') throw invalidField('removeAllLinkedAccounts');
   return removeUser(deps, userId, all !== false);
 };
-export const handler = createHttpHandler(routeById('user-remove'), handle);
+export const handler = createHttpHandler('user-remove', handle);

@@ -1,4 +1,3 @@
-import { routeById } from '../../infra/routes';
 import { BadRequestError, HttpError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, normalisePhoneNumber, nullableString, optionalString, requiredPassword, requiredUserId } from '../../lib/http/input';
@@ -34,4 +33,4 @@ export const handle: ApiHandler = (req, deps) => {
     ...(password !== undefined ? { password } : {}),
   });
 };
-export const handler = createHttpHandler(routeById('user-update'), handle);
+export const handler = createHttpHandler('user-update', handle);

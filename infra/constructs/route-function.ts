@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { passwordMigrationSourceOf } from '../../lib/config/config';
-import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS } from '../bundling';
+import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS, routeDefine } from '../bundling';
 import type { FunctionDef, RouteSecret } from '../routes';
 import { resourceName } from '../settings';
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb } from '../sizing';
@@ -31,8 +31,8 @@ export const DYNAMODB_WRITE_ACTIONS: readonly string[] = [
 
 /**
  * esbuild options: the settings of `infra/bundling.ts`, shared with `scripts/build.ts`, so Lambda
- * runs the code the local server and the tests ran (CJS, minified, names kept, the Argon2 `.node`
- * file copied beside the bundle).
+ * runs the code the local server and the tests ran (CJS, minified, the Argon2 `.node` file copied
+ * beside the bundle; each function's own route fixed in by `routeDefine`).
  *
  * The AWS SDK v3 is bundled (NodejsFunction would leave `@aws-sdk/*` external by default): the
  * runtime's own SDK changes version under us without notice, while the bundled one is the version
@@ -42,7 +42,6 @@ export const DYNAMODB_WRITE_ACTIONS: readonly string[] = [
 export const BUNDLING: Readonly<BundlingOptions> = {
   format: OutputFormat.CJS,
   minify: true,
-  keepNames: true,
   sourceMap: false,
   loader: BUNDLE_LOADER,
   mainFields: BUNDLE_MAIN_FIELDS,
@@ -174,7 +173,7 @@ export class RouteFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment,
-      bundling: BUNDLING,
+      bundling: { ...BUNDLING, define: routeDefine(route.id) },
     });
 
     Validations.of(this.fn).acknowledge({

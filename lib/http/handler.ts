@@ -1,6 +1,5 @@
 import middy from '@middy/core';
 import { randomUUID } from 'node:crypto';
-import { tooLargeText, type RouteDef } from '../../infra/routes';
 import { ConfigError } from '../config/config';
 import { createLogger, describeError, type Logger } from '../log/logger';
 import { MetricUnit, recordMetrics } from '../log/metrics';
@@ -10,6 +9,7 @@ import { InvalidInputDocumentError, InvalidInputError, PasswordSourceUnavailable
 import { tenantExists } from '../recipes/multitenancy/tenants';
 import { TooManyItemsError } from '../storage/errors';
 import { isValidApiKey, presentedApiKey } from './api-key';
+import { bundledRoute } from './bundled-route';
 import { APP_WIDE_ONLY, BadRequestError, HttpError, TENANT_NOT_FOUND } from './errors';
 import { parseJsonObject, type Fields } from './input';
 import { jsonResult, textResult, TextReply } from './response';
@@ -64,7 +64,8 @@ function lowerCaseHeaders(headers: HttpApiEvent['headers']): Record<string, stri
  * parsing, and the mapping of errors to 400/401/403/404/405/413/500/503. `loadDeps` is injectable
  * for tests; production loads configuration and stores once per cold start.
  */
-export function createHttpHandler(route: RouteDef, handle: ApiHandler, loadDeps: DepsLoader = createRuntimeDeps()) {
+export function createHttpHandler(routeId: string, handle: ApiHandler, loadDeps: DepsLoader = createRuntimeDeps()) {
+  const route = bundledRoute(routeId);
   const routePaths = new Set([route.path]);
   const baseLog = createLogger({ route: route.id });
 
@@ -90,7 +91,7 @@ export function createHttpHandler(route: RouteDef, handle: ApiHandler, loadDeps:
     let body: Fields = {};
     if (route.method !== 'GET') {
       const raw = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-      if (raw && raw.length > route.maxBodyBytes) throw new HttpError(413, tooLargeText(route));
+      if (raw && raw.length > route.maxBodyBytes) throw new HttpError(413, route.tooLargeText);
       body = parseJsonObject(raw?.toString('utf8'));
     }
     const query: Fields = { ...(event.queryStringParameters ?? {}) };

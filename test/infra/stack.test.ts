@@ -403,6 +403,15 @@ describe('bundles', () => {
     }
   });
 
+  it('gives each route\'s bundle its own route and none of the route table', () => {
+    const summaries = [...ROUTES, ...BACKGROUND_FUNCTIONS].map((r) => r.summary);
+    for (const route of ROUTES) {
+      const js = readFileSync(join(assetDir(route.id), 'index.js'), 'utf8');
+      expect(js).toContain(`{id:"${route.id}",method:"${route.method}",path:"${route.path}"`);
+      expect(summaries.filter((summary) => js.includes(summary))).toEqual([]);
+    }
+  });
+
   it('refuses to synthesise arm64 functions without the arm64 Argon2 binary', () => {
     let installed = true;
     try {

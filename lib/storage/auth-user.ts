@@ -1,4 +1,4 @@
-import type { AccountInfo, AuthUser, UserRecord } from './model';
+import type { AccountInfo, AuthUser, PasswordlessIdentity, UserRecord } from './model';
 
 /**
  * Pure helpers on users and their login methods, shared by the recipes and the storage adapter
@@ -122,6 +122,26 @@ export function isEmailVerified(lm: UserRecord, email: string | undefined = lm.e
 export function withVerifiedEmail(lm: UserRecord, email: string): UserRecord {
   const others = lm.verifiedEmails.filter((e) => e !== email);
   return { ...lm, verifiedEmails: [...others, email].slice(-MAX_VERIFIED_EMAILS) };
+}
+
+/**
+ * The passwordless login method after a code of its email or phone was consumed in `tenantId` at
+ * `now`: pending devices of that email or phone created earlier no longer sign in. Tenants the
+ * login method has left are dropped.
+ */
+export function withCodesConsumed(lm: UserRecord, tenantId: string, identity: PasswordlessIdentity, now: number): UserRecord {
+  const kind = 'email' in identity ? 'email' : 'phone';
+  const kept = Object.entries(lm.codesConsumedAt ?? {}).filter(([t]) => t !== tenantId && lm.tenantIds.includes(t));
+  return { ...lm, codesConsumedAt: Object.fromEntries([...kept, [tenantId, { ...lm.codesConsumedAt?.[tenantId], [kind]: now }]]) };
+}
+
+/**
+ * A device of `identity` in `tenantId`, created at `createdAt`, whose codes a later consume of
+ * the same email or phone ended (see `UserRecord.codesConsumedAt`).
+ */
+export function isDeviceSuperseded(lm: UserRecord | undefined, tenantId: string, identity: PasswordlessIdentity, createdAt: number): boolean {
+  const consumedAt = lm?.codesConsumedAt?.[tenantId]?.['email' in identity ? 'email' : 'phone'];
+  return consumedAt !== undefined && createdAt <= consumedAt;
 }
 
 /** The login method with `email` no longer verified. */

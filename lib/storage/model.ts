@@ -40,6 +40,13 @@ export interface UserRecord {
   readonly externalUserId?: string;
   /** Free text the operator keeps with the mapping. */
   readonly externalUserIdInfo?: string;
+  /**
+   * Passwordless only: when a code of this login method's email or phone was last consumed, per
+   * tenant (ms epoch). A consume ends every other pending code of that email or phone in that
+   * tenant (SPEC §5, as the core deletes those devices): a device created before this time no
+   * longer signs in (`isDeviceSuperseded`), which saves a consume the read and deletes of them.
+   */
+  readonly codesConsumedAt?: { readonly [tenantId: string]: CodesConsumedAt };
   /** Incremented on every write; conditional writes compare it (optimistic locking). */
   readonly version: number;
 }
@@ -77,6 +84,12 @@ export type AccountInfo =
 
 /** Passwordless identity of a device. */
 export type PasswordlessIdentity = { readonly email: string } | { readonly phoneNumber: string };
+
+/** When a code sent to the email, and one sent to the phone number, was last consumed. */
+export interface CodesConsumedAt {
+  readonly email?: number;
+  readonly phone?: number;
+}
 
 /** A pending passwordless sign-in: one email or phone, one or more codes. */
 export interface DeviceRecord {

@@ -141,7 +141,6 @@ export interface PasswordlessStore {
   createDevice(device: DeviceRecord, code: CodeRecord): Promise<void>;
   /** Adds a code to a device: `DEVICE_GONE` if the device no longer exists, `CODE_EXISTS` if that code was issued already. */
   addCode(code: CodeRecord, deviceExpiresAt: number): Promise<'OK' | 'DEVICE_GONE' | 'CODE_EXISTS'>;
-  getDevice(preAuthSessionId: string): Promise<DeviceRecord | undefined>;
   /** A device with all its codes, in one consistent read of its partition. */
   getDeviceWithCodes(preAuthSessionId: string): Promise<{ device: DeviceRecord; codes: CodeRecord[] } | undefined>;
   /** Counts a wrong guess; the device's new count, or `undefined` if the device is gone. */

@@ -128,10 +128,12 @@ describe('metrics (EMF lines on stdout)', () => {
     const failed = total('BulkRowsFailed', {});
     const email = uniqueEmail('bulk');
     const users = [
-      { loginMethods: [{ recipeId: 'passwordless', email }] },
+      { externalUserId: `a-${email}`, loginMethods: [{ recipeId: 'passwordless', email }] },
       { loginMethods: [{ recipeId: 'passwordless', email: uniqueEmail('bulk2') }] },
-      // The same email as the first, as another user of the same recipe: the worker fails one of the two.
-      { externalUserId: `x-${email}`, loginMethods: [{ recipeId: 'passwordless', email }] },
+      // The same email as the first, as another user (another external id) of the same recipe: the
+      // worker fails whichever of the two comes second. (Without an external id on both, the one
+      // without could come second and count as a re-run of the other: imported.)
+      { externalUserId: `b-${email}`, loginMethods: [{ recipeId: 'passwordless', email }] },
     ];
     expect((await api.post('/bulk-import/users', { users })).status).toBe(200);
     expect(await waitFor(() => total('BulkRowsImported', {}) - imported + total('BulkRowsFailed', {}) - failed === 3)).toBe(true);

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { startApi, type TestApi } from '../support/api';
-import { dumpTable } from '../support/table';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lib/storage/keys';
+import { dumpTable, testDocClient } from '../support/table';
 import { consumeInput, consumeLink, createCode, passwordlessSignIn, uniqueEmail, uniquePhone } from '../support/flows';
 
 let api: TestApi;
@@ -204,12 +206,17 @@ describe('POST /recipe/signinup/code/consume', () => {
     expect(users.json.users).toHaveLength(1);
   });
 
-  it('deletes every pending device of the email on success', async () => {
+  it('ends every other pending device of the email on success, and only those made before', async () => {
     const email = uniqueEmail();
     const older = await createCode(api, { email });
     const used = await createCode(api, { email });
     expect((await consumeLink(api, used)).json.status).toBe('OK');
     expect((await consumeLink(api, older)).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+    // A device made after the consume signs the same user in.
+    const later = await createCode(api, { email });
+    const res = await consumeLink(api, later);
+    expect(res.json).toMatchObject({ status: 'OK', createdNewUser: false });
+    expect(res.json.user.id).toBe((await api.get(`/users/by-accountinfo?email=${encodeURIComponent(email)}`)).json.users[0].id);
   });
 
   it.each([
@@ -254,5 +261,50 @@ describe('POST /recipe/signinup/code/check', () => {
     expect(res.json).toEqual({ status: 'INCORRECT_USER_INPUT_CODE_ERROR', failedCodeInputAttemptCount: 1, maximumCodeInputAttempts: 3 });
     const link = await api.post('/recipe/signinup/code/check', { preAuthSessionId: code.preAuthSessionId, linkCode: 'B'.repeat(43) });
     expect(link.json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+  });
+});
+
+describe("a consume ends the identity's other codes (as the core deletes their devices)", () => {
+  it('for a phone number too, and an ended device takes no resend', async () => {
+    const phoneNumber = uniquePhone();
+    const older = await createCode(api, { phoneNumber });
+    const resent = await api.post('/recipe/signinup/code', { deviceId: older.deviceId });
+    expect(resent.json.status).toBe('OK');
+    await passwordlessSignIn(api, { phoneNumber });
+    expect((await api.post('/recipe/signinup/code', { deviceId: older.deviceId })).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+    expect((await consumeLink(api, { preAuthSessionId: older.preAuthSessionId, linkCode: resent.json.linkCode })).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+    expect((await consumeLink(api, older)).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+  });
+
+  it('answers a wrong code on an ended device with RESTART_FLOW_ERROR without counting it, and check refuses its right code', async () => {
+    const email = uniqueEmail('ended');
+    const older = await createCode(api, { email });
+    await passwordlessSignIn(api, { email });
+    expect((await consumeInput(api, older, 'nope')).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+    expect((await consumeInput(api, older, 'nope', '/recipe/signinup/code/check')).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+    expect((await api.post('/recipe/signinup/code/check', { preAuthSessionId: older.preAuthSessionId, linkCode: older.linkCode })).json).toEqual({
+      status: 'RESTART_FLOW_ERROR',
+    });
+    const doc = testDocClient();
+    try {
+      const device = await doc.send(new GetCommand({ TableName: api.tableName, Key: keys.device(older.preAuthSessionId) }));
+      expect(device.Item?.failedAttempts).toBe(0);
+    } finally {
+      doc.destroy();
+    }
+  });
+
+  it("leaves the email's devices in another tenant and the phone's devices of the same user alone", async () => {
+    const tenant = `ended-${Date.now().toString(36)}`;
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: tenant })).json.status).toBe('OK');
+    const email = uniqueEmail('ended-t');
+    const elsewhere = await createCode(api, { email }, tenant);
+    const user = await passwordlessSignIn(api, { email });
+    const phoneNumber = uniquePhone();
+    expect((await api.put('/recipe/user', { userId: user.user.id, email, phoneNumber }, { rid: 'passwordless' })).json).toEqual({ status: 'OK' });
+    const byPhone = await createCode(api, { phoneNumber });
+    await passwordlessSignIn(api, { email });
+    expect((await consumeLink(api, byPhone)).json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.user.id } });
+    expect((await consumeLink(api, elsewhere, tenant)).json).toMatchObject({ status: 'OK', createdNewUser: true });
   });
 });

@@ -30,16 +30,24 @@ async function callsOf(request: () => Promise<unknown>): Promise<Record<string, 
 }
 
 describe('DynamoDB calls per operation', () => {
-  it('passwordless: create-code 1, resend 2, consume 4 for a new user and 5 for an existing one', async () => {
+  it('passwordless: create-code 1, resend 3, consume 3 for a new user and 4 for an existing one', async () => {
     const email = uniqueEmail('rt');
     let first: Awaited<ReturnType<typeof createCode>> | undefined;
     expect(await callsOf(async () => (first = await createCode(api, { email })))).toEqual({ TransactWriteItems: 1 });
-    expect(await callsOf(() => api.post('/recipe/signinup/code', { deviceId: first!.deviceId }))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
-    // The device with its codes (one Query), the identity's guard, the transaction, the identity's other devices.
-    expect(await callsOf(() => consumeLink(api, first!))).toEqual({ GetItem: 1, Query: 2, TransactWriteItems: 1 });
+    // A resend: the device with its codes, the identity's guard (a consume may have ended the device), the transaction.
+    expect(await callsOf(() => api.post('/recipe/signinup/code', { deviceId: first!.deviceId }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    // The device with its codes (one Query), the identity's guard, the transaction: the identity's
+    // other devices are ended by the transaction's mark on the login method, not read and deleted.
+    expect(await callsOf(() => consumeLink(api, first!))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
     const again = await createCode(api, { email });
+    const pending = await createCode(api, { email });
     // … and the user's partition.
-    expect(await callsOf(() => consumeLink(api, again))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 1 });
+    expect(await callsOf(() => consumeLink(api, again))).toEqual({ GetItem: 1, Query: 2, TransactWriteItems: 1 });
+    // A device the consume ended: its device, the guard and the user; nothing written.
+    expect(await callsOf(async () => expect((await consumeLink(api, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' }))).toEqual({
+      GetItem: 1,
+      Query: 2,
+    });
   });
 
   it('third party: an existing identity signs in with 2 calls, a new one is created with 2', async () => {

@@ -1,8 +1,8 @@
-import { standaloneUser, withLoginMethod } from '../../lib/storage/auth-user';
+import { isDeviceSuperseded, standaloneUser, withCodesConsumed, withLoginMethod } from '../../lib/storage/auth-user';
 import { TooManyItemsError } from '../../lib/storage/errors';
 import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
-import { claimsOf, itemsOfUser, userChangeWrites } from '../../lib/storage/dynamo/user-items';
+import { claimsOf, itemsOfUser, loginMethodFromItem, userChangeWrites } from '../../lib/storage/dynamo/user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 
 /** The derivation of a user's items and the writes between two states (no DynamoDB needed). */
@@ -182,3 +182,30 @@ describe('a login method in several tenants', () => {
   });
 });
 
+
+describe('the codes a consume ended (codesConsumedAt)', () => {
+  const multi: UserRecord = { ...pl, email: 'p@l.c', tenantIds: ['public', 't1'] };
+
+  it('marks the consumed identity in its tenant only, and keeps the marks of tenants the login method is still in', () => {
+    const once = withCodesConsumed(multi, 'public', { phoneNumber: '+14155552671' }, 1_000);
+    const twice = withCodesConsumed(once, 't1', { email: 'p@l.c' }, 2_000);
+    expect(twice.codesConsumedAt).toEqual({ public: { phone: 1_000 }, t1: { email: 2_000 } });
+    const left = withCodesConsumed({ ...twice, tenantIds: ['public'] }, 'public', { email: 'p@l.c' }, 3_000);
+    expect(left.codesConsumedAt).toEqual({ public: { phone: 1_000, email: 3_000 } });
+  });
+
+  it('ends a device of that identity and tenant made at or before the consume, and no other', () => {
+    const lm = withCodesConsumed(multi, 'public', { email: 'p@l.c' }, 1_000);
+    expect(isDeviceSuperseded(lm, 'public', { email: 'p@l.c' }, 1_000)).toBe(true);
+    expect(isDeviceSuperseded(lm, 'public', { email: 'p@l.c' }, 1_001)).toBe(false);
+    expect(isDeviceSuperseded(lm, 'public', { phoneNumber: '+14155552671' }, 1)).toBe(false);
+    expect(isDeviceSuperseded(lm, 't1', { email: 'p@l.c' }, 1)).toBe(false);
+    expect(isDeviceSuperseded(undefined, 'public', { email: 'p@l.c' }, 1)).toBe(false);
+  });
+
+  it('is stored on the login method item and read back from it', () => {
+    const lm = withCodesConsumed(pl, 'public', { phoneNumber: '+14155552671' }, 1_000);
+    const item = itemsOfUser(standaloneUser(lm)).find((d) => d.role === 'loginMethod')!.item;
+    expect(loginMethodFromItem(item)).toEqual(lm);
+  });
+});

@@ -1,10 +1,9 @@
-import { publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
-import type { AuthUser, DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
+import { publicIdOf, standaloneUser, withCodesConsumed, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
+import type { AuthUser, UserRecord } from '../../storage/model';
 import type { ConsumeUserWrite } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { findLogin } from '../users/find-login';
-import { deletePendingDevices } from './pending-devices';
+import { findIdentityLogin, identityOf, supersededDevice } from './identity-login';
 import { consumedDeviceOf, verifyCode, type CodeFailure, type CodeProof, type ConsumedDevice } from './verify-code';
 
 export type ConsumeCodeResult =
@@ -12,17 +11,15 @@ export type ConsumeCodeResult =
   | CodeFailure;
 
 
-function identityOf(device: DeviceRecord): PasswordlessIdentity {
-  return device.email !== undefined ? { email: device.email } : { phoneNumber: device.phoneNumber ?? '' };
-}
-
 /**
  * Consumes a code: signs in the passwordless login method of the device's email or phone in the
  * tenant (as its primary user when it is linked), creating it if there is none (only passwordless
  * login methods count: a primary user holding the email through another recipe gets a new,
  * unlinked login method, as in the core). The device is deleted in the same transaction as the
- * user write, so a code works once, also under concurrent consumes; the identity's other pending
- * devices are deleted afterwards.
+ * user write, so a code works once, also under concurrent consumes. The same write records the
+ * consume on the login method (`withCodesConsumed`), which ends the identity's other pending
+ * devices in the tenant: their codes answer `RESTART_FLOW_ERROR` from then on, as the core's
+ * deleted devices do, and TTL collects them.
  */
 export async function consumeCode(
   deps: Pick<Deps, 'passwordless' | 'users' | 'clock' | 'random' | 'config'>,
@@ -38,31 +35,38 @@ export async function consumeCode(
     if (verified.status !== 'OK') return verified;
     const { device, codes } = verified;
     const identity = identityOf(device);
-    const existing = await findLogin(
-      deps,
-      'email' in identity
-        ? await deps.users.getLoginByEmail(tenantId, 'passwordless', identity.email)
-        : await deps.users.getLoginByPhone(tenantId, identity.phoneNumber),
-    );
+    const existing = await findIdentityLogin(deps, tenantId, identity);
+    if (supersededDevice(existing, device, codes)) return { status: 'RESTART_FLOW_ERROR' };
+    const now = deps.clock.now();
     let write: ConsumeUserWrite;
     let lm: UserRecord;
     let user: AuthUser;
     if (existing) {
       const before = existing.loginMethod;
-      lm = 'email' in identity ? withVerifiedEmail(before, identity.email) : { ...before, phoneVerified: true };
+      lm = withCodesConsumed(
+        'email' in identity ? withVerifiedEmail(before, identity.email) : { ...before, phoneVerified: true },
+        tenantId,
+        identity,
+        now,
+      );
       user = withLoginMethod(existing.user, lm);
       write = { before: [existing.user], after: [user] };
     } else {
-      lm = {
-        userId: deps.random.uuid(),
-        recipeId: 'passwordless',
-        tenantIds: [tenantId],
-        timeJoined: deps.clock.now(),
-        ...identity,
-        verifiedEmails: 'email' in identity ? [identity.email] : [],
-        phoneVerified: 'phoneNumber' in identity,
-        version: 1,
-      };
+      lm = withCodesConsumed(
+        {
+          userId: deps.random.uuid(),
+          recipeId: 'passwordless',
+          tenantIds: [tenantId],
+          timeJoined: now,
+          ...identity,
+          verifiedEmails: 'email' in identity ? [identity.email] : [],
+          phoneVerified: 'phoneNumber' in identity,
+          version: 1,
+        },
+        tenantId,
+        identity,
+        now,
+      );
       user = standaloneUser(lm);
       write = { before: [], after: [user] };
     }
@@ -72,7 +76,6 @@ export async function consumeCode(
       return undefined;
     }
     if (result.status === 'OK') {
-      await deletePendingDevices(deps, tenantId, identity);
       return {
         status: 'OK',
         createdNewUser: !existing,

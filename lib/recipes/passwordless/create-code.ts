@@ -9,6 +9,7 @@ import {
   preAuthSessionIdOf,
   type DeviceId,
 } from './codes';
+import { findIdentityLogin, identityOf, supersededDevice } from './identity-login';
 
 export type CreateCodeInput =
   | (PasswordlessIdentity & { readonly userInputCode?: string })
@@ -34,10 +35,11 @@ const RANDOM_CODE_TRIES = 5;
 
 /**
  * Creates a passwordless code: on a new device for an email or phone number, or (with `deviceId`)
- * a new code on an existing device, as a resend.
+ * a new code on an existing device, as a resend (refused once a consume of the device's email
+ * or phone ended it).
  */
 export async function createCode(
-  deps: Pick<Deps, 'passwordless' | 'clock' | 'random' | 'config'>,
+  deps: Pick<Deps, 'passwordless' | 'users' | 'clock' | 'random' | 'config'>,
   tenantId: string,
   input: CreateCodeInput,
 ): Promise<CreateCodeResult> {
@@ -84,8 +86,11 @@ export async function createCode(
 
   if (!isDeviceIdForm(input.deviceId)) return { status: 'RESTART_FLOW_ERROR' };
   const deviceId = input.deviceId;
-  const device = await deps.passwordless.getDevice(preAuthSessionIdOf(deviceId));
-  if (!device || device.tenantId !== tenantId) return { status: 'RESTART_FLOW_ERROR' };
+  const read = await deps.passwordless.getDeviceWithCodes(preAuthSessionIdOf(deviceId));
+  if (!read || read.device.tenantId !== tenantId) return { status: 'RESTART_FLOW_ERROR' };
+  const { device, codes } = read;
+  // A consume of the email or phone since the device was made ended it (the core deleted it).
+  if (supersededDevice(await findIdentityLogin(deps, tenantId, identityOf(device)), device, codes)) return { status: 'RESTART_FLOW_ERROR' };
   for (let attempt = 0; attempt < RANDOM_CODE_TRIES; attempt++) {
     const userInputCode = input.userInputCode ?? deps.random.digits(DEFAULT_CODE_DIGITS);
     const { code, result } = newCode(deviceId, device.linkCodeSalt, userInputCode);

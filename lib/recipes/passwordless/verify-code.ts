@@ -1,6 +1,7 @@
 import type { CodeRecord, DeviceRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { isLinkCodeForm, linkCodeHashOf, linkCodeOf, type DeviceId, type PreAuthSessionId } from './codes';
+import { findIdentityLogin, identityOf, supersededDevice } from './identity-login';
 
 /** How a code is presented: the magic link, or the device id and the typed code. */
 export type CodeProof =
@@ -32,10 +33,13 @@ export function consumedDeviceOf(device: DeviceRecord): ConsumedDevice {
 /**
  * Checks a code against its device without consuming it. A wrong or expired user input code
  * counts as a failed attempt; the attempt that reaches the maximum deletes the device. Expiry is
- * checked here, at read time: DynamoDB TTL only garbage-collects and may lag by hours.
+ * checked here, at read time: DynamoDB TTL only garbage-collects and may lag by hours. A device
+ * whose codes a consume of its email or phone ended answers `RESTART_FLOW_ERROR` to any code, as
+ * the core's deleted device does: a right code is refused by the caller (which reads the login
+ * method anyway), a wrong one here, before it counts.
  */
 export async function verifyCode(
-  deps: Pick<Deps, 'passwordless' | 'clock' | 'config'>,
+  deps: Pick<Deps, 'passwordless' | 'users' | 'clock' | 'config'>,
   tenantId: string,
   proof: CodeProof,
 ): Promise<{ status: 'OK'; device: DeviceRecord; codes: CodeRecord[] } | CodeFailure> {
@@ -58,6 +62,7 @@ export async function verifyCode(
   const expired = code !== undefined && code.timeCreated + code.codeLifetime <= deps.clock.now();
   if (code && !expired) return { status: 'OK', device, codes };
 
+  if (supersededDevice(await findIdentityLogin(deps, tenantId, identityOf(device)), device, codes)) return { status: 'RESTART_FLOW_ERROR' };
   // The increment is atomic, so parallel guesses can never be counted fewer than they were.
   const count = await deps.passwordless.recordFailedAttempt(device.preAuthSessionId);
   if (count === undefined) return { status: 'RESTART_FLOW_ERROR' };

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, timeSortKey } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
@@ -99,13 +99,6 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
       },
     ]);
     return result.ok ? 'OK' : result.failed;
-  }
-
-  async getDevice(preAuthSessionId: string): Promise<DeviceRecord | undefined> {
-    const out = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.tableName, Key: keys.device(preAuthSessionId), ConsistentRead: true }),
-    );
-    return out.Item ? deviceFromItem(out.Item) : undefined;
   }
 
   async getDeviceWithCodes(preAuthSessionId: string): Promise<{ device: DeviceRecord; codes: CodeRecord[] } | undefined> {

@@ -123,6 +123,7 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, l
     passwordMigration: lm.passwordMigration,
     externalUserId: lm.externalUserId,
     externalUserIdInfo: lm.externalUserIdInfo,
+    codesConsumedAt: lm.codesConsumedAt,
     version: lm.version,
     primaryUserId: user.isPrimary ? user.id : undefined,
     ...(listsTenant
@@ -247,6 +248,7 @@ export function loginMethodFromItem(item: Record<string, unknown>): UserRecord {
     ...(item.passwordMigration !== undefined ? { passwordMigration: item.passwordMigration as { markedAt: number } } : {}),
     ...(item.externalUserId !== undefined ? { externalUserId: item.externalUserId as string } : {}),
     ...(item.externalUserIdInfo !== undefined ? { externalUserIdInfo: item.externalUserIdInfo as string } : {}),
+    ...(item.codesConsumedAt !== undefined ? { codesConsumedAt: item.codesConsumedAt as UserRecord['codesConsumedAt'] } : {}),
     version: item.version as number,
   };
 }

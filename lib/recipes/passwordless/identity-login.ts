@@ -1,0 +1,32 @@
+import { isDeviceSuperseded } from '../../storage/auth-user';
+import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../../storage/model';
+import type { Deps } from '../deps';
+import { findLogin, type UserLogin } from '../users/find-login';
+
+/** The email or phone number a device's codes were sent to. */
+export function identityOf(device: DeviceRecord): PasswordlessIdentity {
+  return device.email !== undefined ? { email: device.email } : { phoneNumber: device.phoneNumber ?? '' };
+}
+
+/** The passwordless login method of an email or phone in a tenant, with its user (read consistently). */
+export async function findIdentityLogin(
+  deps: Pick<Deps, 'users'>,
+  tenantId: string,
+  identity: PasswordlessIdentity,
+): Promise<UserLogin | undefined> {
+  return findLogin(
+    deps,
+    'email' in identity
+      ? await deps.users.getLoginByEmail(tenantId, 'passwordless', identity.email)
+      : await deps.users.getLoginByPhone(tenantId, identity.phoneNumber),
+  );
+}
+
+/**
+ * Whether a consume of the device's email or phone since the device was created ended its codes.
+ * A device is as old as its first code (codes are only added to it, and all deleted with it).
+ */
+export function supersededDevice(login: UserLogin | undefined, device: DeviceRecord, codes: readonly CodeRecord[]): boolean {
+  const createdAt = Math.min(...codes.map((c) => c.timeCreated));
+  return isDeviceSuperseded(login?.loginMethod, device.tenantId, identityOf(device), createdAt);
+}

@@ -1,6 +1,9 @@
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
 import { startApi, type TestApi } from '../support/api';
-import { consumeLink, createCode, uniqueEmail } from '../support/flows';
+import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { keys } from '../../lib/storage/keys';
+import { consumeLink, createCode, passwordlessSignIn, uniqueEmail, uniquePhone } from '../support/flows';
+import { testDocClient } from '../support/table';
 
 /**
  * DynamoDB calls per operation, counted on the wire by a proxy between the server and DynamoDB
@@ -30,24 +33,30 @@ async function callsOf(request: () => Promise<unknown>): Promise<Record<string, 
 }
 
 describe('DynamoDB calls per operation', () => {
-  it('passwordless: create-code 1, resend 3, consume 3 for a new user and 4 for an existing one', async () => {
+  it('passwordless: create-code 1, resend 3, consume 3 for a new or existing email user', async () => {
     const email = uniqueEmail('rt');
     let first: Awaited<ReturnType<typeof createCode>> | undefined;
     expect(await callsOf(async () => (first = await createCode(api, { email })))).toEqual({ TransactWriteItems: 1 });
     // A resend: the device with its codes, the identity's guard (a consume may have ended the device), the transaction.
     expect(await callsOf(() => api.post('/recipe/signinup/code', { deviceId: first!.deviceId }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
-    // The device with its codes (one Query), the identity's guard, the transaction: the identity's
-    // other devices are ended by the transaction's mark on the login method, not read and deleted.
-    expect(await callsOf(() => consumeLink(api, first!))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    // The device with its codes (one Query), the email's login methods in the tenant (one Query of
+    // gsi2: none), the transaction: the identity's other devices are ended by the transaction's
+    // mark on the login method, not read and deleted.
+    expect(await callsOf(() => consumeLink(api, first!))).toEqual({ Query: 2, TransactWriteItems: 1 });
     const again = await createCode(api, { email });
     const pending = await createCode(api, { email });
-    // … and the user's partition.
+    // The same for an existing user: its login method, on its own, is whole in its index entry.
+    expect(await callsOf(() => consumeLink(api, again))).toEqual({ Query: 2, TransactWriteItems: 1 });
+    // A device the consume ended: its device and the login method; nothing written.
+    expect(await callsOf(async () => expect((await consumeLink(api, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' }))).toEqual({ Query: 2 });
+  });
+
+  it('passwordless by phone (no index): consume 3 for a new user, 4 for an existing one (the guard, then the partition)', async () => {
+    const phoneNumber = uniquePhone();
+    const first = await createCode(api, { phoneNumber });
+    expect(await callsOf(() => consumeLink(api, first))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    const again = await createCode(api, { phoneNumber });
     expect(await callsOf(() => consumeLink(api, again))).toEqual({ GetItem: 1, Query: 2, TransactWriteItems: 1 });
-    // A device the consume ended: its device, the guard and the user; nothing written.
-    expect(await callsOf(async () => expect((await consumeLink(api, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' }))).toEqual({
-      GetItem: 1,
-      Query: 2,
-    });
   });
 
   it('third party: an existing identity signs in with 2 calls, a new one is created with 2', async () => {
@@ -73,5 +82,52 @@ describe('a resend racing a consume', () => {
       expect(['OK', 'RESTART_FLOW_ERROR']).toContain(resent.json.status);
     }
     // The consistency checker runs when the server stops (afterAll): an orphaned code fails it.
+  });
+});
+
+describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
+  /** Answers the Queries of the email's login methods in the public tenant with `items`. */
+  const indexAnswers = (email: string, items: Record<string, unknown>[]) =>
+    proxy.answerIndexQueries((request) =>
+      (request.ExpressionAttributeValues as Record<string, { S?: string }>)[':pk']?.S === keys.usersWithEmail('public', email)
+        ? { Items: items, Count: items.length, ScannedCount: items.length }
+        : undefined,
+    );
+
+  afterEach(() => proxy.answerIndexQueries(undefined));
+
+  it('missing the user: the new guard is taken, and the consume reads through the guard and signs the user in', async () => {
+    const email = uniqueEmail('lag-miss');
+    const user = (await passwordlessSignIn(api, { email })).user;
+    const code = await createCode(api, { email });
+    indexAnswers(email, []);
+    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    // The device, the index (nothing), the transaction (refused), the guard, the partition, the transaction.
+    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
+    expect(res!.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id } });
+    proxy.answerIndexQueries(undefined);
+    expect((await api.get(`/users/by-accountinfo?email=${encodeURIComponent(email)}`)).json.users).toHaveLength(1);
+  });
+
+  it('with an older version of the login method: the transaction refuses it, and the consume answers the user as it is now', async () => {
+    const email = uniqueEmail('lag-old');
+    const user = (await passwordlessSignIn(api, { email })).user;
+    const doc = testDocClient();
+    let old: Record<string, AttributeValue> | undefined;
+    try {
+      const key = keys.loginMethod(user.id, user.id);
+      old = (await doc.send(new GetItemCommand({ TableName: api.tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }))).Item;
+    } finally {
+      doc.destroy();
+    }
+    expect(Number(old?.version?.N)).toBeGreaterThan(0);
+    const phoneNumber = uniquePhone();
+    expect((await api.put('/recipe/user', { userId: user.id, email, phoneNumber }, { rid: 'passwordless' })).json).toEqual({ status: 'OK' });
+    const code = await createCode(api, { email });
+    indexAnswers(email, [old!]);
+    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    // The device, the index (old), the transaction (refused), the guard, the partition, the transaction.
+    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
+    expect(res!.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id, phoneNumbers: [phoneNumber] } });
   });
 });

@@ -4,7 +4,8 @@ import { createServer, request, type Server } from 'node:http';
  * A pass-through proxy in front of DynamoDB Local that counts requests by operation
  * (`X-Amz-Target`), so the benchmarks report how many DynamoDB calls each API operation makes
  * from what went over the wire, not from reading the code. It can also answer the next requests
- * with DynamoDB's `ThrottlingException`, as DynamoDB does when it sheds load.
+ * with DynamoDB's `ThrottlingException`, as DynamoDB does when it sheds load, and answer Queries
+ * of an index itself, to stand in for an index lagging its table (DynamoDB Local's never lag).
  */
 export interface CountingProxy {
   readonly endpoint: string;
@@ -17,6 +18,11 @@ export interface CountingProxy {
   reset(): void;
   /** Answers the next `n` requests with a ThrottlingException (Infinity: until set to 0). */
   throttleNext(n: number): void;
+  /**
+   * Answers each Query of an index (`IndexName` set) for which `answer` gives a body (in
+   * DynamoDB's JSON), instead of DynamoDB; `undefined` stops it.
+   */
+  answerIndexQueries(answer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined): void;
   total(): number;
   close(): Promise<void>;
 }
@@ -30,6 +36,7 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   const counts = new Map<string, number>();
   const writes = { transactional: 0, single: 0 };
   let throttle = 0;
+  let indexAnswer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined;
   const server: Server = createServer((req, res) => {
     const op = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
     counts.set(op, (counts.get(op) ?? 0) + 1);
@@ -46,6 +53,15 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      if (op === 'Query' && indexAnswer) {
+        const request = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+        const answer = request.IndexName !== undefined ? indexAnswer(request) : undefined;
+        if (answer) {
+          res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'proxy' });
+          res.end(JSON.stringify(answer));
+          return;
+        }
+      }
       if (op === 'PutItem' || op === 'UpdateItem' || op === 'DeleteItem') writes.single++;
       if (op === 'TransactWriteItems') {
         writes.transactional += (JSON.parse(body.toString('utf8')) as { TransactItems?: unknown[] }).TransactItems?.length ?? 0;
@@ -79,6 +95,9 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
     },
     throttleNext: (n: number) => {
       throttle = n;
+    },
+    answerIndexQueries: (answer) => {
+      indexAnswer = answer;
     },
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     close: () => new Promise<void>((r) => server.close(() => r())),

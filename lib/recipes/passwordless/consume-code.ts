@@ -28,6 +28,11 @@ export async function consumeCode(
 ): Promise<ConsumeCodeResult> {
   let verified: Awaited<ReturnType<typeof verifyCode>> | undefined = await verifyCode(deps, tenantId, proof);
   if (verified.status !== 'OK') return verified;
+  // The first try finds an email's login method through the index (one Query where the guard
+  // takes two reads). The transaction catches a stale answer (the login method's version, a new
+  // guard being free); every later try reads through the guard. An ended device is believed from
+  // the index: marks only grow while the login method exists, and the index is never ahead.
+  let throughGuard = false;
 
   return retryOnRace<ConsumeCodeResult>('Consuming a code', async () => {
     // A resend (or another consume) changed the device since it was read: read and check it again.
@@ -35,7 +40,10 @@ export async function consumeCode(
     if (verified.status !== 'OK') return verified;
     const { device, codes } = verified;
     const identity = identityOf(device);
-    const existing = await findIdentityLogin(deps, tenantId, identity);
+    const existing =
+      throughGuard || !('email' in identity)
+        ? await findIdentityLogin(deps, tenantId, identity)
+        : await deps.users.findPasswordlessLoginByEmailIndex(tenantId, identity.email);
     if (supersededDevice(existing, device, codes)) return { status: 'RESTART_FLOW_ERROR' };
     const now = deps.clock.now();
     let write: ConsumeUserWrite;
@@ -75,15 +83,17 @@ export async function consumeCode(
       verified = undefined;
       return undefined;
     }
-    if (result.status === 'OK') {
-      return {
-        status: 'OK',
-        createdNewUser: !existing,
-        user: toApiUser(user),
-        recipeUserId: publicIdOf(lm),
-        consumedDevice: consumedDeviceOf(device),
-      };
+    if (result.status !== 'OK') {
+      // Lost a race, or the index was behind: read through the guard from now on.
+      throughGuard = true;
+      return undefined;
     }
-    return undefined;
+    return {
+      status: 'OK',
+      createdNewUser: !existing,
+      user: toApiUser(user),
+      recipeUserId: publicIdOf(lm),
+      consumedDevice: consumedDeviceOf(device),
+    };
   });
 }

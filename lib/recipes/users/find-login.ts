@@ -1,13 +1,10 @@
 import { loginMethodOf, withLoginMethod } from '../../storage/auth-user';
-import type { AuthUser, UserRecord } from '../../storage/model';
-import type { LoginRef, UserWriteResult } from '../../storage/ports';
+import type { UserRecord } from '../../storage/model';
+import type { LoginRef, UserWithLogin, UserWriteResult } from '../../storage/ports';
 import type { Deps } from '../deps';
 
 /** A user together with one of its login methods: the one a request named or signed in with. */
-export interface UserLogin {
-  readonly user: AuthUser;
-  readonly loginMethod: UserRecord;
-}
+export type UserLogin = UserWithLogin;
 
 /**
  * The user holding a login method (read consistently), with that login method. `ref` is the

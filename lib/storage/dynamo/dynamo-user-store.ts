@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
 import type { AuthUser, RecipeId, UserRecord } from '../model';
-import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
+import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
 import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
 import { guardsOf, ITEM_TYPE, loginMethodFromItem, loginRefOf, userChangeWrites, userFromItems, vanishedIds } from './user-items';
 
@@ -137,6 +137,38 @@ export class DynamoUserStore implements UserStore {
       ExpressionAttributeValues: { ':pk': keys.usersWithEmail(tenantId, email) },
     });
     return this.usersOfItems(items);
+  }
+
+  async findPasswordlessLoginByEmailIndex(tenantId: string, email: string): Promise<UserWithLogin | undefined> {
+    const items = await queryAll(this.ctx, {
+      IndexName: INDEX.byIdentity,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
+      ExpressionAttributeValues: { ':pk': keys.usersWithEmail(tenantId, email) },
+    });
+    const isIt = (lm: UserRecord) => lm.recipeId === 'passwordless' && lm.email === email && lm.tenantIds.includes(tenantId);
+    // Partitions to read: a primary user's (its item says it is linked), or the one behind a
+    // tenant's email entry (which does not say its recipe).
+    const partitions = new Set<string>();
+    for (const item of items) {
+      const userId = keys.userIdOfPartition(item.pk as string);
+      if (item.type !== ITEM_TYPE.loginMethod) {
+        partitions.add(userId);
+        continue;
+      }
+      const lm = loginMethodFromItem(item);
+      if (!isIt(lm)) continue;
+      if (item.primaryUserId === undefined) return { user: standaloneUser(lm), loginMethod: lm };
+      partitions.add(userId);
+    }
+    const found = await Promise.all(
+      [...partitions].map(async (userId) => {
+        const user = userFromItems(userId, await this.readPartition(userId));
+        const loginMethod = user?.loginMethods.find(isIt);
+        return user && loginMethod ? { user, loginMethod } : undefined;
+      }),
+    );
+    return found.find((f) => f !== undefined);
   }
 
   async getPrimaryHolders(claims: readonly TenantAccountInfo[]): Promise<(string | undefined)[]> {

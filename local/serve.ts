@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
 import { readLocalSettings } from '../lib/config/local-settings';
 import { createDynamoContext } from '../lib/storage/dynamo';
-import { upgradeStorage } from '../lib/storage/dynamo/upgrade';
+import { indexPhoneNumbers, upgradeStorage } from '../lib/storage/dynamo/upgrade';
 import { ensureTable } from './create-table';
 import { createLocalServer } from './server';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
@@ -49,9 +49,12 @@ export async function serve(bundleDir: string): Promise<{ port: number; close():
   // suites that never import in bulk need not pay.
   const bulkWorker = process.env.BULK_WORKER !== 'off';
   await ensureTable(client, settings.tableName, { stream: bulkWorker });
-  // Users a build before account linking stored in `.data` keep working (see upgradeStorage).
-  const upgraded = await upgradeStorage(createDynamoContext(settings.tableName, client));
+  // Users an older build stored in `.data` keep working (see upgradeStorage, indexPhoneNumbers).
+  const ctx = createDynamoContext(settings.tableName, client);
+  const upgraded = await upgradeStorage(ctx);
   if (upgraded > 0) process.stdout.write(`upgraded ${upgraded} users to storage format 2 (account linking)\n`);
+  const phones = await indexPhoneNumbers(ctx);
+  if (phones > 0) process.stdout.write(`upgraded ${phones} users to storage format 3 (phone numbers indexed)\n`);
   client.destroy();
   const server = createLocalServer(bundleDir);
   const worker = bulkWorker ? startBulkWorker(bundleDir, settings.tableName) : undefined;

@@ -1,17 +1,22 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readLocalSettings } from '../lib/config/local-settings';
 import { createDynamoContext } from '../lib/storage/dynamo';
-import { upgradeStorage } from '../lib/storage/dynamo/upgrade';
+import { indexPhoneNumbers, upgradeStorage } from '../lib/storage/dynamo/upgrade';
 
 /**
  * `npm run upgrade-storage`: rewrites users stored by a build before account linking (storage
- * format 1) into format 2, in the table named by `TABLE_NAME` (default `auth-core`) at
- * `AWS_ENDPOINT_URL_DYNAMODB` (or AWS). Idempotent; `npm start` does it on its own at start.
+ * format 1) into format 2, then indexes passwordless phone numbers (format 3), in the table named
+ * by `TABLE_NAME` (default `auth-core`) at `AWS_ENDPOINT_URL_DYNAMODB` (or AWS). Idempotent;
+ * `npm start` does it on its own at start. Until it has run, a consume by phone of a user stored
+ * before reads through the guard after its first try (correct, two calls more).
  */
 async function main(): Promise<void> {
   const { tableName } = readLocalSettings();
-  const upgraded = await upgradeStorage(createDynamoContext(tableName, new DynamoDBClient({})));
+  const ctx = createDynamoContext(tableName, new DynamoDBClient({}));
+  const upgraded = await upgradeStorage(ctx);
   process.stdout.write(`${upgraded} user(s) upgraded to storage format 2 in table ${tableName}\n`);
+  const phones = await indexPhoneNumbers(ctx);
+  process.stdout.write(`${phones} user(s) upgraded to storage format 3 (phone numbers indexed) in table ${tableName}\n`);
 }
 
 main().catch((err: unknown) => {

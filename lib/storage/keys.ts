@@ -7,7 +7,9 @@ import type { AccountInfo, RecipeId } from './model';
  *
  * | item         | pk                                  | sk                  | gsi1 (users of a tenant)     | gsi2 (by identity)          |
  * |--------------|-------------------------------------|---------------------|------------------------------|-----------------------------|
- * | login method | `USER#<userId>`                     | `LM#<recipeUserId>` | `T#<t>#USERS#<s>` / `<ts>#<id>` | `T#<t>#EMAIL#<email>`    |
+ * | login method | `USER#<userId>`                     | `LM#<recipeUserId>` | `T#<t>#USERS#<s>` / `<ts>#<id>` | `T#<t>#EMAIL#<email>` (else `T#<t>#PHONE#<e164>`) |
+ * | email entry  | `USER#<userId>`                     | `EMAIL#<t>#<rid>`   |                              | `T#<t>#EMAIL#<email>`       |
+ * | phone entry  | `USER#<userId>`                     | `PHONE#<t>#<rid>`   |                              | `T#<t>#PHONE#<e164>`        |
  * | pw migration | `USER#<userId>`                     | `PWMIG#<t>#<rid>`   | `T#<t>#PWMIG#<s>` / `<ts>#<rid>` |                          |
  * | link         | `USER#<recipeUserId>`               | `LINK`              |                              |                             |
  * | guard        | `T#<t>#EP#EMAIL#<email>` (PL, TP)   | `GUARD`             |                              |                             |
@@ -106,6 +108,12 @@ export const keys = {
   /** A login method's entry among the users with its email in a tenant beyond its first one. */
   emailEntry: (userId: string, tenantId: string, recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${userId}`, sk: `EMAIL#${tenantId}#${recipeUserId}` }),
   /**
+   * A passwordless login method's entry among the login methods with its phone number in a
+   * tenant, where its item does not carry it: every tenant of one that has an email too (its
+   * item's gsi2 is the email's), the tenants beyond its first one otherwise.
+   */
+  phoneEntry: (userId: string, tenantId: string, recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${userId}`, sk: `PHONE#${tenantId}#${recipeUserId}` }),
+  /**
    * A login method waiting for password migration at sign-in (SPEC §16), one per tenant of it:
    * listed in gsi1 under `usersWaitingForPassword` while the mark lasts.
    */
@@ -199,6 +207,8 @@ export const keys = {
   bulkRowPosition: (createdAt: number, rowId: string): string => `${timeSortKey(createdAt)}#${rowId}`,
   /** gsi2 partition: users of a tenant with an email, across recipes. */
   usersWithEmail: (tenantId: string, email: string): string => `T#${tenantId}#EMAIL#${enc(email)}`,
+  /** gsi2 partition: the passwordless login methods of a tenant with a phone number. */
+  usersWithPhone: (tenantId: string, phoneNumber: string): string => `T#${tenantId}#PHONE#${enc(phoneNumber)}`,
   /** gsi2 partition: pending devices of one email or phone. */
   devicesOfIdentity: (tenantId: string, identity: { email?: string; phoneNumber?: string }): string =>
     identity.email !== undefined

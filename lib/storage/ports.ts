@@ -90,15 +90,15 @@ export interface UserStore {
   /** Users with a login method in the tenant that has this email (any recipe), each once. */
   listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
   /**
-   * The passwordless login method with this email in the tenant, with its user, found through
-   * the index of a tenant's login methods by email: one Query for a login method on its own in
-   * its first tenant, where the guard takes two reads (the guard, then the user's partition); a
-   * primary user's partition, or the one behind an email entry of another tenant, is then read
-   * consistently. **Eventually consistent**: the answer may be stale, or miss a login method just
+   * The passwordless login method with this email or phone number in the tenant, with its user,
+   * found through gsi2 (login methods by email, else by phone, and entries where the item is not
+   * indexed so): one Query for a login method on its own, where the guard takes two reads (the
+   * guard, then the user's partition); a primary user's partition, or the one behind an entry, is
+   * then read consistently. **Eventually consistent**: the answer may be stale, or miss a login method just
    * made, so a caller writes only on conditions that catch that (the login method's version, a
    * new guard being free) and reads through the guard (`getLoginByEmail`) when they fail.
    */
-  findPasswordlessLoginByEmailIndex(tenantId: string, email: string): Promise<UserWithLogin | undefined>;
+  findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | undefined>;
   /**
    * The primary user claiming each piece of account info in its tenant, read consistently
    * (`undefined` where none does), in the order asked.

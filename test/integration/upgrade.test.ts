@@ -6,14 +6,32 @@ import { startApi, type TestApi } from '../support/api';
 import { passwordlessSignIn } from '../support/flows';
 import { BCRYPT } from '../support/linking';
 import { dumpTable, testDocClient } from '../support/table';
+import { standaloneUser } from '../../lib/storage/auth-user';
+import { itemsOfUser } from '../../lib/storage/dynamo/user-items';
+import type { UserRecord } from '../../lib/storage/model';
 
 /**
  * A table written by the build before account linking (storage format 1: a user item at
  * `USER#<id>` / `USER`) keeps its users: the server upgrades it at start, and they sign in as before.
+ * So does one written before phone numbers were indexed (format 2: a passwordless login method
+ * without an email had no gsi2 key, and no phone entries existed).
  */
 let api: TestApi;
 const tableName = `test-upgrade-${randomBytes(4).toString('hex')}`;
 const ids = { ep: randomUUID(), tp: randomUUID(), pl: randomUUID() };
+/** A format-2 passwordless user with a phone only, in two tenants. */
+const phoneUser: UserRecord = {
+  userId: randomUUID(), recipeId: 'passwordless', tenantIds: ['public', 'old-t'], timeJoined: 1_700_000_000_003,
+  phoneNumber: '+14155550111', verifiedEmails: [], phoneVerified: true, version: 4,
+};
+
+/** Its items as format 2 wrote them: those of today without anything phone numbers are indexed by. */
+function format2(lm: UserRecord): Record<string, unknown>[] {
+  return itemsOfUser(standaloneUser(lm))
+    .filter((d) => d.item.type !== 'phoneEntry')
+    .map((d) => (d.role === 'loginMethod' ? { ...d.item, gsi2pk: undefined, gsi2sk: undefined } : d.item))
+    .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
+}
 const enc = encodeURIComponent;
 
 /** A user item exactly as format 1 wrote it (the previous `userItem`), and its guards. */
@@ -47,9 +65,10 @@ beforeAll(async () => {
       [{ pk: `T#public#PL#EMAIL#${enc('old-pl@example.com')}` }, { pk: `T#public#PL#PHONE#${enc('+14155550100')}` }],
     ),
   ];
+  const all: Record<string, unknown>[] = [...items, ...format2(phoneUser)];
   const doc = testDocClient();
   try {
-    for (const Item of items) await doc.send(new PutCommand({ TableName: tableName, Item }));
+    for (const Item of all) await doc.send(new PutCommand({ TableName: tableName, Item }));
   } finally {
     doc.destroy();
   }
@@ -65,8 +84,9 @@ describe('upgrading a table of the build before account linking', () => {
 
   it('keeps every user: by id, listed and counted, with the same ids and times', async () => {
     for (const id of Object.values(ids)) expect((await api.get(`/user/id?userId=${id}`)).json.user.id).toBe(id);
-    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl]);
-    expect((await api.get('/users/count')).json.count).toBe(3);
+    // (and the format-2 phone user, joined last)
+    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId]);
+    expect((await api.get('/users/count')).json.count).toBe(4);
     expect((await api.get(`/user/id?userId=${ids.pl}`)).json.user.phoneNumbers).toEqual(['+14155550100']);
   });
 
@@ -77,5 +97,26 @@ describe('upgrading a table of the build before account linking', () => {
     expect([tp.json.createdNewUser, tp.json.user.id]).toEqual([false, ids.tp]);
     const pl = await passwordlessSignIn(api, { phoneNumber: '+14155550100' });
     expect([pl.createdNewUser, pl.user.id]).toEqual([false, ids.pl]);
+  });
+});
+
+describe('upgrading a table written before phone numbers were indexed', () => {
+  it('says so at start, and indexes the phone in every tenant: on the item in the first, by an entry in the other', async () => {
+    // The format-1 passwordless user has an email and a phone: its phone entry is added too.
+    expect(api.logs).toContain('upgraded 2 users to storage format 3 (phone numbers indexed)');
+    // The table's items as DynamoDB JSON ({"S": …}), read back as plain strings.
+    const raw = JSON.parse(await dumpTable(tableName)) as Record<string, { S?: string; N?: string }>[];
+    const items = raw.map((i) => Object.fromEntries(Object.entries(i).map(([k, v]) => [k, v.S ?? v.N])));
+    const partition = items.filter((i) => i.pk === `USER#${phoneUser.userId}`);
+    expect(partition.find((i) => i.type === 'loginMethod')).toMatchObject({ gsi2pk: `T#public#PHONE#${enc('+14155550111')}`, version: '4' });
+    expect(partition.filter((i) => i.type === 'phoneEntry').map((i) => i.gsi2pk)).toEqual([`T#old-t#PHONE#${enc('+14155550111')}`]);
+    expect(items.filter((i) => i.pk === `USER#${ids.pl}` && i.type === 'phoneEntry').map((i) => i.gsi2pk)).toEqual([
+      `T#public#PHONE#${enc('+14155550100')}`,
+    ]);
+  });
+
+  it('signs the phone user in as before', async () => {
+    const pl = await passwordlessSignIn(api, { phoneNumber: '+14155550111' });
+    expect([pl.createdNewUser, pl.user.id]).toEqual([false, phoneUser.userId]);
   });
 });

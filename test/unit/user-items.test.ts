@@ -209,3 +209,21 @@ describe('the codes a consume ended (codesConsumedAt)', () => {
     expect(loginMethodFromItem(item)).toEqual(lm);
   });
 });
+
+describe('a passwordless login method with a phone number', () => {
+  const gsi2 = (lm: UserRecord) =>
+    itemsOfUser(standaloneUser(lm))
+      .filter((d) => d.item.gsi2pk !== undefined)
+      .map((d) => [d.item.type, d.key.sk, d.item.gsi2pk]);
+
+  it('is found by its phone in each tenant: through its item where it has no email, else through entries', () => {
+    expect(gsi2({ ...pl, tenantIds: ['public', 't1'] })).toEqual([
+      ['loginMethod', 'LM#pl-1', 'T#public#PHONE#%2B14155552671'],
+      ['phoneEntry', 'PHONE#t1#pl-1', 'T#t1#PHONE#%2B14155552671'],
+    ]);
+    expect(gsi2({ ...pl, email: 'p@l.c' })).toEqual([
+      ['loginMethod', 'LM#pl-1', 'T#public#EMAIL#p%40l.c'],
+      ['phoneEntry', 'PHONE#public#pl-1', 'T#public#PHONE#%2B14155552671'],
+    ]);
+  });
+});

@@ -28,8 +28,8 @@ export async function consumeCode(
 ): Promise<ConsumeCodeResult> {
   let verified: Awaited<ReturnType<typeof verifyCode>> | undefined = await verifyCode(deps, tenantId, proof);
   if (verified.status !== 'OK') return verified;
-  // The first try finds an email's login method through the index (one Query where the guard
-  // takes two reads). The transaction catches a stale answer (the login method's version, a new
+  // The first try finds the email's or phone's login method through the index (one Query where
+  // the guard takes two reads). The transaction catches a stale answer (the login method's version, a new
   // guard being free); every later try reads through the guard. An ended device is believed from
   // the index: marks only grow while the login method exists, and the index is never ahead.
   let throughGuard = false;
@@ -40,10 +40,9 @@ export async function consumeCode(
     if (verified.status !== 'OK') return verified;
     const { device, codes } = verified;
     const identity = identityOf(device);
-    const existing =
-      throughGuard || !('email' in identity)
-        ? await findIdentityLogin(deps, tenantId, identity)
-        : await deps.users.findPasswordlessLoginByEmailIndex(tenantId, identity.email);
+    const existing = throughGuard
+      ? await findIdentityLogin(deps, tenantId, identity)
+      : await deps.users.findPasswordlessLoginByIndex(tenantId, identity);
     if (supersededDevice(existing, device, codes)) return { status: 'RESTART_FLOW_ERROR' };
     const now = deps.clock.now();
     let write: ConsumeUserWrite;

@@ -168,6 +168,7 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         break;
       case ITEM_TYPE.listEntry:
       case ITEM_TYPE.emailEntry:
+      case ITEM_TYPE.phoneEntry:
       case ITEM_TYPE.passwordMigrationEntry:
         if (unexpected) problems.push({ kind: 'entry-not-held', key: pk, detail: `user ${String(item.userId)} implies no ${String(item.type)} ${String(item.sk)}` });
         break;

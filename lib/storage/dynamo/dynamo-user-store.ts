@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
-import type { AuthUser, RecipeId, UserRecord } from '../model';
+import type { AuthUser, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
 import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
 import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
 import { guardsOf, ITEM_TYPE, loginMethodFromItem, loginRefOf, userChangeWrites, userFromItems, vanishedIds } from './user-items';
@@ -139,16 +139,21 @@ export class DynamoUserStore implements UserStore {
     return this.usersOfItems(items);
   }
 
-  async findPasswordlessLoginByEmailIndex(tenantId: string, email: string): Promise<UserWithLogin | undefined> {
+  async findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | undefined> {
     const items = await queryAll(this.ctx, {
       IndexName: INDEX.byIdentity,
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
-      ExpressionAttributeValues: { ':pk': keys.usersWithEmail(tenantId, email) },
+      ExpressionAttributeValues: {
+        ':pk': 'email' in identity ? keys.usersWithEmail(tenantId, identity.email) : keys.usersWithPhone(tenantId, identity.phoneNumber),
+      },
     });
-    const isIt = (lm: UserRecord) => lm.recipeId === 'passwordless' && lm.email === email && lm.tenantIds.includes(tenantId);
-    // Partitions to read: a primary user's (its item says it is linked), or the one behind a
-    // tenant's email entry (which does not say its recipe).
+    const isIt = (lm: UserRecord) =>
+      lm.recipeId === 'passwordless' &&
+      lm.tenantIds.includes(tenantId) &&
+      ('email' in identity ? lm.email === identity.email : lm.phoneNumber === identity.phoneNumber);
+    // Partitions to read: a primary user's (its item says it is linked), or the one behind an
+    // email or phone entry (which does not say its recipe).
     const partitions = new Set<string>();
     for (const item of items) {
       const userId = keys.userIdOfPartition(item.pk as string);

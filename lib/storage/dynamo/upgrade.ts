@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser } from '../auth-user';
-import { keys } from '../keys';
-import { writeAtomically, type DynamoContext } from './transact';
-import { itemsOfUser, loginMethodFromItem } from './user-items';
+import { ATTR, keys } from '../keys';
+import { queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { itemsOfUser, ITEM_TYPE, loginMethodFromItem, userFromItems } from './user-items';
 
 /** The item type of a user in storage format 1 (before account linking). */
 const FORMAT_1_USER = 'user';
@@ -52,4 +52,64 @@ export async function upgradeStorage(ctx: DynamoContext): Promise<number> {
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return upgraded;
+}
+
+/**
+ * Upgrades a table to storage format 3 (passwordless login methods findable by phone number in
+ * gsi2, issue #15: consume's first try reads the index instead of the guard and the partition).
+ * Format 2 indexed a login method only by its email; format 3 also indexes one without an email by
+ * its phone number, and has a phone entry item where the item is not indexed so. For each user
+ * with a phone number whose items lack that, one transaction puts its login method items again
+ * at the version read (nothing else changes in them) and the missing entries if absent.
+ * Idempotent and safe while the service runs (a user changed meanwhile was written whole by that
+ * change, and the condition skips it). Returns how many users it rewrote.
+ */
+export async function indexPhoneNumbers(ctx: DynamoContext): Promise<number> {
+  let upgraded = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ctx.doc.send(
+      new ScanCommand({
+        TableName: ctx.tableName,
+        FilterExpression: '#type = :lm AND attribute_exists(phoneNumber)',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':lm': ITEM_TYPE.loginMethod },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const userIds = new Set((out.Items ?? []).map((item) => keys.userIdOfPartition(item.pk as string)));
+    for (const userId of userIds) if (await indexPhoneNumbersOf(ctx, userId)) upgraded++;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return upgraded;
+}
+
+async function indexPhoneNumbersOf(ctx: DynamoContext, userId: string): Promise<boolean> {
+  const stored = await queryAll(ctx, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.userPartition(userId) }, ConsistentRead: true });
+  const user = userFromItems(userId, stored);
+  if (!user) return false;
+  const bySk = new Map(stored.map((item) => [item.sk as string, item]));
+  const writes: TaggedWrite<'CHANGED'>[] = [];
+  for (const derived of itemsOfUser(user)) {
+    const actual = bySk.get(derived.key.sk);
+    if (derived.role === 'loginMethod' && actual && actual[ATTR.gsi2pk] !== derived.item[ATTR.gsi2pk]) {
+      writes.push({
+        item: {
+          Put: {
+            TableName: ctx.tableName,
+            Item: derived.item,
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':version': derived.loginMethod.version },
+          },
+        },
+        onConditionFailed: 'CHANGED',
+      });
+    }
+    if (derived.role === 'entry' && derived.item.type === ITEM_TYPE.phoneEntry && !actual) {
+      writes.push({ item: { Put: { TableName: ctx.tableName, Item: derived.item, ConditionExpression: 'attribute_not_exists(pk)' } }, onConditionFailed: 'CHANGED' });
+    }
+  }
+  if (writes.length === 0) return false;
+  return (await writeAtomically(ctx, writes)).ok;
 }

@@ -19,6 +19,7 @@ export const ITEM_TYPE = {
   primaryInfo: 'primaryInfo',
   listEntry: 'listEntry',
   emailEntry: 'emailEntry',
+  phoneEntry: 'phoneEntry',
   passwordMigrationEntry: 'passwordMigrationEntry',
 } as const;
 
@@ -134,8 +135,9 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, l
         }
       : {}),
     appRecipeIds: listsApp ? [...new Set(user.loginMethods.map((other) => other.recipeId))].sort() : undefined,
-    [ATTR.gsi2pk]: lm.email !== undefined ? keys.usersWithEmail(tenantId, lm.email) : undefined,
-    [ATTR.gsi2sk]: lm.email !== undefined ? `${timeSortKey(lm.timeJoined)}#${lm.userId}` : undefined,
+    [ATTR.gsi2pk]:
+      lm.email !== undefined ? keys.usersWithEmail(tenantId, lm.email) : lm.phoneNumber !== undefined ? keys.usersWithPhone(tenantId, lm.phoneNumber) : undefined,
+    [ATTR.gsi2sk]: lm.email !== undefined || lm.phoneNumber !== undefined ? `${timeSortKey(lm.timeJoined)}#${lm.userId}` : undefined,
   };
 }
 
@@ -186,6 +188,23 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
             type: ITEM_TYPE.emailEntry,
             userId: user.id,
             [ATTR.gsi2pk]: keys.usersWithEmail(tenantId, lm.email),
+            [ATTR.gsi2sk]: `${timeSortKey(lm.timeJoined)}#${lm.userId}`,
+          },
+        });
+      }
+    }
+    if (lm.phoneNumber !== undefined) {
+      // Where the item's own gsi2 does not find it by its phone (consume's first try, SPEC §5).
+      for (const tenantId of lm.email !== undefined ? lm.tenantIds : lm.tenantIds.slice(1)) {
+        const key = keys.phoneEntry(user.id, tenantId, lm.userId);
+        items.push({
+          role: 'entry',
+          key,
+          item: {
+            ...key,
+            type: ITEM_TYPE.phoneEntry,
+            userId: user.id,
+            [ATTR.gsi2pk]: keys.usersWithPhone(tenantId, lm.phoneNumber),
             [ATTR.gsi2sk]: `${timeSortKey(lm.timeJoined)}#${lm.userId}`,
           },
         });

@@ -1,7 +1,8 @@
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
 import { unlinkAccount } from '../../lib/recipes/accountlinking/unlink-account';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 /** `POST /recipe/accountlinking/user/unlink` `{"recipeUserId"}`. */
-export const handle: ApiHandler = (req, deps) => unlinkAccount(deps, requiredString(req.body, 'recipeUserId'));
-export const handler = createHttpHandler('accountlinking-unlink', handle);
+export const handle: ApiHandler<'users'> = (req, deps) => unlinkAccount(deps, requiredString(req.body, 'recipeUserId'));
+export const handler = createHttpHandler('accountlinking-unlink', { users: DynamoUserStore }, handle);

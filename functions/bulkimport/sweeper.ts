@@ -1,8 +1,9 @@
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
 import { recordRowsLeft, STALE_AFTER_MS, sweepRows } from '../../lib/recipes/bulkimport/worker';
+import { DynamoBulkImportStore } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
 
-const loadDeps = createRuntimeDeps();
+const loadDeps = createRuntimeDeps({ bulkImport: DynamoBulkImportStore });
 const log = createLogger({ function: 'bulkimport-sweeper' });
 
 /** Runs on a schedule: hands rows a crash left `NEW` or `PROCESSING` to the worker again (SPEC §15). */

@@ -1,4 +1,4 @@
 import { createHttpHandler, SUPPORTED_CDI_VERSIONS } from '../../lib/http/handler';
 
 /** `GET /apiversion`: the CDI versions this service speaks. */
-export const handler = createHttpHandler('api-version', async () => ({ versions: [...SUPPORTED_CDI_VERSIONS] }));
+export const handler = createHttpHandler('api-version', {}, async () => ({ versions: [...SUPPORTED_CDI_VERSIONS] }));

@@ -2,9 +2,10 @@ import { BadRequestError, invalidField } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, optionalString, requiredString } from '../../lib/http/input';
 import { importPasswordHash } from '../../lib/recipes/emailpassword/import-password-hash';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 /** `POST /recipe/user/passwordhash/import` (seed 4.5), or without a hash (`migratePasswordOnSignIn`, SPEC §16). */
-export const handle: ApiHandler = (req, deps) => {
+export const handle: ApiHandler<'users'> = (req, deps) => {
   const email = normaliseEmail(requiredString(req.body, 'email'));
   const migrate = req.body.migratePasswordOnSignIn;
   if (migrate !== undefined && typeof migrate !== 'boolean') throw invalidField('migratePasswordOnSignIn');
@@ -18,4 +19,4 @@ export const handle: ApiHandler = (req, deps) => {
   const hashingAlgorithm = optionalString(req.body, 'hashingAlgorithm');
   return importPasswordHash(deps, req.tenantId, { email, passwordHash, ...(hashingAlgorithm !== undefined ? { hashingAlgorithm } : {}) });
 };
-export const handler = createHttpHandler('emailpassword-import', handle);
+export const handler = createHttpHandler('emailpassword-import', { users: DynamoUserStore }, handle);

@@ -1,8 +1,9 @@
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, requiredPassword, requiredString } from '../../lib/http/input';
 import { signIn } from '../../lib/recipes/emailpassword/sign-in';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 /** `POST /recipe/signin`. */
-export const handle: ApiHandler = (req, deps) =>
+export const handle: ApiHandler<'users'> = (req, deps) =>
   signIn(deps, req.tenantId, normaliseEmail(requiredString(req.body, 'email')), requiredPassword(req.body), req.log);
-export const handler = createHttpHandler('emailpassword-signin', handle);
+export const handler = createHttpHandler('emailpassword-signin', { users: DynamoUserStore }, handle);

@@ -4,4 +4,4 @@ import { removeTenant } from '../../lib/recipes/multitenancy/tenants';
 
 /** `POST /recipe/multitenancy/tenant/remove`. */
 export const handle: ApiHandler = (req, deps) => removeTenant(deps, requiredTenantId(req.body));
-export const handler = createHttpHandler('tenant-remove', handle);
+export const handler = createHttpHandler('tenant-remove', {}, handle);

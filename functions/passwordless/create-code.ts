@@ -2,9 +2,11 @@ import { BadRequestError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { normaliseEmail, normalisePhoneNumber, optionalString } from '../../lib/http/input';
 import { createCode, type CreateCodeInput } from '../../lib/recipes/passwordless/create-code';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
+import { DynamoPasswordlessStore } from '../../lib/storage/dynamo/dynamo-passwordless-store';
 
 /** `POST /recipe/signinup/code` (seed 4.1). */
-export const handle: ApiHandler = (req, deps) => {
+export const handle: ApiHandler<'users' | 'passwordless'> = (req, deps) => {
   const email = optionalString(req.body, 'email');
   const phoneNumber = optionalString(req.body, 'phoneNumber');
   const deviceId = optionalString(req.body, 'deviceId');
@@ -24,4 +26,4 @@ export const handle: ApiHandler = (req, deps) => {
         : { deviceId: deviceId as string, ...code };
   return createCode(deps, req.tenantId, input);
 };
-export const handler = createHttpHandler('passwordless-create-code', handle);
+export const handler = createHttpHandler('passwordless-create-code', { users: DynamoUserStore, passwordless: DynamoPasswordlessStore }, handle);

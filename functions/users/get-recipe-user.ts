@@ -4,6 +4,7 @@ import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { optionalString } from '../../lib/http/input';
 import { readRid } from '../../lib/http/rid';
 import { getRecipeUser, type RecipeUserLookup } from '../../lib/recipes/users/get-recipe-user';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 const ALLOWED: Record<string, readonly RecipeUserLookup['by'][]> = {
   passwordless: ['userId', 'email', 'phoneNumber'],
@@ -18,7 +19,7 @@ const DESCRIBE: Record<RecipeUserLookup['by'], string> = {
 };
 
 /** `GET /recipe/user?...` routed by the `rid` header. */
-export const handle: ApiHandler = (req, deps) => {
+export const handle: ApiHandler<'users'> = (req, deps) => {
   const rid = readRid(req.headers);
   if (rid === undefined) throw new BadRequestError('Header rid must be one of emailpassword, thirdparty or passwordless');
   const userId = optionalString(req.query, 'userId');
@@ -37,4 +38,4 @@ export const handle: ApiHandler = (req, deps) => {
   }
   return getRecipeUser(deps, req.tenantId, rid, given[0]);
 };
-export const handler = createHttpHandler('user-get-by-recipe', handle);
+export const handler = createHttpHandler('user-get-by-recipe', { users: DynamoUserStore }, handle);

@@ -1,7 +1,8 @@
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { parseListUsersQuery } from '../../lib/http/users-input';
 import { listUsers } from '../../lib/recipes/users/list-users';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 /** `GET /<tenant>/users?limit=&paginationToken=&timeJoinedOrder=&includeRecipeIds=`. */
-export const handle: ApiHandler = (req, deps) => listUsers(deps, req.tenantId, parseListUsersQuery(req.query));
-export const handler = createHttpHandler('users-list', handle);
+export const handle: ApiHandler<'users'> = (req, deps) => listUsers(deps, req.tenantId, parseListUsersQuery(req.query));
+export const handler = createHttpHandler('users-list', { users: DynamoUserStore }, handle);

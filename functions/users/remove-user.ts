@@ -2,12 +2,13 @@ import { invalidField } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { requiredString } from '../../lib/http/input';
 import { removeUser } from '../../lib/recipes/users/remove-user';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 /** `POST /user/remove` `{"userId","removeAllLinkedAccounts"?}` (default `true`, as in the core). */
-export const handle: ApiHandler = (req, deps) => {
+export const handle: ApiHandler<'users'> = (req, deps) => {
   const userId = requiredString(req.body, 'userId');
   const all = req.body.removeAllLinkedAccounts;
   if (all !== undefined && all !== null && typeof all !== 'boolean') throw invalidField('removeAllLinkedAccounts');
   return removeUser(deps, userId, all !== false);
 };
-export const handler = createHttpHandler('user-remove', handle);
+export const handler = createHttpHandler('user-remove', { users: DynamoUserStore }, handle);

@@ -4,12 +4,16 @@ import { normaliseEmail, normalisePhoneNumber, nullableString, optionalString, r
 import { readRid } from '../../lib/http/rid';
 import { updateEmailPasswordUser } from '../../lib/recipes/emailpassword/update-user';
 import { updatePasswordlessUser } from '../../lib/recipes/passwordless/update-user';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
+import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
+import { DynamoEmailVerificationStore } from '../../lib/storage/dynamo/dynamo-email-verification-store';
+import { DynamoPasswordlessStore } from '../../lib/storage/dynamo/dynamo-passwordless-store';
 
 /**
  * `PUT /recipe/user`: `rid: passwordless` sets or clears email and phone (seed 4.3); no `rid` or
  * `rid: emailpassword` changes an email-password user's email or password; `rid: thirdparty` is 405.
  */
-export const handle: ApiHandler = (req, deps) => {
+export const handle: ApiHandler<'users' | 'metadata' | 'emailVerification' | 'passwordless'> = (req, deps) => {
   const rid = readRid(req.headers);
   const userId = requiredUserId(req.body);
   if (rid === 'thirdparty') throw new HttpError(405, 'Method not supported');
@@ -33,4 +37,4 @@ export const handle: ApiHandler = (req, deps) => {
     ...(password !== undefined ? { password } : {}),
   });
 };
-export const handler = createHttpHandler('user-update', handle);
+export const handler = createHttpHandler('user-update', { users: DynamoUserStore, metadata: DynamoMetadataStore, emailVerification: DynamoEmailVerificationStore, passwordless: DynamoPasswordlessStore }, handle);

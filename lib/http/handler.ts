@@ -4,7 +4,6 @@ import { ConfigError } from '../config/config';
 import { createLogger, describeError, type Logger } from '../log/logger';
 import { MetricUnit, recordMetrics } from '../log/metrics';
 import { SignerKeyNotConfiguredError } from '../password/errors';
-import type { Deps } from '../recipes/deps';
 import { InvalidInputDocumentError, InvalidInputError, PasswordSourceUnavailableError } from '../recipes/errors';
 import { tenantExists } from '../recipes/multitenancy/tenants';
 import { TooManyItemsError } from '../storage/errors';
@@ -13,7 +12,7 @@ import { bundledRoute } from './bundled-route';
 import { APP_WIDE_ONLY, BadRequestError, HttpError, TENANT_NOT_FOUND } from './errors';
 import { parseJsonObject, type Fields } from './input';
 import { jsonResult, textResult, TextReply } from './response';
-import { createRuntimeDeps, type DepsLoader } from './runtime';
+import { createRuntimeDeps, type DepsLoader, type DepsWith, type StoreClasses, type StoreName } from './runtime';
 import { MethodNotAllowedError, resolvePath } from './tenant-path';
 import type { HttpApiEvent, HttpApiResult, LambdaContext } from './types';
 
@@ -28,8 +27,11 @@ export interface ApiRequest {
   readonly log: Logger;
 }
 
-/** A handler: parse → call one recipe function → return its result (JSON) or a `TextReply`. */
-export type ApiHandler = (req: ApiRequest, deps: Deps) => Promise<unknown>;
+/**
+ * A handler: parse → call one recipe function → return its result (JSON) or a `TextReply`. `K`:
+ * the stores it uses (`createHttpHandler`'s `stores`).
+ */
+export type ApiHandler<K extends StoreName = never> = (req: ApiRequest, deps: DepsWith<K>) => Promise<unknown>;
 
 export const SUPPORTED_CDI_VERSIONS = ['5.0', '5.1', '5.2', '5.3', '5.4'] as const;
 
@@ -61,10 +63,11 @@ function lowerCaseHeaders(headers: HttpApiEvent['headers']): Record<string, stri
 /**
  * Wraps a handler in the one middy stack every route shares: request id and logger, API key
  * (constant time, fail closed), path and tenant resolution, `cdi-version`, body size and JSON
- * parsing, and the mapping of errors to 400/401/403/404/405/413/500/503. `loadDeps` is injectable
- * for tests; production loads configuration and stores once per cold start.
+ * parsing, and the mapping of errors to 400/401/403/404/405/413/500/503. `stores`: the stores the
+ * handler uses, by class (`createRuntimeDeps`); configuration and stores load once per cold start.
  */
-export function createHttpHandler(routeId: string, handle: ApiHandler, loadDeps: DepsLoader = createRuntimeDeps()) {
+export function createHttpHandler<K extends StoreName = never>(routeId: string, stores: StoreClasses<K>, handle: ApiHandler<K>) {
+  const loadDeps: DepsLoader<K> = createRuntimeDeps(stores);
   const route = bundledRoute(routeId);
   const routePaths = new Set([route.path]);
   const baseLog = createLogger({ route: route.id });
@@ -76,7 +79,7 @@ export function createHttpHandler(routeId: string, handle: ApiHandler, loadDeps:
     if (event.requestContext.http.method.toUpperCase() !== route.method) throw new MethodNotAllowedError();
     const headers = lowerCaseHeaders(event.headers);
 
-    let deps: Deps | undefined;
+    let deps: DepsWith<K> | undefined;
     if (route.auth === 'apiKey') {
       deps = await loadDeps();
       if (deps.config.apiKeys.length === 0) throw new HttpError(500, 'API key is not configured');

@@ -362,7 +362,8 @@ async function loadMix(): Promise<void> {
 }
 
 async function passwordlessRoundTrip(endpoint: string): Promise<void> {
-  const proxy = await startCountingProxy(endpoint);
+  // BENCH_DYNAMO_LATENCY_MS stands in for DynamoDB's network round trip here too.
+  const proxy = await startCountingProxy(endpoint, Number(process.env.BENCH_DYNAMO_LATENCY_MS ?? 0));
   const api: TestApi = await startApi({ AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
   const N = 60;
   const createMs: number[] = [];

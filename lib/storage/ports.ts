@@ -94,9 +94,10 @@ export interface UserStore {
    * found through gsi2 (login methods by email, else by phone, and entries where the item is not
    * indexed so): one Query for a login method on its own, where the guard takes two reads (the
    * guard, then the user's partition); a primary user's partition, or the one behind an entry, is
-   * then read consistently. **Eventually consistent**: the answer may be stale, or miss a login method just
-   * made, so a caller writes only on conditions that catch that (the login method's version, a
-   * new guard being free) and reads through the guard (`getLoginByEmail`) when they fail.
+   * then read consistently. **Eventually consistent**: the answer may be stale, or miss a login
+   * method just made, so a caller writes only on conditions that catch that (the login method's
+   * version, a new guard being free) and reads through the guard (`getLoginByEmail`,
+   * `getLoginByPhone`) when they fail.
    */
   findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | undefined>;
   /**

@@ -29,9 +29,10 @@ export async function consumeCode(
   let verified: Awaited<ReturnType<typeof verifyCode>> | undefined = await verifyCode(deps, tenantId, proof);
   if (verified.status !== 'OK') return verified;
   // The first try finds the email's or phone's login method through the index (one Query where
-  // the guard takes two reads). The transaction catches a stale answer (the login method's version, a new
-  // guard being free); every later try reads through the guard. An ended device is believed from
-  // the index: marks only grow while the login method exists, and the index is never ahead.
+  // the guard takes two reads). The transaction catches a stale answer (the login method's
+  // version, a new guard being free); every later try reads through the guard. An ended device is
+  // believed from the index: marks only grow while the login method exists, and the index is
+  // never ahead of the table.
   let throughGuard = false;
 
   return retryOnRace<ConsumeCodeResult>('Consuming a code', async () => {

@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../model';
 import type { DynamoContext } from './transact';
@@ -74,6 +74,22 @@ const MISSING: Record<Exclude<DerivedItem['role'], 'loginMethod'>, ConsistencyPr
 };
 
 /**
+ * The pages of a Scan of the table, one after another: for the operator tools only (this checker
+ * and the storage upgrades), which run with an operator's credentials; no function may Scan.
+ */
+export async function* scanPages(
+  ctx: DynamoContext,
+  input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): AsyncGenerator<Record<string, unknown>[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ctx.doc.send(new ScanCommand({ ...input, TableName: ctx.tableName, ExclusiveStartKey: startKey }));
+    yield out.Items ?? [];
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/**
  * Scans the whole table and reports every broken invariant of the storage design. A user's items
  * all follow from its login methods (see `itemsOfUser`), so the check derives them from the login
  * method items and compares: a guard, claim or link that no user implies, one a user implies that
@@ -86,12 +102,7 @@ const MISSING: Record<Exclude<DerivedItem['role'], 'loginMethod'>, ConsistencyPr
  */
 export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyProblem[]> {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ctx.doc.send(new ScanCommand({ TableName: ctx.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }));
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of scanPages(ctx, { ConsistentRead: true })) items.push(...page);
 
   const problems: ConsistencyProblem[] = [];
   const byKey = new Map(items.map((i) => [`${i.pk as string}\u0000${i.sk as string}`, i]));

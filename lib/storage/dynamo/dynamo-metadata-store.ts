@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import type { JsonObject, MetadataRecord } from '../model';
 import type { MetadataStore } from '../ports';
-import { writeAtomically, type DynamoContext } from './transact';
+import { ifAbsent, ifVersion, writeAtomically, type DynamoContext } from './transact';
 
 export const METADATA_TYPE = 'metadata';
 
@@ -13,9 +13,7 @@ export function metadataItem(userId: string, metadata: JsonObject, version: numb
 
 /** The condition of writing metadata read at `readVersion` (`undefined`: there was none). */
 export function metadataCondition(readVersion: number | undefined): Record<string, unknown> {
-  return readVersion === undefined
-    ? { ConditionExpression: 'attribute_not_exists(pk)' }
-    : { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': readVersion } };
+  return readVersion === undefined ? ifAbsent : ifVersion(readVersion);
 }
 
 /**

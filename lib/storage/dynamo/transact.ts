@@ -41,6 +41,16 @@ export async function queryAll(
   return items;
 }
 
+/** A write's condition: the item is not there yet. */
+export const ifAbsent = { ConditionExpression: 'attribute_not_exists(pk)' } as const;
+
+/** A write's condition: the item holds this version (optimistic locking). */
+export const ifVersion = (version: number) => ({
+  ConditionExpression: '#version = :version',
+  ExpressionAttributeNames: { '#version': 'version' },
+  ExpressionAttributeValues: { ':version': version },
+});
+
 /** BatchGetItem reads at most 100 keys per call. */
 const BATCH_GET_KEYS = 100;
 

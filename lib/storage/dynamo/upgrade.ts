@@ -1,7 +1,7 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser } from '../auth-user';
 import { ATTR, keys } from '../keys';
-import { queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { scanPages } from './consistency';
+import { ifAbsent, ifVersion, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { itemsOfUser, ITEM_TYPE, loginMethodFromItem, userFromItems } from './user-items';
 
 /** The item type of a user in storage format 1 (before account linking). */
@@ -18,39 +18,22 @@ const FORMAT_1_USER = 'user';
  */
 export async function upgradeStorage(ctx: DynamoContext): Promise<number> {
   let upgraded = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ctx.doc.send(
-      new ScanCommand({
-        TableName: ctx.tableName,
-        FilterExpression: '#type = :user AND sk = :sk',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':user': FORMAT_1_USER, ':sk': 'USER' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const old of out.Items ?? []) {
+  const format1 = scanPages(ctx, {
+    FilterExpression: '#type = :user AND sk = :sk',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':user': FORMAT_1_USER, ':sk': 'USER' },
+  });
+  for await (const page of format1) {
+    for (const old of page) {
       const lm = loginMethodFromItem(old);
       const [derived] = itemsOfUser(standaloneUser(lm)).filter((d) => d.role === 'loginMethod');
       const result = await writeAtomically(ctx, [
-        {
-          item: {
-            Delete: {
-              TableName: ctx.tableName,
-              Key: { pk: keys.userPartition(lm.userId), sk: 'USER' },
-              ConditionExpression: '#version = :version',
-              ExpressionAttributeNames: { '#version': 'version' },
-              ExpressionAttributeValues: { ':version': lm.version },
-            },
-          },
-          onConditionFailed: 'CHANGED',
-        },
-        { item: { Put: { TableName: ctx.tableName, Item: derived.item, ConditionExpression: 'attribute_not_exists(pk)' } }, onConditionFailed: 'CHANGED' },
+        { item: { Delete: { TableName: ctx.tableName, Key: { pk: keys.userPartition(lm.userId), sk: 'USER' }, ...ifVersion(lm.version) } }, onConditionFailed: 'CHANGED' },
+        { item: { Put: { TableName: ctx.tableName, Item: derived.item, ...ifAbsent } }, onConditionFailed: 'CHANGED' },
       ]);
       if (result.ok) upgraded++;
     }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  }
   return upgraded;
 }
 
@@ -63,24 +46,23 @@ export async function upgradeStorage(ctx: DynamoContext): Promise<number> {
  * at the version read (nothing else changes in them) and the missing entries if absent.
  * Idempotent and safe while the service runs (a user changed meanwhile was written whole by that
  * change, and the condition skips it). Returns how many users it rewrote.
+ *
+ * `npm start` runs it at every start, so the Scan passes on only the login methods that may lack
+ * something: one with a phone and no gsi2 key (format 2 gave one without an email none), or one
+ * that has phone entries (an email too, or several tenants), whose partition is read to see. A
+ * phone-only login method in one tenant that has its key is done, and costs no read.
  */
 export async function indexPhoneNumbers(ctx: DynamoContext): Promise<number> {
   let upgraded = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ctx.doc.send(
-      new ScanCommand({
-        TableName: ctx.tableName,
-        FilterExpression: '#type = :lm AND attribute_exists(phoneNumber)',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':lm': ITEM_TYPE.loginMethod },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    const userIds = new Set((out.Items ?? []).map((item) => keys.userIdOfPartition(item.pk as string)));
+  const candidates = scanPages(ctx, {
+    FilterExpression: '#type = :lm AND attribute_exists(phoneNumber) AND (attribute_not_exists(#gsi2pk) OR attribute_exists(email) OR size(tenantIds) > :one)',
+    ExpressionAttributeNames: { '#type': 'type', '#gsi2pk': ATTR.gsi2pk },
+    ExpressionAttributeValues: { ':lm': ITEM_TYPE.loginMethod, ':one': 1 },
+  });
+  for await (const page of candidates) {
+    const userIds = new Set(page.map((item) => keys.userIdOfPartition(item.pk as string)));
     for (const userId of userIds) if (await indexPhoneNumbersOf(ctx, userId)) upgraded++;
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  }
   return upgraded;
 }
 
@@ -93,21 +75,10 @@ async function indexPhoneNumbersOf(ctx: DynamoContext, userId: string): Promise<
   for (const derived of itemsOfUser(user)) {
     const actual = bySk.get(derived.key.sk);
     if (derived.role === 'loginMethod' && actual && actual[ATTR.gsi2pk] !== derived.item[ATTR.gsi2pk]) {
-      writes.push({
-        item: {
-          Put: {
-            TableName: ctx.tableName,
-            Item: derived.item,
-            ConditionExpression: '#version = :version',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':version': derived.loginMethod.version },
-          },
-        },
-        onConditionFailed: 'CHANGED',
-      });
+      writes.push({ item: { Put: { TableName: ctx.tableName, Item: derived.item, ...ifVersion(derived.loginMethod.version) } }, onConditionFailed: 'CHANGED' });
     }
     if (derived.role === 'entry' && derived.item.type === ITEM_TYPE.phoneEntry && !actual) {
-      writes.push({ item: { Put: { TableName: ctx.tableName, Item: derived.item, ConditionExpression: 'attribute_not_exists(pk)' } }, onConditionFailed: 'CHANGED' });
+      writes.push({ item: { Put: { TableName: ctx.tableName, Item: derived.item, ...ifAbsent } }, onConditionFailed: 'CHANGED' });
     }
   }
   if (writes.length === 0) return false;

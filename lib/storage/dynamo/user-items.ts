@@ -3,7 +3,7 @@ import { ATTR, keys, timeSortKey, userListShard, type Key } from '../keys';
 import type { AccountInfo, AuthUser, IdentityKind, UserRecord } from '../model';
 import type { LoginRef, UserWriteResult } from '../ports';
 import { TooManyItemsError } from '../errors';
-import { MAX_TRANSACTION_ITEMS, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
+import { ifAbsent, ifVersion, MAX_TRANSACTION_ITEMS, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 
 /**
  * Every item of a user follows from the user itself (its login methods and whether it is
@@ -137,8 +137,25 @@ function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, l
     appRecipeIds: listsApp ? [...new Set(user.loginMethods.map((other) => other.recipeId))].sort() : undefined,
     [ATTR.gsi2pk]:
       lm.email !== undefined ? keys.usersWithEmail(tenantId, lm.email) : lm.phoneNumber !== undefined ? keys.usersWithPhone(tenantId, lm.phoneNumber) : undefined,
-    [ATTR.gsi2sk]: lm.email !== undefined || lm.phoneNumber !== undefined ? `${timeSortKey(lm.timeJoined)}#${lm.userId}` : undefined,
+    [ATTR.gsi2sk]: lm.email !== undefined || lm.phoneNumber !== undefined ? identitySortKey(lm) : undefined,
   };
+}
+
+/** gsi2 sort key of a login method among those with its email or phone: join order. */
+const identitySortKey = (lm: UserRecord): string => `${timeSortKey(lm.timeJoined)}#${lm.userId}`;
+
+/**
+ * A login method's entry in its user's partition that indexes its email or phone (`gsi2pk`) in a
+ * tenant where its own item does not.
+ */
+function identityEntry(
+  user: AuthUser,
+  lm: UserRecord,
+  type: typeof ITEM_TYPE.emailEntry | typeof ITEM_TYPE.phoneEntry,
+  key: Key,
+  gsi2pk: string,
+): DerivedItem {
+  return { role: 'entry', key, item: { ...key, type, userId: user.id, [ATTR.gsi2pk]: gsi2pk, [ATTR.gsi2sk]: identitySortKey(lm) } };
 }
 
 /** The recipes the user has in a tenant, sorted (what a list entry filters on). */
@@ -179,35 +196,13 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
         });
       }
       if (lm.email !== undefined) {
-        const key = keys.emailEntry(user.id, tenantId, lm.userId);
-        items.push({
-          role: 'entry',
-          key,
-          item: {
-            ...key,
-            type: ITEM_TYPE.emailEntry,
-            userId: user.id,
-            [ATTR.gsi2pk]: keys.usersWithEmail(tenantId, lm.email),
-            [ATTR.gsi2sk]: `${timeSortKey(lm.timeJoined)}#${lm.userId}`,
-          },
-        });
+        items.push(identityEntry(user, lm, ITEM_TYPE.emailEntry, keys.emailEntry(user.id, tenantId, lm.userId), keys.usersWithEmail(tenantId, lm.email)));
       }
     }
     if (lm.phoneNumber !== undefined) {
       // Where the item's own gsi2 does not find it by its phone (consume's first try, SPEC §5).
       for (const tenantId of lm.email !== undefined ? lm.tenantIds : lm.tenantIds.slice(1)) {
-        const key = keys.phoneEntry(user.id, tenantId, lm.userId);
-        items.push({
-          role: 'entry',
-          key,
-          item: {
-            ...key,
-            type: ITEM_TYPE.phoneEntry,
-            userId: user.id,
-            [ATTR.gsi2pk]: keys.usersWithPhone(tenantId, lm.phoneNumber),
-            [ATTR.gsi2sk]: `${timeSortKey(lm.timeJoined)}#${lm.userId}`,
-          },
-        });
+        items.push(identityEntry(user, lm, ITEM_TYPE.phoneEntry, keys.phoneEntry(user.id, tenantId, lm.userId), keys.usersWithPhone(tenantId, lm.phoneNumber)));
       }
     }
     if (lm.passwordMigration) {
@@ -338,12 +333,6 @@ export function userChangeWrites(
   const rest: TaggedWrite<UserConflict>[] = [];
   const put = (item: Record<string, unknown>, condition: Pick<NonNullable<TxItem['Put']>, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>): TxItem => ({
     Put: { TableName: T, Item: item, ...condition },
-  });
-  const ifAbsent = { ConditionExpression: 'attribute_not_exists(pk)' };
-  const ifVersion = (version: number) => ({
-    ConditionExpression: '#version = :version',
-    ExpressionAttributeNames: { '#version': 'version' },
-    ExpressionAttributeValues: { ':version': version },
   });
   const ifAbsentOrOwner = (attribute: 'userId' | 'primaryUserId', ownerId: string) => ({
     ConditionExpression: 'attribute_not_exists(pk) OR #owner = :owner',

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps';
-import { findIdentityLogin, identityOf, supersededDevice } from './identity-login';
+import { isDeviceEnded } from './identity-login';
 import { consumedDeviceOf, verifyCode, type CodeFailure, type CodeProof, type ConsumedDevice } from './verify-code';
 
 export type CheckCodeResult = { status: 'OK'; consumedDevice: ConsumedDevice } | CodeFailure;
@@ -15,7 +15,6 @@ export async function checkCode(
 ): Promise<CheckCodeResult> {
   const verified = await verifyCode(deps, tenantId, proof);
   if (verified.status !== 'OK') return verified;
-  const login = await findIdentityLogin(deps, tenantId, identityOf(verified.device));
-  if (supersededDevice(login, verified.device, verified.codes)) return { status: 'RESTART_FLOW_ERROR' };
+  if (await isDeviceEnded(deps, verified.device, verified.codes)) return { status: 'RESTART_FLOW_ERROR' };
   return { status: 'OK', consumedDevice: consumedDeviceOf(verified.device) };
 }

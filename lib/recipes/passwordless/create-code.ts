@@ -9,7 +9,7 @@ import {
   preAuthSessionIdOf,
   type DeviceId,
 } from './codes';
-import { findIdentityLogin, identityOf, supersededDevice } from './identity-login';
+import { isDeviceEnded } from './identity-login';
 
 export type CreateCodeInput =
   | (PasswordlessIdentity & { readonly userInputCode?: string })
@@ -90,7 +90,7 @@ export async function createCode(
   if (!read || read.device.tenantId !== tenantId) return { status: 'RESTART_FLOW_ERROR' };
   const { device, codes } = read;
   // A consume of the email or phone since the device was made ended it (the core deleted it).
-  if (supersededDevice(await findIdentityLogin(deps, tenantId, identityOf(device)), device, codes)) return { status: 'RESTART_FLOW_ERROR' };
+  if (await isDeviceEnded(deps, device, codes)) return { status: 'RESTART_FLOW_ERROR' };
   for (let attempt = 0; attempt < RANDOM_CODE_TRIES; attempt++) {
     const userInputCode = input.userInputCode ?? deps.random.digits(DEFAULT_CODE_DIGITS);
     const { code, result } = newCode(deviceId, device.linkCodeSalt, userInputCode);

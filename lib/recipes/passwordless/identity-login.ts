@@ -30,3 +30,11 @@ export function supersededDevice(login: UserLogin | undefined, device: DeviceRec
   const createdAt = Math.min(...codes.map((c) => c.timeCreated));
   return isDeviceSuperseded(login?.loginMethod, device.tenantId, identityOf(device), createdAt);
 }
+
+/**
+ * Whether a consume ended the device, its login method read through the guard (consistently): for
+ * resend, check and a wrong guess, which write nothing that would catch a stale read.
+ */
+export async function isDeviceEnded(deps: Pick<Deps, 'users'>, device: DeviceRecord, codes: readonly CodeRecord[]): Promise<boolean> {
+  return supersededDevice(await findIdentityLogin(deps, device.tenantId, identityOf(device)), device, codes);
+}

@@ -1,7 +1,7 @@
 import type { CodeRecord, DeviceRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { isLinkCodeForm, linkCodeHashOf, linkCodeOf, type DeviceId, type PreAuthSessionId } from './codes';
-import { findIdentityLogin, identityOf, supersededDevice } from './identity-login';
+import { isDeviceEnded } from './identity-login';
 
 /** How a code is presented: the magic link, or the device id and the typed code. */
 export type CodeProof =
@@ -62,7 +62,7 @@ export async function verifyCode(
   const expired = code !== undefined && code.timeCreated + code.codeLifetime <= deps.clock.now();
   if (code && !expired) return { status: 'OK', device, codes };
 
-  if (supersededDevice(await findIdentityLogin(deps, tenantId, identityOf(device)), device, codes)) return { status: 'RESTART_FLOW_ERROR' };
+  if (await isDeviceEnded(deps, device, codes)) return { status: 'RESTART_FLOW_ERROR' };
   // The increment is atomic, so parallel guesses can never be counted fewer than they were.
   const count = await deps.passwordless.recordFailedAttempt(device.preAuthSessionId);
   if (count === undefined) return { status: 'RESTART_FLOW_ERROR' };

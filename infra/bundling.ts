@@ -1,9 +1,16 @@
+import type { BuildOptions, Plugin } from 'esbuild';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { handlerRouteOf, ROUTES } from './routes';
+import type { LambdaArch } from './settings';
 
 /**
- * esbuild settings shared by `scripts/build.ts` (the bundles `npm start`, the tests and the
- * benchmarks run) and the CDK `NodejsFunction`s (the bundles Lambda runs), so both build the same
- * code the same way.
+ * How every function bundle is built, by `scripts/build.ts`: for `npm start`, the tests and the
+ * benchmarks (this machine), and for the CDK stack (Lambda's platform and the stage's
+ * architecture), so Lambda runs the code the local server and the tests ran. The esbuild plugins
+ * below are why the stack no longer uses CDK's `NodejsFunction`: it runs esbuild's command line,
+ * which takes no plugins.
  */
 
 /**
@@ -16,24 +23,28 @@ export const BUNDLE_MAIN_FIELDS = ['module', 'main'];
 export const BUNDLE_EXTERNALS = [
   // The optional peer of @middy/core for durable execution is never imported here.
   '@aws/durable-execution-sdk-js',
-  // The SDK's default credential chain imports these lazily, only when no credentials are in the
-  // environment. Lambda always provides them there (and so do `npm start` and the tests), so they
-  // are never loaded; left out they save ~85 KB per bundle. Were they ever needed, they resolve
-  // from node_modules locally and from the SDK the Lambda runtime ships.
-  '@aws-sdk/nested-clients',
-  '@aws-sdk/credential-provider-ini',
-  '@aws-sdk/credential-provider-sso',
-  '@aws-sdk/credential-provider-process',
-  '@aws-sdk/credential-provider-web-identity',
-  '@aws-sdk/credential-provider-login',
-  '@aws-sdk/token-providers',
 ];
-
-/** The Argon2 native binary is copied beside the bundles that import it. */
-export const BUNDLE_LOADER: Record<string, 'copy'> = { '.node': 'copy' };
 
 /** The global a handler bundle reads its route from (`lib/http/bundled-route.ts`). */
 export const ROUTE_CONSTANT = 'AUTH_CORE_ROUTE';
+
+/** The esbuild options of every function bundle; `target` is the Node major that runs it. */
+export const BUNDLE_OPTIONS: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  minify: true,
+  sourcemap: false,
+  legalComments: 'none',
+  // The Argon2 native binary is copied beside the bundles that import it.
+  loader: { '.node': 'copy' },
+  mainFields: BUNDLE_MAIN_FIELDS,
+  external: BUNDLE_EXTERNALS,
+  logLevel: 'warning',
+};
+
+/** The Node major Lambda runs (`LAMBDA_RUNTIME` in the stack), as an esbuild target. */
+export const LAMBDA_TARGET = 'node22';
 
 /**
  * esbuild `define` for one function's bundle: an HTTP route's handler gets its own route (what
@@ -44,4 +55,184 @@ export const ROUTE_CONSTANT = 'AUTH_CORE_ROUTE';
 export function routeDefine(functionId: string): Record<string, string> {
   const route = ROUTES.find((r) => r.id === functionId);
   return route ? { [ROUTE_CONSTANT]: JSON.stringify(handlerRouteOf(route)) } : {};
+}
+
+/** The npm package whose `.node` file the bundles need, per Lambda architecture. */
+export const ARGON2_BINARY_PACKAGE: Readonly<Record<LambdaArch, string>> = {
+  x86_64: '@node-rs/argon2-linux-x64-gnu',
+  arm64: '@node-rs/argon2-linux-arm64-gnu',
+};
+
+/**
+ * npm installs only this machine's Argon2 binary. A bundle without the Lambda architecture's
+ * binary would deploy fine and then fail every password request, so the build stops here instead.
+ */
+export function assertArgon2BinaryInstalled(arch: LambdaArch, projectRoot: string): void {
+  const pkg = ARGON2_BINARY_PACKAGE[arch];
+  try {
+    require.resolve(pkg, { paths: [projectRoot] });
+  } catch {
+    const cpu = arch === 'arm64' ? 'arm64' : 'x64';
+    throw new Error(
+      `The ${arch} Lambdas need ${pkg}, which is not installed. ` +
+        `Run: npm i --cpu=${cpu} --os=linux --libc=glibc @node-rs/argon2 (or deploy with -c arch=x86_64).`,
+    );
+  }
+}
+
+/**
+ * The Lambda architecture this machine's Node can stand in for (Linux with glibc on x64 or
+ * arm64), or `undefined` (macOS, musl): there the bundles keep `@node-rs/argon2`'s own loader,
+ * which finds any platform's binary.
+ */
+export function hostLambdaArch(): LambdaArch | undefined {
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  if (process.platform !== 'linux' || !report?.header?.glibcVersionRuntime) return undefined;
+  return process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'arm64' : undefined;
+}
+
+/** The file the phone functions read their metadata from, beside `index.js`. */
+export const PHONE_METADATA_FILE = 'phone-metadata.json.br';
+
+/**
+ * Module stubs: parts of the SDK that a function on Lambda never runs. Each answers the way the
+ * real module does on the path this service takes, so nothing changes but the size (all of it is
+ * measured in `bench/README.md`, "Bundle analysis").
+ */
+const SDK_STUBS: ReadonlyArray<{ filter: RegExp; importer?: RegExp; why: string; contents: string }> = [
+  {
+    // Loaded by a dynamic import only for event-stream operations; DynamoDB has none.
+    filter: /^@smithy\/core\/event-streams$/,
+    why: 'event streams',
+    contents:
+      'const none = () => { throw new Error("event-stream serde is not bundled: DynamoDB has no event-stream operations"); };' +
+      'export const EventStreamSerde = none; export const eventStreamSerdeProvider = none;',
+  },
+  {
+    // The default credential chain tries the environment, then files, SSO, the container and
+    // instance metadata. Lambda (and npm start, the tests, the bench) always put credentials in the
+    // environment, so the chain is the environment's provider alone, with its own error when none.
+    filter: /^@aws-sdk\/credential-provider-node$/,
+    why: 'credential chain',
+    contents: 'import { fromEnv } from "@aws-sdk/credential-provider-env"; export const defaultProvider = (init = {}) => fromEnv(init);',
+  },
+  {
+    // The LRU cache of DynamoDB endpoint discovery, which only runs when it is switched on
+    // (AWS_ENABLE_ENDPOINT_DISCOVERY); it never is here. Always empty: were it switched on, every
+    // request would still go to the regional endpoint, as it does without discovery.
+    filter: /^mnemonist\/lru-cache$/,
+    why: 'endpoint discovery cache',
+    contents:
+      'export default class EmptyCache { has() { return false; } get() { return undefined; } peek() { return undefined; } set() {} clear() {} };',
+  },
+  {
+    // The pure-JS SHA-256 the SDK falls back on where node:crypto has no sha256; Node always has.
+    filter: /^\.\/Sha256Js$/,
+    importer: /[\\/]@smithy[\\/]core[\\/]/,
+    why: 'JS SHA-256 fallback',
+    contents: 'export class Sha256Js { constructor() { throw new Error("node:crypto has sha256"); } }',
+  },
+];
+
+/** The SDK stubs, the client's package.json reduced to the version its user agent reads. */
+function sdkStubs(): Plugin {
+  return {
+    name: 'sdk-stubs',
+    setup(build) {
+      SDK_STUBS.forEach((stub, i) => {
+        build.onResolve({ filter: stub.filter }, (args) =>
+          stub.importer && !stub.importer.test(args.importer) ? undefined : { path: `${i}`, namespace: 'sdk-stub', pluginData: args.resolveDir },
+        );
+      });
+      build.onLoad({ filter: /.*/, namespace: 'sdk-stub' }, (args) => ({
+        contents: SDK_STUBS[Number(args.path)].contents,
+        loader: 'js',
+        resolveDir: args.pluginData as string,
+      }));
+      build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]package\.json$/ }, (args) => {
+        const { version } = JSON.parse(readFileSync(args.path, 'utf8')) as { version: string };
+        return { contents: JSON.stringify({ version }), loader: 'json' };
+      });
+    },
+  };
+}
+
+/**
+ * `@node-rs/argon2`'s loader is a 16.6 KB switch over every platform napi-rs builds for; a
+ * Lambda bundle needs one: the binary of its architecture, required directly (and copied beside
+ * the bundle by the `.node` loader). The binary must be the same version as the package.
+ */
+function argon2Binary(arch: LambdaArch, projectRoot: string): Plugin {
+  return {
+    name: 'argon2-binary',
+    setup(build) {
+      build.onResolve({ filter: /^@node-rs\/argon2$/ }, () => {
+        assertArgon2BinaryInstalled(arch, projectRoot);
+        const pkg = ARGON2_BINARY_PACKAGE[arch];
+        const versionOf = (name: string) =>
+          (JSON.parse(readFileSync(require.resolve(`${name}/package.json`, { paths: [projectRoot] }), 'utf8')) as { version: string }).version;
+        if (versionOf(pkg) !== versionOf('@node-rs/argon2')) {
+          throw new Error(`${pkg} ${versionOf(pkg)} is not @node-rs/argon2 ${versionOf('@node-rs/argon2')}: run npm ci`);
+        }
+        return { path: pkg, namespace: 'argon2-binary', sideEffects: false };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'argon2-binary' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: 'js',
+        resolveDir: projectRoot,
+      }));
+    },
+  };
+}
+
+/**
+ * The phone metadata (`lib/phone/metadata.json`, 31 KB as a JS object literal) is data: it goes
+ * beside the bundle brotli-compressed (8 KB) and is read once, when the bundle loads. Only the
+ * bundles that parse phone numbers keep the module (it is marked free of side effects, so the
+ * others drop it) and get the file.
+ */
+function phoneMetadataFile(): Plugin {
+  return {
+    name: 'phone-metadata-file',
+    setup(build) {
+      const outfile = build.initialOptions.outfile ?? '';
+      let metadataPath: string | undefined;
+      build.onResolve({ filter: /^\.\/metadata\.json$/ }, (args) => {
+        if (!/[\\/]lib[\\/]phone$/.test(args.resolveDir)) return undefined;
+        metadataPath = join(args.resolveDir, 'metadata.json');
+        return { path: metadataPath, namespace: 'phone-metadata', sideEffects: false };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'phone-metadata' }, () => ({
+        contents:
+          'const { readFileSync } = require("node:fs"); const { join } = require("node:path"); const { brotliDecompressSync } = require("node:zlib");' +
+          `module.exports = JSON.parse(brotliDecompressSync(readFileSync(join(__dirname, ${JSON.stringify(PHONE_METADATA_FILE)}))).toString("utf8"));`,
+        loader: 'js',
+      }));
+      build.onEnd((result) => {
+        if (result.errors.length > 0 || metadataPath === undefined || !readFileSync(outfile, 'utf8').includes(PHONE_METADATA_FILE)) return;
+        const compressed = brotliCompressSync(readFileSync(metadataPath), { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } });
+        writeFileSync(join(dirname(outfile), PHONE_METADATA_FILE), compressed);
+      });
+    },
+  };
+}
+
+/** Where the bundles run: Lambda on an architecture, or this machine (`npm start`, the tests). */
+export interface BundlePlatform {
+  /** The Argon2 binary to bundle; `undefined` keeps the package's loader (a non-Lambda host). */
+  readonly arch: LambdaArch | undefined;
+  /** esbuild target: `node22` for Lambda, this Node's major for local runs. */
+  readonly target: string;
+}
+
+/** The esbuild options of one function's bundle: entry file relative to `projectRoot`. */
+export function functionBundleOptions(functionId: string, entry: string, outDir: string, platform: BundlePlatform, projectRoot = resolve(__dirname, '..')): BuildOptions {
+  return {
+    ...BUNDLE_OPTIONS,
+    target: platform.target,
+    define: routeDefine(functionId),
+    entryPoints: [join(projectRoot, entry)],
+    outfile: join(outDir, functionId, 'index.js'),
+    plugins: [sdkStubs(), phoneMetadataFile(), ...(platform.arch ? [argon2Binary(platform.arch, projectRoot)] : [])],
+  };
 }

@@ -27,32 +27,11 @@ export interface AuthCoreStackProps extends StackProps {
   /** Configuration variables for every function. @default none */
   readonly functionEnvironment?: Readonly<Record<string, string>>;
   readonly alarmTopicArn?: string;
-  /** Repository root holding the route entries and the lockfile. @default the parent of `infra/` */
-  readonly projectRoot?: string;
-}
-
-/** The npm package whose `.node` file the bundles need, per Lambda architecture. */
-export const ARGON2_BINARY_PACKAGE: Readonly<Record<LambdaArch, string>> = {
-  x86_64: '@node-rs/argon2-linux-x64-gnu',
-  arm64: '@node-rs/argon2-linux-arm64-gnu',
-};
-
-/**
- * esbuild copies only the Argon2 binaries npm installed for the build machine. A bundle without
- * the Lambda architecture's binary would deploy fine and then fail every password request, so
- * synth stops here instead.
- */
-export function assertArgon2BinaryInstalled(arch: LambdaArch, projectRoot: string): void {
-  const pkg = ARGON2_BINARY_PACKAGE[arch];
-  try {
-    require.resolve(pkg, { paths: [projectRoot] });
-  } catch {
-    const cpu = arch === 'arm64' ? 'arm64' : 'x64';
-    throw new Error(
-      `The ${arch} Lambdas need ${pkg}, which is not installed. ` +
-        `Run: npm i --cpu=${cpu} --os=linux --libc=glibc @node-rs/argon2 (or deploy with -c arch=x86_64).`,
-    );
-  }
+  /**
+   * The function bundles for `architecture`, `<bundleDir>/<function id>/index.js`, as
+   * `buildLambdaFunctions` (`scripts/build.ts`) writes them; `infra/app.ts` builds them first.
+   */
+  readonly bundleDir: string;
 }
 
 /**
@@ -74,8 +53,6 @@ export class AuthCoreStack extends Stack {
     });
     const routes = props.routes ?? ROUTES;
     const arch = props.architecture ?? 'x86_64';
-    const projectRoot = props.projectRoot ?? resolve(__dirname, '..');
-    if (routes.some((r) => r.hashesPasswords)) assertArgon2BinaryInstalled(arch, projectRoot);
 
     const logRetention = props.isProduction ? logs.RetentionDays.THREE_MONTHS : logs.RetentionDays.ONE_MONTH;
 
@@ -90,11 +67,11 @@ export class AuthCoreStack extends Stack {
       isProduction: props.isProduction,
       table: this.table.table,
       indexNames: this.table.indexNames,
-      architecture: arch === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+      architecture: arch,
+      bundleDir: props.bundleDir,
       parameters: parameterNames(props.stage),
       environment: props.functionEnvironment ?? {},
       logRetention,
-      projectRoot,
     };
     this.functions = routes.map((route) => new RouteFunction(this, `Route-${route.id}`, { ...common, route }));
 

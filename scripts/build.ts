@@ -1,38 +1,41 @@
-import { build, type BuildOptions } from 'esbuild';
+import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS, routeDefine } from '../infra/bundling';
+import { BUNDLE_OPTIONS, functionBundleOptions, hostLambdaArch, LAMBDA_TARGET } from '../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES } from '../infra/routes';
+import type { LambdaArch } from '../infra/settings';
+
+const ROOT = resolve(__dirname, '..');
+/** This machine's Node major, the target of the bundles it runs itself. */
+const HOST_TARGET = `node${process.versions.node.split('.')[0]}`;
 
 /**
- * Bundles one handler per route into `dist/functions/<id>/index.js` (what Lambda and the local
- * server run) and the local server into `dist/local/serve.js`. The Argon2 native binary is copied
- * beside the bundles that hash passwords (`.node` loader: copy).
+ * Bundles one handler per route and background function into `<outDir>/<id>/index.js` (with the
+ * Argon2 binary and the phone metadata beside the bundles that use them), the way
+ * `infra/bundling.ts` says. For Lambda: `arch` set, target Node 22 (what `infra/app.ts` deploys).
+ * For this machine: `arch` of this host when it can stand in for Lambda's platform.
  */
-export const BUNDLE_OPTIONS: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  minify: true,
-  sourcemap: false,
-  legalComments: 'none',
-  loader: BUNDLE_LOADER,
-  mainFields: BUNDLE_MAIN_FIELDS,
-  external: BUNDLE_EXTERNALS,
-  logLevel: 'warning',
-};
-
-export async function buildAll(outDir = resolve(__dirname, '..', 'dist')): Promise<void> {
+export async function buildFunctions(outDir: string, platform: { arch: LambdaArch | undefined; target: string }): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
-  const root = resolve(__dirname, '..');
+  await Promise.all([...ROUTES, ...BACKGROUND_FUNCTIONS].map((fn) => build(functionBundleOptions(fn.id, fn.entry, outDir, platform, ROOT))));
+}
+
+/** The bundles Lambda runs for one architecture (`infra/app.ts`, the stack tests). */
+export function buildLambdaFunctions(outDir: string, arch: LambdaArch): Promise<void> {
+  return buildFunctions(outDir, { arch, target: LAMBDA_TARGET });
+}
+
+/**
+ * What `npm start`, the tests and the benchmarks run: `dist/functions/<id>/index.js`, the local
+ * server `dist/local/serve.js` that calls those very bundles, and the migration command.
+ */
+export async function buildAll(outDir = join(ROOT, 'dist')): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true });
   await Promise.all([
-    ...[...ROUTES, ...BACKGROUND_FUNCTIONS].map((fn) =>
-      build({ ...BUNDLE_OPTIONS, define: routeDefine(fn.id), entryPoints: [join(root, fn.entry)], outfile: join(outDir, 'functions', fn.id, 'index.js') }),
-    ),
-    build({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [join(root, 'local', 'serve.ts')], outfile: join(outDir, 'local', 'serve.js') }),
+    buildFunctions(join(outDir, 'functions'), { arch: hostLambdaArch(), target: HOST_TARGET }),
+    build({ ...BUNDLE_OPTIONS, target: HOST_TARGET, minify: false, entryPoints: [join(ROOT, 'local', 'serve.ts')], outfile: join(outDir, 'local', 'serve.js') }),
     // The migration command (the package's bin): no native module, no AWS SDK.
-    build({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [join(root, 'scripts', 'migrate.ts')], outfile: join(outDir, 'cli', 'migrate.js') }),
+    build({ ...BUNDLE_OPTIONS, target: HOST_TARGET, minify: false, entryPoints: [join(ROOT, 'scripts', 'migrate.ts')], outfile: join(outDir, 'cli', 'migrate.js') }),
   ]);
 }
 

@@ -2,14 +2,14 @@ import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { passwordMigrationSourceOf } from '../../lib/config/config';
-import { BUNDLE_EXTERNALS, BUNDLE_LOADER, BUNDLE_MAIN_FIELDS, routeDefine } from '../bundling';
+import { ARGON2_BINARY_PACKAGE } from '../bundling';
 import type { FunctionDef, RouteSecret } from '../routes';
-import { resourceName } from '../settings';
+import { resourceName, type LambdaArch } from '../settings';
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb } from '../sizing';
 
 /**
@@ -30,30 +30,6 @@ export const DYNAMODB_WRITE_ACTIONS: readonly string[] = [
 ];
 
 /**
- * esbuild options: the settings of `infra/bundling.ts`, shared with `scripts/build.ts`, so Lambda
- * runs the code the local server and the tests ran (CJS, minified, the Argon2 `.node` file copied
- * beside the bundle; each function's own route fixed in by `routeDefine`).
- *
- * The AWS SDK v3 is bundled (NodejsFunction would leave `@aws-sdk/*` external by default): the
- * runtime's own SDK changes version under us without notice, while the bundled one is the version
- * the lockfile pins and the tests exercised; tree-shaken and minified it also loads about twice as
- * fast as the runtime's (34 ms vs 74 ms measured here).
- */
-export const BUNDLING: Readonly<BundlingOptions> = {
-  format: OutputFormat.CJS,
-  minify: true,
-  sourceMap: false,
-  loader: BUNDLE_LOADER,
-  mainFields: BUNDLE_MAIN_FIELDS,
-  esbuildArgs: { '--legal-comments': 'none' },
-  logLevel: LogLevel.WARNING,
-  externalModules: BUNDLE_EXTERNALS,
-  // esbuild is a devDependency; Docker does not exist on the build machines.
-  forceDockerBundling: false,
-  target: 'node22',
-};
-
-/**
  * The AWS Parameters and Secrets Lambda Extension: functions read their SSM parameters with a GET
  * on its localhost port (`lib/config/parameters.ts`) instead of bundling the SSM client (about
  * 90 KB of every bundle). Its own cache is off: the configuration loader already keeps secrets for
@@ -65,7 +41,7 @@ export const PARAMS_AND_SECRETS = lambda.ParamsAndSecretsLayerVersion.fromVersio
   logLevel: lambda.ParamsAndSecretsLogLevel.WARN,
 });
 
-/** The Node major Lambda runs; `BUNDLING.target` names the same one. */
+/** The Node major Lambda runs; `LAMBDA_TARGET` in `infra/bundling.ts` names the same one. */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_22_X;
 
 /** SSM parameter names the functions read their secrets from. */
@@ -93,13 +69,16 @@ export interface RouteFunctionProps {
   readonly table: dynamodb.ITable;
   /** GSI names; `read` and `write` routes may Query them. */
   readonly indexNames: readonly string[];
-  readonly architecture: lambda.Architecture;
+  readonly architecture: LambdaArch;
+  /**
+   * The function bundles built for that architecture (`buildLambdaFunctions` in
+   * `scripts/build.ts`): `<bundleDir>/<function id>/index.js`.
+   */
+  readonly bundleDir: string;
   readonly parameters: SecretParameterNames;
   /** Configuration variables for every function (already checked against the allowed list). */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
-  /** Repository root: route entries are relative to it, and it holds the lockfile. */
-  readonly projectRoot: string;
   /** Grants beyond the route table's (a stream reader's stream and dead-letter queue), inline too. */
   readonly extraStatements?: readonly iam.PolicyStatement[];
   /** @default what `infra/sizing.ts` gives the route */
@@ -107,14 +86,14 @@ export interface RouteFunctionProps {
 }
 
 /**
- * One route's Lambda: a `NodejsFunction` bundled locally with esbuild, its own log group and its
- * own role. The role holds exactly what the route table says the route needs: DynamoDB actions by
+ * One route's Lambda: its bundle as built by `scripts/build.ts` (the same build `npm start` and
+ * the tests run, for Lambda's platform), its own log group and its own role. The role holds exactly what the route table says the route needs: DynamoDB actions by
  * `access`, `ssm:GetParameter` on the parameters named by `secrets` (read through the Parameters and
  * Secrets extension layer, attached to exactly those functions), and writing to its own log
  * group. Nothing is granted through managed policies, so no function can do what another needs.
  */
 export class RouteFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: lambda.Function;
   readonly logGroup: logs.LogGroup;
   readonly role: iam.Role;
   readonly route: FunctionDef;
@@ -158,22 +137,19 @@ export class RouteFunction extends Construct {
     if (secrets.includes('signerKey')) environment.SIGNER_KEY_PARAMETER = props.parameters.signerKey;
     if (secrets.includes('passwordMigration')) environment.PASSWORD_MIGRATION_SECRET_PARAMETER = props.parameters.passwordMigration;
 
-    this.fn = new NodejsFunction(this, 'Function', {
+    this.fn = new lambda.Function(this, 'Function', {
       ...(secrets.length > 0 ? { paramsAndSecrets: PARAMS_AND_SECRETS } : {}),
       functionName,
       description: (route.method ? `${route.method} ${route.path}: ${route.summary}` : route.summary).slice(0, 256),
-      entry: join(props.projectRoot, route.entry),
-      handler: 'handler',
-      projectRoot: props.projectRoot,
-      depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
+      code: lambda.Code.fromAsset(bundleOf(route, props)),
+      handler: 'index.handler',
       runtime: LAMBDA_RUNTIME,
-      architecture: props.architecture,
+      architecture: props.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
       memorySize: route.hashesPasswords ? hashingMemoryMb(props.environment) : route.bulk ? BULK_MEMORY_MB : DEFAULT_MEMORY_MB,
       timeout: props.timeout ?? Duration.seconds(route.hashesPasswords ? HASHING_TIMEOUT_SECONDS : route.bulk ? BULK_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
       environment,
-      bundling: { ...BUNDLING, define: routeDefine(route.id) },
     });
 
     Validations.of(this.fn).acknowledge({
@@ -183,6 +159,24 @@ export class RouteFunction extends Construct {
         'Node 24 is a deliberate upgrade with its own test run, not something a linter should force.',
     });
   }
+}
+
+/**
+ * The directory of a function's bundle, checked before it becomes an asset: a missing bundle, or
+ * a password function built for another architecture, would deploy and then fail every request.
+ */
+function bundleOf(route: FunctionDef, props: Pick<RouteFunctionProps, 'bundleDir' | 'architecture'>): string {
+  const dir = join(props.bundleDir, route.id);
+  if (!existsSync(join(dir, 'index.js'))) {
+    throw new Error(`No bundle for ${route.id} in ${props.bundleDir}: build it with buildLambdaFunctions (scripts/build.ts)`);
+  }
+  if (route.hashesPasswords) {
+    const binary = ARGON2_BINARY_PACKAGE[props.architecture].replace('@node-rs/argon2-', 'argon2.');
+    if (!readdirSync(dir).some((f) => f.startsWith(`${binary}-`) && f.endsWith('.node'))) {
+      throw new Error(`The bundle of ${route.id} in ${props.bundleDir} has no ${binary} binary: it was not built for ${props.architecture}`);
+    }
+  }
+  return dir;
 }
 
 /** DynamoDB actions by the route's `access`, on the table and (Query only) its indexes. */

@@ -1,7 +1,6 @@
-import { verify } from '@node-rs/argon2';
 import { decodeBase64Strict, toBase64NoPadding } from './base64';
 import type { PasswordLimits } from './limits';
-import type { ParseResult, PasswordVerifier } from './types';
+import type { HashFormat, ParseResult } from './types';
 
 /** The three Argon2 variants. */
 export type Argon2Variant = 'argon2id' | 'argon2i' | 'argon2d';
@@ -51,11 +50,11 @@ export function formatArgon2(params: Argon2Params): string {
 }
 
 /**
- * Verifier for Argon2 PHC strings (`$argon2id$`, `$argon2i$`, `$argon2d$`, version 19 or
- * 16), checked with @node-rs/argon2, which honours the variant, version and parameters
- * written in the string.
+ * Argon2 PHC strings (`$argon2id$`, `$argon2i$`, `$argon2d$`, version 19 or 16); checked with
+ * @node-rs/argon2 (`./verify.ts`), which honours the variant, version and parameters written in
+ * the string.
  */
-export const argon2Verifier: PasswordVerifier<Argon2Params> = {
+export const argon2Format: HashFormat<Argon2Params> = {
   name: 'argon2',
   formatName: FORMAT_NAME,
 
@@ -133,12 +132,5 @@ export const argon2Verifier: PasswordVerifier<Argon2Params> = {
       return `Password hash Argon2 parallelism p=${params.parallelism} is above the maximum of ${limits.argon2MaxParallelism}`;
     }
     return undefined;
-  },
-
-  async verify(password: string, params: Argon2Params): Promise<boolean> {
-    // Verify against the normalised string: @node-rs/argon2 rejects padded or
-    // non-canonical base64 and leading zeros. It compares digests in constant time
-    // (RustCrypto password-hash's Output equality).
-    return verify(formatArgon2(params), password);
   },
 };

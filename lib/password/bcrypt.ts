@@ -1,6 +1,5 @@
-import { compare } from 'bcryptjs';
 import type { PasswordLimits } from './limits';
-import type { ParseResult, PasswordVerifier } from './types';
+import type { HashFormat, ParseResult } from './types';
 
 /** A parsed bcrypt hash (`$2a$10$<22 salt><31 hash>`). */
 export interface BcryptParams {
@@ -38,10 +37,8 @@ function hasCanonicalPadding(saltAndHash: string): boolean {
   return saltLast % 16 === 0 && hashLast % 4 === 0;
 }
 
-/**
- * Verifier for bcrypt hashes (`$2a$`, `$2b$`, `$2x$`, `$2y$`), checked with bcryptjs.
- */
-export const bcryptVerifier: PasswordVerifier<BcryptParams> = {
+/** bcrypt hashes (`$2a$`, `$2b$`, `$2x$`, `$2y$`); checked with bcryptjs (`./verify.ts`). */
+export const bcryptFormat: HashFormat<BcryptParams> = {
   name: 'bcrypt',
   formatName: FORMAT_NAME,
 
@@ -88,15 +85,5 @@ export const bcryptVerifier: PasswordVerifier<BcryptParams> = {
       return `Password hash bcrypt cost ${params.cost} is below the minimum of ${limits.bcryptMinCost}`;
     }
     return undefined;
-  },
-
-  async verify(password: string, params: BcryptParams): Promise<boolean> {
-    // bcryptjs refuses $2x$ (and only knows $2a$/$2b$), so every revision runs as $2a$
-    // (SPEC section 7). They compute the same function on passwords up to 72 bytes, except
-    // that $2x$ marks crypt_blowfish's pre-2011 sign-extension bug: a $2x$ hash of a
-    // password with non-ASCII bytes will not verify. bcryptjs uses the first 72 UTF-8
-    // bytes of the password, as every bcrypt does, and compares in constant time.
-    const asRevisionA = `$2a$${String(params.cost).padStart(2, '0')}$${params.saltAndHash}`;
-    return compare(password, asRevisionA);
   },
 };

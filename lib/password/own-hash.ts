@@ -1,6 +1,6 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { Algorithm, Version } from '@node-rs/argon2';
-import { argon2Verifier } from './argon2';
+import { argon2Format } from './argon2';
 import type { OwnHashParams } from './limits';
 
 /**
@@ -44,10 +44,10 @@ export function hashPassword(password: string, params: OwnHashParams): Promise<s
  * @returns false only for Argon2id, version 19, with exactly the given m, t and p.
  */
 export function needsRehash(stored: string, params: OwnHashParams): boolean {
-  if (!argon2Verifier.matches(stored)) {
+  if (!argon2Format.matches(stored)) {
     return true;
   }
-  const parsed = argon2Verifier.parse(stored);
+  const parsed = argon2Format.parse(stored);
   if (!parsed.ok) {
     return true;
   }

@@ -16,10 +16,11 @@ export interface VerifyContext {
 }
 
 /**
- * One password-hash algorithm: recognises its own encoding, parses it fully, bounds its
- * cost parameters and checks a password against it.
+ * One password-hash format: recognises its own encoding, parses it fully and bounds its cost
+ * parameters. Checking a password is `./verify.ts`'s, so the functions that only import hashes
+ * (the import routes, bulk staging) bundle no hashing library.
  */
-export interface PasswordVerifier<P> {
+export interface HashFormat<P> {
   /** The algorithm name used by `hashingAlgorithm` and in results. */
   readonly name: HashAlgorithm;
   /** The name used in 400 messages (`Password hash is in invalid <formatName> format`). */
@@ -30,6 +31,7 @@ export interface PasswordVerifier<P> {
   parse(encoded: string): ParseResult<P>;
   /** A 400 sentence naming the parameter and the bound it exceeds, or `undefined` when within limits. */
   checkLimits(params: P, limits: PasswordLimits): string | undefined;
-  /** Checks `password` against the parsed hash, comparing digests in constant time. */
-  verify(password: string, params: P, ctx: VerifyContext): Promise<boolean>;
 }
+
+/** Checks `password` against a parsed hash, comparing digests in constant time. */
+export type PasswordCheck<P> = (password: string, params: P, ctx: VerifyContext) => Promise<boolean>;

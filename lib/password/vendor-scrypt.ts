@@ -2,7 +2,7 @@ import { createCipheriv, scrypt, timingSafeEqual } from 'node:crypto';
 import { decodeBase64Strict } from './base64';
 import { SignerKeyNotConfiguredError } from './errors';
 import type { PasswordLimits } from './limits';
-import type { ParseResult, PasswordVerifier, VerifyContext } from './types';
+import type { HashFormat, ParseResult, VerifyContext } from './types';
 
 /** A parsed vendor (Firebase) scrypt hash. */
 export interface VendorScryptParams {
@@ -74,11 +74,11 @@ function decodeSignerKey(signerKey: string | undefined): Buffer {
 }
 
 /**
- * Verifier for vendor (Firebase) scrypt hashes:
+ * Vendor (Firebase) scrypt hashes:
  * `$f_scrypt$<hash>$<salt>$m=<mem_cost>$r=<rounds>$s=<salt_separator>`, `m`, `r`, `s` in
  * any order, base64 in the standard or the URL-safe alphabet.
  */
-export const vendorScryptVerifier: PasswordVerifier<VendorScryptParams> = {
+export const vendorScryptFormat: HashFormat<VendorScryptParams> = {
   name: 'vendor_scrypt',
   formatName: FORMAT_NAME,
 
@@ -145,22 +145,27 @@ export const vendorScryptVerifier: PasswordVerifier<VendorScryptParams> = {
     }
     return undefined;
   },
-
-  async verify(password: string, params: VendorScryptParams, ctx: VerifyContext): Promise<boolean> {
-    const signerKey = decodeSignerKey(ctx.signerKey);
-    const key = await deriveKey(
-      password,
-      Buffer.concat([params.salt, params.saltSeparator]),
-      params.memCost,
-      params.rounds,
-    );
-    const cipher = createCipheriv('aes-256-ctr', key, ZERO_IV);
-    const computed = Buffer.concat([cipher.update(signerKey), cipher.final()]);
-    // Lengths first (timingSafeEqual throws on a mismatch; the length is public), then
-    // a constant-time comparison so timing does not reveal how many bytes matched.
-    if (computed.length !== params.hash.length) {
-      return false;
-    }
-    return timingSafeEqual(computed, params.hash);
-  },
 };
+
+/**
+ * Checks a password against a parsed vendor scrypt hash: scrypt of the password with the salt
+ * and separator, the signer key encrypted with it (AES-256-CTR), compared in constant time.
+ * Only `node:crypto`, so it stays beside the format.
+ */
+export async function verifyVendorScrypt(password: string, params: VendorScryptParams, ctx: VerifyContext): Promise<boolean> {
+  const signerKey = decodeSignerKey(ctx.signerKey);
+  const key = await deriveKey(
+    password,
+    Buffer.concat([params.salt, params.saltSeparator]),
+    params.memCost,
+    params.rounds,
+  );
+  const cipher = createCipheriv('aes-256-ctr', key, ZERO_IV);
+  const computed = Buffer.concat([cipher.update(signerKey), cipher.final()]);
+  // Lengths first (timingSafeEqual throws on a mismatch; the length is public), then
+  // a constant-time comparison so timing does not reveal how many bytes matched.
+  if (computed.length !== params.hash.length) {
+    return false;
+  }
+  return timingSafeEqual(computed, params.hash);
+}

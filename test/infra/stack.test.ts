@@ -4,15 +4,15 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BUNDLE_EXTERNALS } from '../../infra/bundling';
+import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled, BUNDLE_EXTERNALS, PHONE_METADATA_FILE } from '../../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES, type RouteDef } from '../../infra/routes';
-import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled } from '../../infra/stack';
+import { buildLambdaFunctions } from '../../scripts/build';
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
 import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
 import { WORKER_BATCH_SIZE } from '../../infra/constructs/bulk-import';
 import { secretsOf } from '../../infra/constructs/route-function';
 import { WORKER_FILTER_PATTERNS } from '../../lib/recipes/bulkimport/worker';
-import { ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
+import { lambdaBundles, ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
 
 const ROOT = resolve(__dirname, '..', '..');
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:auth-core-alarms';
@@ -35,13 +35,15 @@ function extensionArns(s: Synthesized, [map, , key]: [string, unknown, string]):
 
 const PROD_ENV = { PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old-auth.example.com/check' };
 
+let bundleDir: string;
 let dev: Synthesized;
 let prod: Synthesized;
 
-beforeAll(() => {
-  dev = synthStage({ stage: 'dev' });
+beforeAll(async () => {
+  bundleDir = await lambdaBundles('x86_64');
+  dev = synthStage({ stage: 'dev' }, { bundleDir });
   // Production migrates passwords at sign-in through a webhook (SPEC §16); dev does not.
-  prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC, functionEnvironment: PROD_ENV }, { bundle: false });
+  prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC, functionEnvironment: PROD_ENV }, { bundleDir });
 });
 
 /** The Lambda of each route, found by its stage-qualified name. */
@@ -173,7 +175,7 @@ describe('DynamoDB table', () => {
   });
 
   it('treats any stage listed in productionStages as production', () => {
-    const staging = synthStage({ stage: 'staging', productionStages: ['prod', 'staging'] }, { bundle: false });
+    const staging = synthStage({ stage: 'staging', productionStages: ['prod', 'staging'] }, { bundleDir });
     staging.template.hasResourceProperties('AWS::DynamoDB::Table', { TableName: 'auth-core-staging', DeletionProtectionEnabled: true });
   });
 });
@@ -412,7 +414,29 @@ describe('bundles', () => {
     }
   });
 
-  it('refuses to synthesise arm64 functions without the arm64 Argon2 binary', () => {
+  it('leaves out the SDK parts a Lambda never runs, and keeps one Argon2 binary loader', () => {
+    const found = (js: string, text: string) => (js.includes(text) ? text : undefined);
+    for (const route of ROUTES.filter((r) => r.access !== 'none')) {
+      const js = readFileSync(join(assetDir(route.id), 'index.js'), 'utf8');
+      // The stubs of infra/bundling.ts are in; the container and instance-metadata credential
+      // providers are not, nor @node-rs/argon2's loader, which names every platform napi-rs
+      // builds for (the unstubbed bundles hold all three texts).
+      expect([route.id, found(js, 'event-stream serde is not bundled')]).toEqual([route.id, 'event-stream serde is not bundled']);
+      expect([route.id, found(js, 'AWS_CONTAINER_CREDENTIALS_FULL_URI'), found(js, 'InstanceMetadataV1FallbackError'), found(js, 'argon2-darwin')]).toEqual([route.id, undefined, undefined, undefined]);
+    }
+  });
+
+  it('puts the phone metadata beside the bundles that parse phone numbers, and only there', () => {
+    const withPhones = ROUTES.filter((route) => readFileSync(join(assetDir(route.id), 'index.js'), 'utf8').includes(PHONE_METADATA_FILE));
+    expect(withPhones.map((r) => r.id)).toEqual(expect.arrayContaining(['passwordless-create-code', 'bulkimport-stage', 'user-update']));
+    expect(withPhones.map((r) => r.id)).not.toContain('hello');
+    expect(withPhones.length).toBeLessThan(ROUTES.length / 2);
+    for (const route of ROUTES) {
+      expect(existsSync(join(assetDir(route.id), PHONE_METADATA_FILE))).toBe(withPhones.includes(route));
+    }
+  });
+
+  it('refuses arm64 functions without the arm64 Argon2 binary, at build and at synth', async () => {
     let installed = true;
     try {
       require.resolve(ARGON2_BINARY_PACKAGE.arm64, { paths: [ROOT] });
@@ -422,11 +446,11 @@ describe('bundles', () => {
     if (installed) {
       expect(() => assertArgon2BinaryInstalled('arm64', ROOT)).not.toThrow();
     } else {
-      expect(() => assertArgon2BinaryInstalled('arm64', ROOT)).toThrow(
-        'npm i --cpu=arm64 --os=linux --libc=glibc @node-rs/argon2',
-      );
-      expect(() => synthStage({ stage: 'dev', arch: 'arm64' }, { bundle: false })).toThrow(/arm64/);
+      expect(() => assertArgon2BinaryInstalled('arm64', ROOT)).toThrow('npm i --cpu=arm64 --os=linux --libc=glibc @node-rs/argon2');
+      await expect(buildLambdaFunctions(join(bundleDir, '..', 'arm64-attempt'), 'arm64')).rejects.toThrow('npm i --cpu=arm64');
     }
+    // Bundles built for x86_64 do not deploy as arm64 functions.
+    expect(() => synthStage({ stage: 'dev', arch: 'arm64' }, { bundleDir })).toThrow(/has no argon2\.linux-arm64-gnu binary: it was not built for arm64/);
     expect(() => assertArgon2BinaryInstalled('x86_64', ROOT)).not.toThrow();
   });
 });
@@ -601,7 +625,7 @@ describe('bulk import (SPEC §15)', () => {
   });
 
   it('sets the warm throughput of the table when the stage asks (before a migration)', () => {
-    const warm = synthStage({ stage: 'migration', warmWriteUnitsPerSecond: 40000 }, { bundle: false });
+    const warm = synthStage({ stage: 'migration', warmWriteUnitsPerSecond: 40000 }, { bundleDir });
     warm.template.hasResourceProperties('AWS::DynamoDB::Table', { WarmThroughput: { WriteUnitsPerSecond: 40000, ReadUnitsPerSecond: 12000 } });
     expect(dev.template.toJSON().Resources.StorageTableB43FDCE7?.Properties?.WarmThroughput).toBeUndefined();
   });

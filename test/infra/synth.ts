@@ -4,7 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthCoreStack, type AuthCoreStackProps } from '../../infra/stack';
-import { settingsFromContext, stackName } from '../../infra/settings';
+import { settingsFromContext, stackName, type LambdaArch } from '../../infra/settings';
+import { buildLambdaFunctions } from '../../scripts/build';
 
 /* Helpers for the infra tests: synthesise a stage like `infra/app.ts` does, and read the template. */
 
@@ -26,23 +27,36 @@ export interface Synthesized {
   readonly outdir: string;
 }
 
+const built = new Map<LambdaArch, Promise<string>>();
+
 /**
- * Builds the stack of one stage from CDK context values, as `infra/app.ts` does. cdk-nag is not
- * registered here (it would fail the synth, and with it every test, on one finding): the nag test
- * runs the pack itself and lists the findings. `bundle: false` skips esbuild for tests that only
- * read the template.
+ * The Lambda bundles of one architecture, built once per test file into a temporary directory by
+ * the build `infra/app.ts` runs (`buildLambdaFunctions`).
+ */
+export function lambdaBundles(arch: LambdaArch = 'x86_64'): Promise<string> {
+  let dir = built.get(arch);
+  if (!dir) {
+    const out = join(mkdtempSync(join(tmpdir(), 'auth-core-bundles-')), arch);
+    dir = buildLambdaFunctions(out, arch).then(() => out);
+    built.set(arch, dir);
+  }
+  return dir;
+}
+
+/**
+ * Builds the stack of one stage from CDK context values, as `infra/app.ts` does, with the bundles
+ * of `bundleDir` (from {@link lambdaBundles}). cdk-nag is not registered here (it would fail the
+ * synth, and with it every test, on one finding): the nag test runs the pack itself and lists the
+ * findings.
  */
 export function synthStage(
   context: Record<string, unknown>,
-  opts: { bundle?: boolean; overrides?: Partial<AuthCoreStackProps> } = {},
+  opts: { bundleDir: string; overrides?: Partial<AuthCoreStackProps> },
 ): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'auth-core-cdk-'));
-  const app = new App({
-    outdir,
-    context: opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {},
-  });
+  const app = new App({ outdir });
   const settings = settingsFromContext((key) => context[key]);
-  const stack = new AuthCoreStack(app, stackName(settings.stage), { ...settings, ...opts.overrides });
+  const stack = new AuthCoreStack(app, stackName(settings.stage), { ...settings, bundleDir: opts.bundleDir, ...opts.overrides });
   app.synth();
   const template = Template.fromStack(stack);
   const json = template.toJSON() as { Resources: Record<string, CfnResource>; Outputs: Record<string, any> };

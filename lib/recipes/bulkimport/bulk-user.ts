@@ -1,5 +1,6 @@
 import { toE164 } from '../../phone/e164';
-import { validateImportedHash, type HashAlgorithm, type ValidateImportedHashOptions } from '../../password';
+import { validateImportedHash, type ValidateImportedHashOptions } from '../../password/formats';
+import type { HashAlgorithm } from '../../password/types';
 import { MAX_PASSWORD_BYTES } from '../../password/limits';
 import type { BulkLoginMethod, BulkUser, JsonObject, RecipeId } from '../../storage/model';
 import { jsonValueProblems } from '../usermetadata/json-value';

@@ -1,4 +1,4 @@
-import { hashPassword } from '../../password';
+import { hashPassword } from '../../password/own-hash';
 import { byJoinOrder, loginMethodOf } from '../../storage/auth-user';
 import type { AuthUser, BulkLoginMethod, BulkUser, JsonObject, RoleRecord, UserRecord } from '../../storage/model';
 import { TooManyItemsError } from '../../storage/errors';

@@ -1,5 +1,5 @@
 import { countMetric } from '../../log/metrics';
-import { validateImportedHash } from '../../password';
+import { validateImportedHash } from '../../password/formats';
 import { standaloneUser } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
 import { retryOnRace, type Deps } from '../deps';

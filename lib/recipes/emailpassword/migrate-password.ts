@@ -1,4 +1,5 @@
-import { hashPassword, verifyPassword } from '../../password';
+import { hashPassword } from '../../password/own-hash';
+import { verifyPassword } from '../../password/verify';
 import { passwordMigrationSource, type Verdict } from '../../password-migration/sources';
 import { MetricUnit, recordMetrics } from '../../log/metrics';
 import type { Logger } from '../../log/logger';

@@ -1,4 +1,4 @@
-import { hashPassword } from '../../password';
+import { hashPassword } from '../../password/own-hash';
 import { publicIdOf, standaloneUser } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
 import type { Deps } from '../deps';

@@ -1,4 +1,4 @@
-import { hashPassword } from '../../password';
+import { hashPassword } from '../../password/own-hash';
 import { withPasswordHash } from '../../storage/auth-user';
 import type { UserRecord } from '../../storage/model';
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';

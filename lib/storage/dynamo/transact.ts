@@ -55,21 +55,26 @@ export const ifVersion = (version: number) => ({
 const BATCH_GET_KEYS = 100;
 
 /**
- * The items of these keys that exist, read consistently with BatchGetItem (in calls of 100 keys;
- * keys DynamoDB did not get to, `UnprocessedKeys`, are asked again). Duplicate keys are read once.
+ * The items of these keys that exist, read consistently with BatchGetItem in calls of 100 keys,
+ * sent together (keys DynamoDB did not get to, `UnprocessedKeys`, are asked again). Duplicate
+ * keys are read once. The calls are separate reads whichever order they go in, so sending them
+ * at once costs one round trip instead of one per 100 keys (the 256 lane counters of bulk import
+ * are three calls).
  */
 export async function batchGetAll(ctx: DynamoContext, itemKeys: readonly { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
   const unique = [...new Map(itemKeys.map((k) => [`${k.pk}\u0000${k.sk}`, { pk: k.pk, sk: k.sk }])).values()];
-  const items: Record<string, unknown>[] = [];
-  for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
-    let request: BatchGetCommandInput['RequestItems'] = { [ctx.tableName]: { Keys: unique.slice(i, i + BATCH_GET_KEYS), ConsistentRead: true } };
+  const chunks = Array.from({ length: Math.ceil(unique.length / BATCH_GET_KEYS) }, (_, i) => unique.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS));
+  const read = async (chunk: typeof unique): Promise<Record<string, unknown>[]> => {
+    const items: Record<string, unknown>[] = [];
+    let request: BatchGetCommandInput['RequestItems'] = { [ctx.tableName]: { Keys: chunk, ConsistentRead: true } };
     while (request && Object.keys(request).length > 0) {
       const out: BatchGetCommandOutput = await ctx.doc.send(new BatchGetCommand({ RequestItems: request }));
       items.push(...(out.Responses?.[ctx.tableName] ?? []));
       request = out.UnprocessedKeys;
     }
-  }
-  return items;
+    return items;
+  };
+  return (await Promise.all(chunks.map(read))).flat();
 }
 
 /** How many items a query matches (`Select: COUNT`), following `LastEvaluatedKey` across pages. */

@@ -1,0 +1,57 @@
+import { verify as argon2Verify } from '@node-rs/argon2';
+import { compare } from 'bcryptjs';
+import { formatArgon2, type Argon2Params } from './argon2';
+import type { BcryptParams } from './bcrypt';
+import { UnrecognisedStoredHashError } from './errors';
+import { hashFormatOf } from './formats';
+import type { HashAlgorithm, PasswordCheck, VerifyContext } from './types';
+import { verifyVendorScrypt } from './vendor-scrypt';
+
+/*
+ * Checking a password against a stored hash: the one module that imports bcryptjs and the Argon2
+ * verifier, so only the functions that sign users in bundle them.
+ */
+
+async function verifyBcrypt(password: string, params: BcryptParams): Promise<boolean> {
+  // bcryptjs refuses $2x$ (and only knows $2a$/$2b$), so every revision runs as $2a$
+  // (SPEC section 7). They compute the same function on passwords up to 72 bytes, except
+  // that $2x$ marks crypt_blowfish's pre-2011 sign-extension bug: a $2x$ hash of a
+  // password with non-ASCII bytes will not verify. bcryptjs uses the first 72 UTF-8
+  // bytes of the password, as every bcrypt does, and compares in constant time.
+  const asRevisionA = `$2a$${String(params.cost).padStart(2, '0')}$${params.saltAndHash}`;
+  return compare(password, asRevisionA);
+}
+
+async function verifyArgon2(password: string, params: Argon2Params): Promise<boolean> {
+  // Verify against the normalised string: @node-rs/argon2 rejects padded or
+  // non-canonical base64 and leading zeros. It compares digests in constant time
+  // (RustCrypto password-hash's Output equality).
+  return argon2Verify(formatArgon2(params), password);
+}
+
+/** The check of each algorithm, for the parameters its format parses. */
+const CHECKS = {
+  bcrypt: verifyBcrypt,
+  argon2: verifyArgon2,
+  vendor_scrypt: verifyVendorScrypt,
+} satisfies Record<HashAlgorithm, PasswordCheck<never>>;
+
+/**
+ * Checks a password against a stored hash, choosing the check from the hash's format.
+ *
+ * @returns whether the password matches; a wrong signer key simply gives `false`.
+ * @throws SignerKeyNotConfiguredError for a vendor scrypt hash while no signer key is configured.
+ * @throws UnrecognisedStoredHashError when the stored hash is in no known format.
+ */
+export async function verifyPassword(password: string, stored: string, ctx: VerifyContext): Promise<boolean> {
+  const format = hashFormatOf(stored);
+  if (format === undefined) {
+    throw new UnrecognisedStoredHashError('it is in no known format');
+  }
+  const parsed = format.parse(stored);
+  if (!parsed.ok) {
+    throw new UnrecognisedStoredHashError(parsed.message);
+  }
+  // The format named the algorithm and parsed its parameters, so they are that check's.
+  return (CHECKS[format.name] as PasswordCheck<unknown>)(password, parsed.params, ctx);
+}

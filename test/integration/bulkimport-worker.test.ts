@@ -171,7 +171,7 @@ describe('the bulk-import worker after a crash or an outage', () => {
       await drained(api);
       expect(await count(api, 'FAILED')).toBe(0);
       expect(await userCount(api)).toBe(users.length);
-      expect(api.logs.some((line) => line.includes('bulk rows swept') && !line.includes('"redriven":0'))).toBe(true);
+      expect(await api.logLine((line) => line.includes('bulk rows swept') && !line.includes('"redriven":0'))).toBeDefined();
     } finally {
       await api.stop();
       await proxy.close();

@@ -96,8 +96,7 @@ describe('transport and authentication', () => {
   it('writes JSON log lines with the request id and no secrets', async () => {
     const res = await api.post('/recipe/signinup/code', { email: uniqueEmail('logged') });
     const requestId = res.headers.get('x-request-id');
-    await new Promise((r) => setTimeout(r, 100));
-    const line = api.logs.find((l) => l.includes(requestId as string));
+    const line = await api.logLine((l) => l.includes(requestId as string));
     expect(line).toBeDefined();
     expect(JSON.parse(line as string)).toMatchObject({ level: 'info', requestId, route: 'passwordless-create-code', statusCode: 200 });
     const all = api.logs.join('\n');

@@ -23,6 +23,11 @@ export interface TestApi {
   readonly tableName: string;
   /** Every line the server process wrote to stdout or stderr so far. */
   readonly logs: string[];
+  /**
+   * The first log line that matches, waiting up to `timeoutMs` for it: the server writes its log
+   * through a pipe, so a line can arrive a moment after the response it belongs to.
+   */
+  logLine(matches: (line: string) => boolean, timeoutMs?: number): Promise<string | undefined>;
   request(method: string, path: string, opts?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; apiKey?: string | null }): Promise<ApiResponse>;
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   put(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
@@ -106,6 +111,14 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
     baseUrl,
     tableName,
     logs,
+    logLine: async (matches, timeoutMs = 5000) => {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const line = logs.find(matches);
+        if (line !== undefined || Date.now() >= until) return line;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     request,
     post: (path, body, headers) => request('POST', path, { body, headers }),
     put: (path, body, headers) => request('PUT', path, { body, headers }),

@@ -2,7 +2,9 @@ import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled, BUNDLE_EXTERNALS, PHONE_METADATA_FILE } from '../../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES, type RouteDef } from '../../infra/routes';
@@ -424,6 +426,30 @@ describe('bundles', () => {
       expect([route.id, found(js, 'event-stream serde is not bundled')]).toEqual([route.id, 'event-stream serde is not bundled']);
       expect([route.id, found(js, 'AWS_CONTAINER_CREDENTIALS_FULL_URI'), found(js, 'InstanceMetadataV1FallbackError'), found(js, 'argon2-darwin')]).toEqual([route.id, undefined, undefined, undefined]);
     }
+  });
+
+  it('takes AWS credentials from the environment only (the stubbed chain), as Lambda gives them', () => {
+    // A home directory with a credentials file the full chain would use.
+    const home = mkdtempSync(join(tmpdir(), 'auth-core-home-'));
+    mkdirSync(join(home, '.aws'));
+    writeFileSync(join(home, '.aws', 'credentials'), '[default]\naws_access_key_id=AKIAFROMFILE\naws_secret_access_key=from-file\n');
+    const script = `require(${JSON.stringify(join(assetDir('user-get'), 'index.js'))}).handler({ version: '2.0', rawPath: '/user/id',
+      headers: { 'api-key': 'key-0123456789abcdef0123' }, queryStringParameters: { userId: 'u1' }, isBase64Encoded: false,
+      requestContext: { http: { method: 'GET', path: '/user/id' } } }, { awsRequestId: 'creds' })
+      .then((r) => process.stdout.write(JSON.stringify({ answer: r.statusCode }) + '\\n'));`;
+    const run = (env: Record<string, string>) => {
+      const out = spawnSync(process.execPath, ['-e', script], {
+        encoding: 'utf8',
+        // Nothing listens on port 9: a request that gets as far as the network is refused.
+        env: { PATH: process.env.PATH ?? '', HOME: home, AWS_REGION: 'us-east-1', TABLE_NAME: 't', API_KEYS: 'key-0123456789abcdef0123', AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9', ...env },
+      });
+      const lines = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      return { answer: lines.find((l) => 'answer' in l)?.answer, error: lines.find((l) => l.level === 'error') };
+    };
+    // Without credentials in the environment the file is not read: the environment provider's error.
+    expect(run({})).toMatchObject({ answer: 500, error: { message: 'unexpected error', errorName: 'CredentialsProviderError' } });
+    // With them, the request is signed and sent.
+    expect(run({ AWS_ACCESS_KEY_ID: 'AKIAFROMENV', AWS_SECRET_ACCESS_KEY: 'from-env' })).toMatchObject({ answer: 500, error: { errorCode: 'ECONNREFUSED' } });
   });
 
   it('puts the phone metadata beside the bundles that parse phone numbers, and only there', () => {

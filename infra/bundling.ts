@@ -139,13 +139,14 @@ function sdkStubs(): Plugin {
   return {
     name: 'sdk-stubs',
     setup(build) {
-      SDK_STUBS.forEach((stub, i) => {
+      for (const stub of SDK_STUBS) {
+        // The stub's path is its `why`: what esbuild's metafile lists in place of the module.
         build.onResolve({ filter: stub.filter }, (args) =>
-          stub.importer && !stub.importer.test(args.importer) ? undefined : { path: `${i}`, namespace: 'sdk-stub', pluginData: args.resolveDir },
+          stub.importer && !stub.importer.test(args.importer) ? undefined : { path: stub.why, namespace: 'sdk-stub', pluginData: args.resolveDir },
         );
-      });
+      }
       build.onLoad({ filter: /.*/, namespace: 'sdk-stub' }, (args) => ({
-        contents: SDK_STUBS[Number(args.path)].contents,
+        contents: SDK_STUBS.find((stub) => stub.why === args.path)?.contents ?? '',
         loader: 'js',
         resolveDir: args.pluginData as string,
       }));

@@ -1,8 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { resolve } from 'node:path';
 import { AuthAlarms } from './constructs/alarms';
 import { BulkImport } from './constructs/bulk-import';
 import { MigrationDashboard } from './constructs/dashboard';

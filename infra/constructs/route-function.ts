@@ -87,8 +87,9 @@ export interface RouteFunctionProps {
 
 /**
  * One route's Lambda: its bundle as built by `scripts/build.ts` (the same build `npm start` and
- * the tests run, for Lambda's platform), its own log group and its own role. The role holds exactly what the route table says the route needs: DynamoDB actions by
- * `access`, `ssm:GetParameter` on the parameters named by `secrets` (read through the Parameters and
+ * the tests run, for Lambda's platform), its own log group and its own role. The role holds
+ * exactly what the route table says the route needs: DynamoDB actions by `access`,
+ * `ssm:GetParameter` on the parameters named by `secrets` (read through the Parameters and
  * Secrets extension layer, attached to exactly those functions), and writing to its own log
  * group. Nothing is granted through managed policies, so no function can do what another needs.
  */

@@ -452,6 +452,13 @@ describe('bundles', () => {
     expect(run({ AWS_ACCESS_KEY_ID: 'AKIAFROMENV', AWS_SECRET_ACCESS_KEY: 'from-env' })).toMatchObject({ answer: 500, error: { errorCode: 'ECONNREFUSED' } });
   });
 
+  it('bundles bcryptjs only where passwords are checked, not where imported hashes are validated', () => {
+    // A text of bcryptjs itself ("Invalid salt version").
+    const withBcrypt = ROUTES.filter((route) => readFileSync(join(assetDir(route.id), 'index.js'), 'utf8').includes('Invalid salt version')).map((r) => r.id);
+    expect(withBcrypt).toContain('emailpassword-signin');
+    for (const id of ['emailpassword-import', 'bulkimport-stage', 'bulkimport-import']) expect(withBcrypt).not.toContain(id);
+  });
+
   it('puts the phone metadata beside the bundles that parse phone numbers, and only there', () => {
     const withPhones = ROUTES.filter((route) => readFileSync(join(assetDir(route.id), 'index.js'), 'utf8').includes(PHONE_METADATA_FILE));
     expect(withPhones.map((r) => r.id)).toEqual(expect.arrayContaining(['passwordless-create-code', 'bulkimport-stage', 'user-update']));

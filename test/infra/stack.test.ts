@@ -3,9 +3,9 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled, BUNDLE_EXTERNALS, PHONE_METADATA_FILE } from '../../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES, type RouteDef } from '../../infra/routes';
 import { buildLambdaFunctions } from '../../scripts/build';
@@ -46,6 +46,10 @@ beforeAll(async () => {
   dev = synthStage({ stage: 'dev' }, { bundleDir });
   // Production migrates passwords at sign-in through a webhook (SPEC §16); dev does not.
   prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC, functionEnvironment: PROD_ENV }, { bundleDir });
+});
+
+afterAll(() => {
+  for (const dir of [dirname(bundleDir), dev.outdir, prod.outdir]) rmSync(dir, { recursive: true, force: true });
 });
 
 /** The Lambda of each route, found by its stage-qualified name. */
@@ -446,10 +450,14 @@ describe('bundles', () => {
       const lines = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       return { answer: lines.find((l) => 'answer' in l)?.answer, error: lines.find((l) => l.level === 'error') };
     };
-    // Without credentials in the environment the file is not read: the environment provider's error.
-    expect(run({})).toMatchObject({ answer: 500, error: { message: 'unexpected error', errorName: 'CredentialsProviderError' } });
-    // With them, the request is signed and sent.
-    expect(run({ AWS_ACCESS_KEY_ID: 'AKIAFROMENV', AWS_SECRET_ACCESS_KEY: 'from-env' })).toMatchObject({ answer: 500, error: { errorCode: 'ECONNREFUSED' } });
+    try {
+      // Without credentials in the environment the file is not read: the environment provider's error.
+      expect(run({})).toMatchObject({ answer: 500, error: { message: 'unexpected error', errorName: 'CredentialsProviderError' } });
+      // With them, the request is signed and sent.
+      expect(run({ AWS_ACCESS_KEY_ID: 'AKIAFROMENV', AWS_SECRET_ACCESS_KEY: 'from-env' })).toMatchObject({ answer: 500, error: { errorCode: 'ECONNREFUSED' } });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('bundles bcryptjs only where passwords are checked, not where imported hashes are validated', () => {

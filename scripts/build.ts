@@ -17,7 +17,10 @@ const HOST_TARGET = `node${process.versions.node.split('.')[0]}`;
  */
 export async function buildFunctions(outDir: string, platform: { arch: LambdaArch | undefined; target: string }): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
-  await Promise.all([...ROUTES, ...BACKGROUND_FUNCTIONS].map((fn) => build(functionBundleOptions(fn.id, fn.entry, outDir, platform, ROOT))));
+  // Every build settles before a failure is reported, so none is still writing when it is.
+  const results = await Promise.allSettled([...ROUTES, ...BACKGROUND_FUNCTIONS].map((fn) => build(functionBundleOptions(fn.id, fn.entry, outDir, platform, ROOT))));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** The bundles Lambda runs for one architecture (`infra/app.ts`, the stack tests). */

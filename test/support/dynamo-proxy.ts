@@ -16,8 +16,12 @@ export interface CountingProxy {
    */
   readonly writes: { transactional: number; single: number };
   reset(): void;
-  /** Answers the next `n` requests with a ThrottlingException (Infinity: until set to 0). */
-  throttleNext(n: number): void;
+  /**
+   * Answers the next `n` requests with a ThrottlingException (Infinity: until set to 0); with
+   * `only`, just the requests whose operation it accepts (`X-Amz-Target` without the DynamoDB
+   * prefix, so the Streams API's are `DynamoDBStreams_20120810.<operation>`).
+   */
+  throttleNext(n: number, only?: (operation: string) => boolean): void;
   /**
    * Answers each Query of an index (`IndexName` set) for which `answer` gives a body (in
    * DynamoDB's JSON), instead of DynamoDB; `undefined` stops it.
@@ -36,11 +40,12 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   const counts = new Map<string, number>();
   const writes = { transactional: 0, single: 0 };
   let throttle = 0;
+  let throttleOnly: ((operation: string) => boolean) | undefined;
   let indexAnswer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined;
   const server: Server = createServer((req, res) => {
     const op = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
     counts.set(op, (counts.get(op) ?? 0) + 1);
-    if (throttle > 0) {
+    if (throttle > 0 && (throttleOnly === undefined || throttleOnly(op))) {
       throttle--;
       req.resume();
       const body = JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' });
@@ -93,8 +98,9 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
       writes.transactional = 0;
       writes.single = 0;
     },
-    throttleNext: (n: number) => {
+    throttleNext: (n, only) => {
       throttle = n;
+      throttleOnly = only;
     },
     answerIndexQueries: (answer) => {
       indexAnswer = answer;

@@ -6,7 +6,7 @@ import { TooManyItemsError } from '../errors';
 import type { BulkImportStore, BulkRowCursor, BulkRowRef, BulkUserWrite, BulkUserWriteResult } from '../ports';
 import { metadataCondition, metadataItem } from './dynamo-metadata-store';
 import { userRoleItem } from './dynamo-role-store';
-import { batchGetAll, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
+import { batchGetAll, ifAbsent, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 import { userChangeWrites } from './user-items';
 
 export const BULK_ROW_TYPE = 'bulkRow';
@@ -119,7 +119,7 @@ export class DynamoBulkImportStore implements BulkImportStore {
     }
     await inPool(chunks, STAGING_CONCURRENCY, async (chunk) => {
       const writes: TaggedWrite<string>[] = chunk.map((row) => ({
-        item: { Put: { TableName: this.ctx.tableName, Item: bulkRowItem(row), ConditionExpression: 'attribute_not_exists(pk)' } },
+        item: { Put: { TableName: this.ctx.tableName, Item: bulkRowItem(row), ...ifAbsent } },
         onConditionFailed: row.user.id,
       }));
       writes.push({ item: counterUpdate(this.ctx, keys.bulkCounter('STAGE', randomShard()), { NEW: chunk.length }), onConditionFailed: '' });

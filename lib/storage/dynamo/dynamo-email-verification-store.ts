@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, keys } from '../keys';
 import type { VerificationTokenRecord } from '../model';
 import type { ConsumeUserWrite, EmailVerificationStore } from '../ports';
-import { deleteInChunks, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { deleteInChunks, ifAbsent, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { userChangeWrites } from './user-items';
 
 export const TOKEN_TYPE = 'evToken';
@@ -26,7 +26,7 @@ export class DynamoEmailVerificationStore implements EmailVerificationStore {
 
   async createToken(token: VerificationTokenRecord): Promise<void> {
     const put = (Item: Record<string, unknown>) => ({
-      item: { Put: { TableName: this.ctx.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      item: { Put: { TableName: this.ctx.tableName, Item, ...ifAbsent } },
       onConditionFailed: 'EXISTS' as const,
     });
     const result = await writeAtomically(this.ctx, [

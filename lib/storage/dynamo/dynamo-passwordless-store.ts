@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, timeSortKey } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
-import { deleteInChunks, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { userChangeWrites, type UserConflict } from './user-items';
 
 /** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
@@ -70,7 +70,7 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
 
   async createDevice(device: DeviceRecord, code: CodeRecord): Promise<void> {
     const put = (Item: Record<string, unknown>) => ({
-      item: { Put: { TableName: this.ctx.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      item: { Put: { TableName: this.ctx.tableName, Item, ...ifAbsent } },
       onConditionFailed: 'EXISTS' as const,
     });
     const result = await writeAtomically(this.ctx, [put(deviceItem({ ...device, codeCount: 1 })), put(codeItem(code))]);
@@ -94,7 +94,7 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
         onConditionFailed: 'DEVICE_GONE',
       },
       {
-        item: { Put: { TableName: this.ctx.tableName, Item: codeItem(code), ConditionExpression: 'attribute_not_exists(pk)' } },
+        item: { Put: { TableName: this.ctx.tableName, Item: codeItem(code), ...ifAbsent } },
         onConditionFailed: 'CODE_EXISTS',
       },
     ]);

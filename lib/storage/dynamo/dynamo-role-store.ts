@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, shardOf } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
-import { batchGetAll, countAll, deleteInChunks, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { batchGetAll, countAll, deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 
 export const ROLE_TYPE = 'role';
 export const PERMISSION_TYPE = 'rolePermission';
@@ -59,7 +59,7 @@ export class DynamoRoleStore implements RoleStore {
           Put: {
             TableName: this.ctx.tableName,
             Item: { ...keys.role(role.role), type: ROLE_TYPE, ...role, [ATTR.gsi1pk]: keys.allRoles, [ATTR.gsi1sk]: role.role },
-            ConditionExpression: 'attribute_not_exists(pk)',
+            ...ifAbsent,
           },
         },
         onConditionFailed: 'EXISTS' as const,

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import type { TenantRecord } from '../model';
 import type { TenantStore } from '../ports';
-import { queryAll, type DynamoContext } from './transact';
+import { ifAbsent, queryAll, type DynamoContext } from './transact';
 
 /** `TenantStore` on DynamoDB: all tenants in one small partition. */
 export class DynamoTenantStore implements TenantStore {
@@ -14,7 +14,7 @@ export class DynamoTenantStore implements TenantStore {
         new PutCommand({
           TableName: this.ctx.tableName,
           Item: { ...keys.tenant(tenant.tenantId), type: 'tenant', tenantId: tenant.tenantId, createdAt: tenant.createdAt },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          ...ifAbsent,
         }),
       );
       return true;

@@ -1,5 +1,5 @@
 import type { BuildOptions, Plugin } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { handlerRouteOf, ROUTES } from './routes';
@@ -158,6 +158,23 @@ function sdkStubs(): Plugin {
   };
 }
 
+/** Architectures whose Argon2 binary was found and version-checked, once per build process. */
+const argon2Checked = new Set<string>();
+
+/** The Argon2 binary package of an architecture, once checked installed and of the package's version. */
+function argon2BinaryChecked(arch: LambdaArch, projectRoot: string): string {
+  const pkg = ARGON2_BINARY_PACKAGE[arch];
+  if (argon2Checked.has(`${projectRoot}\u0000${arch}`)) return pkg;
+  assertArgon2BinaryInstalled(arch, projectRoot);
+  const versionOf = (name: string) =>
+    (JSON.parse(readFileSync(require.resolve(`${name}/package.json`, { paths: [projectRoot] }), 'utf8')) as { version: string }).version;
+  if (versionOf(pkg) !== versionOf('@node-rs/argon2')) {
+    throw new Error(`${pkg} ${versionOf(pkg)} is not @node-rs/argon2 ${versionOf('@node-rs/argon2')}: run npm ci`);
+  }
+  argon2Checked.add(`${projectRoot}\u0000${arch}`);
+  return pkg;
+}
+
 /**
  * `@node-rs/argon2`'s loader is a 16.6 KB switch over every platform napi-rs builds for; a
  * Lambda bundle needs one: the binary of its architecture, required directly (and copied beside
@@ -168,13 +185,7 @@ function argon2Binary(arch: LambdaArch, projectRoot: string): Plugin {
     name: 'argon2-binary',
     setup(build) {
       build.onResolve({ filter: /^@node-rs\/argon2$/ }, () => {
-        assertArgon2BinaryInstalled(arch, projectRoot);
-        const pkg = ARGON2_BINARY_PACKAGE[arch];
-        const versionOf = (name: string) =>
-          (JSON.parse(readFileSync(require.resolve(`${name}/package.json`, { paths: [projectRoot] }), 'utf8')) as { version: string }).version;
-        if (versionOf(pkg) !== versionOf('@node-rs/argon2')) {
-          throw new Error(`${pkg} ${versionOf(pkg)} is not @node-rs/argon2 ${versionOf('@node-rs/argon2')}: run npm ci`);
-        }
+        const pkg = argon2BinaryChecked(arch, projectRoot);
         return { path: pkg, namespace: 'argon2-binary', sideEffects: false };
       });
       build.onLoad({ filter: /.*/, namespace: 'argon2-binary' }, (args) => ({
@@ -184,6 +195,19 @@ function argon2Binary(arch: LambdaArch, projectRoot: string): Plugin {
       }));
     },
   };
+}
+
+/** The brotli form of the metadata, compressed once per version of the file (six bundles use it). */
+const compressed = new Map<string, Buffer>();
+
+function compressedMetadata(path: string): Buffer {
+  const version = `${path}\u0000${statSync(path).mtimeMs}`;
+  let bytes = compressed.get(version);
+  if (!bytes) {
+    bytes = brotliCompressSync(readFileSync(path), { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } });
+    compressed.set(version, bytes);
+  }
+  return bytes;
 }
 
 /**
@@ -211,8 +235,7 @@ function phoneMetadataFile(): Plugin {
       }));
       build.onEnd((result) => {
         if (result.errors.length > 0 || metadataPath === undefined || !readFileSync(outfile, 'utf8').includes(PHONE_METADATA_FILE)) return;
-        const compressed = brotliCompressSync(readFileSync(metadataPath), { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } });
-        writeFileSync(join(dirname(outfile), PHONE_METADATA_FILE), compressed);
+        writeFileSync(join(dirname(outfile), PHONE_METADATA_FILE), compressedMetadata(metadataPath));
       });
     },
   };

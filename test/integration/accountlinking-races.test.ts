@@ -108,6 +108,25 @@ describe('account-linking races', () => {
     expect(await tableProblems(api.tableName)).toEqual([]);
   });
 
+  it('unlinking the primary user\'s own login method (which deletes it) racing sign-ins through it: each sign-in is the whole user or a wrong credential, never half', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const email = uniqueEmail('race-own');
+      const primary = await al.emailPassword(email);
+      const member = await al.thirdParty(uniqueEmail('race-own-tp'));
+      await al.group(primary, member);
+      const [unlinked, ...signIns] = await Promise.all([al.unlink(primary), ...Array.from({ length: 4 }, () => al.signIn(email))]);
+      expect(unlinked.json).toEqual({ status: 'OK', wasRecipeUserDeleted: true, wasLinked: true });
+      for (const s of signIns) {
+        if (s.json.status === 'WRONG_CREDENTIALS_ERROR') continue;
+        expect([s.json.status, s.json.recipeUserId, s.json.user.id]).toEqual(['OK', primary, primary]);
+        expect(s.json.user.loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId)).toEqual([primary, member]);
+      }
+      expect((await al.signIn(email)).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+      expect((await al.user(member)).loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId)).toEqual([member]);
+    }
+    expect(await tableProblems(api.tableName)).toEqual([]);
+  });
+
   it('removing a primary user racing a link into it leaves no orphan', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const primary = await al.emailPassword();

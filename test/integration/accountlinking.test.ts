@@ -82,11 +82,9 @@ describe('GET /recipe/accountlinking/user/primary/check and POST /recipe/account
     const inT1 = await al.emailPassword(uniqueEmail('anchor'), T1);
     await al.group(primary, inT1);
     const samePhoneInT1 = await al.passwordless({ phoneNumber }, T1);
-    expect((await al.createPrimary(samePhoneInT1)).json).toEqual({
-      status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR',
-      primaryUserId: primary,
-      description: PHONE_TAKEN,
-    });
+    const phoneTaken = { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: primary, description: PHONE_TAKEN };
+    expect((await al.primaryCheck(samePhoneInT1)).json).toEqual(phoneTaken);
+    expect((await al.createPrimary(samePhoneInT1)).json).toEqual(phoneTaken);
     // In a tenant the primary user has no login method in, the same phone number is free.
     const samePhoneInT2 = await al.passwordless({ phoneNumber }, T2);
     expect((await al.createPrimary(samePhoneInT2)).json.status).toBe('OK');
@@ -97,11 +95,10 @@ describe('GET /recipe/accountlinking/user/primary/check and POST /recipe/account
     const primary = await al.thirdParty(uniqueEmail('tp-a'), undefined, identity);
     await al.group(primary, await al.emailPassword(uniqueEmail('anchor'), T1));
     const sameIdentityInT1 = await al.thirdParty(uniqueEmail('tp-b'), T1, identity);
-    expect((await al.primaryCheck(sameIdentityInT1)).json).toEqual({
-      status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR',
-      primaryUserId: primary,
-      description: THIRD_PARTY_TAKEN,
-    });
+    const identityTaken = { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: primary, description: THIRD_PARTY_TAKEN };
+    expect((await al.primaryCheck(sameIdentityInT1)).json).toEqual(identityTaken);
+    expect((await al.createPrimary(sameIdentityInT1)).json).toEqual(identityTaken);
+    expect((await al.user(sameIdentityInT1)).isPrimaryUser).toBe(false);
   });
 
   it('answers 400 Unknown user ID provided for an unknown id, and 400 naming a missing field', async () => {
@@ -117,10 +114,20 @@ describe('GET /recipe/accountlinking/user/primary/check and POST /recipe/account
     expect([surrogate.status, surrogate.text]).toEqual([400, "Field name 'recipeUserId' is not valid Unicode: it holds a lone surrogate"]);
   });
 
-  it('is app-wide: a tenant segment answers 403', async () => {
+  it('is app-wide: a tenant segment answers 403, on every account-linking endpoint', async () => {
     const id = await al.emailPassword();
-    const res = await api.post(`/${T1}/recipe/accountlinking/user/primary`, { recipeUserId: id });
-    expect([res.status, res.text]).toEqual([403, 'Only public tenantId can call this app specific API']);
+    const member = await al.thirdParty();
+    const q = `recipeUserId=${id}&primaryUserId=${id}`;
+    for (const res of [
+      await api.post(`/${T1}/recipe/accountlinking/user/primary`, { recipeUserId: id }),
+      await api.get(`/${T1}/recipe/accountlinking/user/primary/check?recipeUserId=${id}`),
+      await api.get(`/${T1}/recipe/accountlinking/user/link/check?${q}`),
+      await api.post(`/${T1}/recipe/accountlinking/user/link`, { recipeUserId: member, primaryUserId: id }),
+      await api.post(`/${T1}/recipe/accountlinking/user/unlink`, { recipeUserId: id }),
+    ]) {
+      expect([res.status, res.text]).toEqual([403, 'Only public tenantId can call this app specific API']);
+    }
+    expect((await al.user(id)).isPrimaryUser).toBe(false);
     expect((await api.post('/public/recipe/accountlinking/user/primary', { recipeUserId: id })).json.status).toBe('OK');
   });
 });
@@ -202,11 +209,50 @@ describe('GET /recipe/accountlinking/user/link/check and POST /recipe/accountlin
     expect((await al.link(memberInT1, target)).json).toEqual(expected);
   });
 
-  it('answers 400 for unknown ids and missing fields', async () => {
+  it.each([
+    ['email', EMAIL_TAKEN],
+    ['phone number', PHONE_TAKEN],
+    ['third-party identity', THIRD_PARTY_TAKEN],
+  ])('answers ACCOUNT_INFO_ALREADY_ASSOCIATED_… when the recipe user\'s %s is held by another primary user in a tenant only the primary user is in', async (what, description) => {
+    // The holder and the target primary user are in T2 only; the recipe user is in public: its
+    // account info reaches T2 only through the union of tenants.
+    const email = uniqueEmail('reverse');
+    const phoneNumber = uniquePhone();
+    const identity = { thirdPartyId: 'github', thirdPartyUserId: `gh-rev-${Date.now()}-${what.length}` };
+    const [holder, member] =
+      what === 'email'
+        ? [await al.emailPassword(email, T2), await al.thirdParty(email)]
+        : what === 'phone number'
+          ? [await al.passwordless({ phoneNumber }, T2), await al.passwordless({ phoneNumber })]
+          : [await al.thirdParty(uniqueEmail('rev-a'), T2, identity), await al.thirdParty(uniqueEmail('rev-b'), undefined, identity)];
+    await al.group(holder);
+    const target = await al.emailPassword(uniqueEmail('rev-target'), T2);
+    await al.group(target);
+    const expected = { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: holder, description };
+    expect((await al.linkCheck(member, target)).json).toEqual(expected);
+    expect((await al.link(member, target)).json).toEqual(expected);
+    expect((await al.user(member)).id).toBe(member);
+    expect((await al.user(target)).loginMethods).toHaveLength(1);
+    // The same recipe user links to a primary user of its own tenant.
+    const local = await al.emailPassword(uniqueEmail('rev-local'));
+    await al.group(local);
+    expect((await al.link(member, local)).json.status).toBe('OK');
+  });
+
+  it('answers 400 for unknown ids (looked up before any other check, as the core does) and missing fields', async () => {
     const known = await al.emailPassword();
     await al.group(known);
+    const notPrimary = await al.thirdParty();
     const unknown = '00000000-0000-4000-8000-000000000001';
-    for (const res of [await al.linkCheck(known, unknown), await al.link(known, unknown), await al.linkCheck(unknown, known), await al.link(unknown, known)]) {
+    for (const res of [
+      await al.linkCheck(known, unknown),
+      await al.link(known, unknown),
+      await al.linkCheck(unknown, known),
+      await al.link(unknown, known),
+      // An unknown recipe user id is a 400 even when the target is not primary.
+      await al.linkCheck(unknown, notPrimary),
+      await al.link(unknown, notPrimary),
+    ]) {
       expect([res.status, res.text]).toEqual([400, 'Unknown user ID provided']);
     }
     const missing = await api.get(`/recipe/accountlinking/user/link/check?recipeUserId=${known}`);
@@ -267,6 +313,25 @@ describe('every other operation once accounts are linked', () => {
     // A second sign-in (the imported hash was re-hashed on the first) gives the same user.
     expect((await al.signIn(email)).json.user.id).toBe(tp);
     expect((await al.signIn(email, 'wrong password')).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+  });
+
+  it('signs a linked user in through its login methods of another tenant, as the primary user, each tenant answering its own login method', async () => {
+    const email = uniqueEmail('t1-each');
+    const plEmail = uniqueEmail('t1-each-pl');
+    const epPublic = await al.emailPassword(email);
+    const epT1 = await al.emailPassword(email, T1);
+    const plT1 = await al.passwordless({ email: plEmail }, T1);
+    const user = await al.group(epPublic, epT1, plT1);
+    expect(user.tenantIds).toEqual(['public', T1]);
+
+    const inPublic = await al.signIn(email);
+    const inT1 = await al.signIn(email, undefined, T1);
+    expect([inPublic.json.status, inPublic.json.user.id, inPublic.json.recipeUserId]).toEqual(['OK', epPublic, epPublic]);
+    expect([inT1.json.status, inT1.json.user.id, inT1.json.recipeUserId]).toEqual(['OK', epPublic, epT1]);
+    const consumed = await passwordlessSignIn(api, { email: plEmail }, T1);
+    expect([consumed.createdNewUser, consumed.user.id, consumed.recipeUserId]).toEqual([false, epPublic, plT1]);
+    // Not in T2, where none of its login methods is.
+    expect((await al.signIn(email, undefined, T2)).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
   });
 
   it('replaces the hash of a linked email-password login method on import, answering its primary user', async () => {
@@ -410,6 +475,8 @@ describe('every other operation once accounts are linked', () => {
     await al.group(primary);
     const signUp = await api.post('/recipe/signup', { email, password: 'a password 12345' });
     expect([signUp.json.status, signUp.json.user.isPrimaryUser, signUp.json.user.id]).toEqual(['OK', false, signUp.json.recipeUserId]);
+    const imported = await api.post(tenantPath(T1, '/recipe/user/passwordhash/import'), { email, passwordHash: BCRYPT.hash });
+    expect([imported.json.status, imported.json.didUserAlreadyExist, imported.json.user.isPrimaryUser, imported.json.user.loginMethods.length]).toEqual(['OK', false, false, 1]);
     const code = await createCode(api, { email });
     const consumed = (await consumeLink(api, code)).json;
     expect([consumed.createdNewUser, consumed.user.isPrimaryUser, consumed.user.loginMethods]).toEqual([true, false, [expect.objectContaining({ recipeId: 'passwordless' })]]);
@@ -464,9 +531,11 @@ describe('POST /recipe/accountlinking/user/unlink', () => {
     expect((await al.user(id)).isPrimaryUser).toBe(false);
   });
 
-  it('answers 400 for an unknown id', async () => {
+  it('answers 400 for an unknown id and for a missing recipeUserId', async () => {
     const res = await al.unlink('00000000-0000-4000-8000-000000000002');
     expect([res.status, res.text]).toEqual([400, 'Unknown user ID provided']);
+    const missing = await api.post('/recipe/accountlinking/user/unlink', {});
+    expect([missing.status, missing.text]).toEqual([400, "Field name 'recipeUserId' is invalid in JSON input"]);
   });
 });
 

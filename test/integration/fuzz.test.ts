@@ -147,7 +147,8 @@ describe('strings that are not valid Unicode', () => {
     ['/recipe/signinup/code', { phoneNumber: '+14155552671' }, ['phoneNumber']],
     ['/recipe/signinup/code', { deviceId: 'd'.repeat(44) }, ['deviceId']],
     ['/recipe/signinup/code/consume', { preAuthSessionId: valid.preAuthSessionId, linkCode: 'l'.repeat(43) }, ['preAuthSessionId', 'linkCode']],
-    ['/recipe/signinup/code/check', { preAuthSessionId: valid.preAuthSessionId, deviceId: 'd'.repeat(44), userInputCode: '1' }, ['deviceId', 'userInputCode']],
+    ['/recipe/signinup/code/consume', { preAuthSessionId: valid.preAuthSessionId, deviceId: 'd'.repeat(44), userInputCode: '1' }, ['deviceId', 'userInputCode']],
+    ['/recipe/signinup/code/check', { preAuthSessionId: valid.preAuthSessionId, deviceId: 'd'.repeat(44), userInputCode: '1' }, ['preAuthSessionId', 'deviceId', 'userInputCode']],
     ['/recipe/user/passwordhash/import', { email: valid.email, passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq', hashingAlgorithm: 'bcrypt' }, ['email', 'passwordHash', 'hashingAlgorithm']],
     ['/recipe/signin', { email: valid.email, password: valid.password }, ['email', 'password']],
     ['/recipe/signup', { email: valid.email, password: valid.password }, ['email', 'password']],
@@ -163,23 +164,27 @@ describe('strings that are not valid Unicode', () => {
     ['/recipe/user/metadata', { userId: valid.recipeUserId, metadataUpdate: { a: 1 } }, ['userId']],
     ['/recipe/user/metadata/remove', { userId: valid.recipeUserId }, ['userId']],
     ['/recipe/userid/map', { superTokensUserId: valid.recipeUserId, externalUserId: 'x', externalUserIdInfo: 'i' }, ['superTokensUserId', 'externalUserId', 'externalUserIdInfo']],
-    ['/recipe/userid/map/remove', { userId: 'x' }, ['userId']],
+    ['/recipe/userid/map/remove', { userId: 'x', userIdType: 'ANY' }, ['userId', 'userIdType']],
     ['/recipe/user/email/verify/token', { userId: 'x', email: valid.email }, ['userId', 'email']],
     ['/recipe/user/email/verify', { method: 'token', token: 't' }, ['method', 'token']],
     ['/recipe/user/email/verify/token/remove', { userId: 'x', email: valid.email }, ['userId', 'email']],
     ['/recipe/user/email/verify/remove', { userId: 'x', email: valid.email }, ['userId', 'email']],
-    ['/recipe/role', { role: 'r' }, ['role']],
+    ['/recipe/role', { role: 'r', permissions: ['p'] }, ['role', 'permissions.0']],
     ['/recipe/role/remove', { role: 'r' }, ['role']],
-    ['/recipe/role/permissions/remove', { role: 'r' }, ['role']],
+    ['/recipe/role/permissions/remove', { role: 'r', permissions: ['p'] }, ['role', 'permissions.0']],
     ['/recipe/user/role', { userId: 'u', role: 'r' }, ['userId', 'role']],
     ['/recipe/user/role/remove', { userId: 'u', role: 'r' }, ['userId', 'role']],
-    ['/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: 'i' }, ['userId', 'externalUserIdInfo']],
+    ['/recipe/userid/external-user-id-info', { userId: 'x', userIdType: 'ANY', externalUserIdInfo: 'i' }, ['userId', 'userIdType', 'externalUserIdInfo']],
   ];
+  /** `a.b` corrupts a nested field (`permissions.0`: an array's element); the field named in the answer is the body's own. */
   const withField = (body: Record<string, unknown>, path: string): Record<string, unknown> => {
     const [head, tail] = path.split('.');
-    return { ...body, [head]: tail === undefined ? LONE : { ...(body[head] as object), [tail]: `x${LONE}` } };
+    if (tail === undefined) return { ...body, [head]: LONE };
+    const inner = body[head];
+    return { ...body, [head]: Array.isArray(inner) ? inner.map((v, i) => (String(i) === tail ? `x${LONE}` : v)) : { ...(inner as object), [tail]: `x${LONE}` } };
   };
-  const cases = CASES.flatMap(([path, body, fields, headers]) => fields.map((field) => [path, field, withField(body, field), headers ?? {}] as const));
+  const named = (field: string) => (/\.\d+$/.test(field) ? field.replace(/\.\d+$/, '') : field);
+  const cases = CASES.flatMap(([path, body, fields, headers]) => fields.map((field) => [path, named(field), withField(body, field), headers ?? {}] as const));
 
   it.each(cases)('%s answers a lone surrogate in %s with a 400 naming the field', async (path, field, body, headers) => {
     const method = ROUTES.find((r) => r.path === path && (r.method === 'POST' || r.method === 'PUT'))?.method as string;

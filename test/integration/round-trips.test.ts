@@ -83,6 +83,23 @@ describe('DynamoDB calls per operation', () => {
   });
 });
 
+describe('reading a primary user (issue #10: one Query, not one read per login method)', () => {
+  it('GET /user/id of a primary user with three login methods: 1 Query by its id, 2 by a linked login method\'s id (its link, then the partition)', async () => {
+    const email = uniqueEmail('rt-al');
+    const ep = (await api.post('/recipe/signup', { email, password: 'pw-123456' })).json.user.id as string;
+    const tp = (await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: `g-${email}`, email: { id: email, isVerified: true } })).json.user.id as string;
+    const pl = (await passwordlessSignIn(api, { phoneNumber: uniquePhone() })).user.id as string;
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: ep })).json.status).toBe('OK');
+    for (const id of [tp, pl]) expect((await api.post('/recipe/accountlinking/user/link', { recipeUserId: id, primaryUserId: ep })).json.status).toBe('OK');
+    let byPrimary: { json: { user: { id: string; loginMethods: unknown[] } } } | undefined;
+    expect(await callsOf(async () => (byPrimary = await api.get(`/user/id?userId=${ep}`)))).toEqual({ Query: 1 });
+    expect([byPrimary!.json.user.id, byPrimary!.json.user.loginMethods.length]).toEqual([ep, 3]);
+    let byLinked: { json: { user: unknown } } | undefined;
+    expect(await callsOf(async () => (byLinked = await api.get(`/user/id?userId=${pl}`)))).toEqual({ Query: 2 });
+    expect(byLinked!.json.user).toEqual(byPrimary!.json.user);
+  });
+});
+
 describe('a resend racing a consume', () => {
   it('never leaves a code without its device: the consume reads the device again, or the resend finds it gone', async () => {
     for (let round = 0; round < 8; round++) {

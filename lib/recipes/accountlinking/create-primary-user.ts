@@ -17,11 +17,15 @@ export type CreatePrimaryUserResult =
   | { status: 'OK'; wasAlreadyAPrimaryUser: boolean; user: ApiUser }
   | Exclude<CanCreatePrimaryUserResult, { status: 'OK' }>;
 
-/** Reads the user of an id; an unknown id is the core's 400. */
-export async function requireUser(deps: Pick<Deps, 'users'>, userId: string): Promise<AuthUser> {
-  const user = await deps.users.getUser(userId);
+/** The user read for an id; none is the core's 400 for an unknown id. */
+export function existing(user: AuthUser | undefined): AuthUser {
   if (!user) throw new InvalidInputError(UNKNOWN_USER_ID);
   return user;
+}
+
+/** Reads the user of an id; an unknown id is the core's 400. */
+export async function requireUser(deps: Pick<Deps, 'users'>, userId: string): Promise<AuthUser> {
+  return existing(await deps.users.getUser(userId));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { AuthUser } from '../../storage/model';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findAccountInfoConflict } from './conflicts';
-import { requireUser } from './create-primary-user';
+import { existing } from './create-primary-user';
 
 type AlreadyLinked = { status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR'; primaryUserId: string; description: string };
 type Refusal =
@@ -26,16 +26,18 @@ type Verdict =
   | Exclude<Refusal, AlreadyLinked>;
 
 /**
- * The core's order of checks: the primary user exists and is primary; the recipe user exists; it
- * is in this primary user already (`OK`, `accountsAlreadyLinked`), or in another one, or primary
+ * The core's order of checks: both users exist (the recipe user's id first, as the core's API looks
+ * both ids up before anything else: `Unknown user ID provided`); the primary user is primary; the
+ * recipe user is in this primary user already (`OK`, `accountsAlreadyLinked`), or in another one, or primary
  * itself; then no other primary user may hold the account info of the recipe user or of the
  * primary user's login methods in any tenant of either (the union: linking must not leave two
  * primary users with one email in a tenant). `undefined` when a user changed while it was checked.
  */
 async function check(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUserId: string): Promise<Verdict | undefined> {
-  const primary = await requireUser(deps, primaryUserId);
+  const [recipeRead, primaryRead] = await Promise.all([deps.users.getUser(recipeUserId), deps.users.getUser(primaryUserId)]);
+  const recipe = existing(recipeRead);
+  const primary = existing(primaryRead);
   if (!primary.isPrimary) return { status: 'INPUT_USER_IS_NOT_A_PRIMARY_USER' };
-  const recipe = await requireUser(deps, recipeUserId);
   if (recipe.isPrimary) {
     if (recipe.id === primary.id) return { status: 'OK', accountsAlreadyLinked: true, primary };
     return {

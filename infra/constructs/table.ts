@@ -10,9 +10,25 @@ export interface AuthTableProps {
   readonly isProduction: boolean;
   /**
    * Warm throughput (write units per second) to have before a bulk migration; unset: DynamoDB's
-   * default for a new on-demand table (4,000). Reads stay at the on-demand floor (12,000).
+   * default for a new on-demand table (4,000). Reads stay at the on-demand floor (12,000). Each
+   * GSI gets `GSI_WARM_SHARE` of it (at least the on-demand floor): a GSI has partitions of its
+   * own, and one left cold throttles the table's writes through back-pressure.
    */
   readonly warmWriteUnitsPerSecond?: number;
+}
+
+/** DynamoDB's warm throughput of a new on-demand table or GSI: the least worth asking for. */
+const ON_DEMAND_WARM = { writeUnitsPerSecond: 4_000, readUnitsPerSecond: 12_000 } as const;
+/**
+ * A GSI's share of the table's warm write throughput. A bulk-imported user writes about 16 units
+ * (bench/SCALE.md), of which gsi1 takes 3 (the user list, the row's status index entry put and
+ * removed) and gsi2 1–2 (the email, a role's users): at most ~19%, so a quarter leaves headroom.
+ */
+export const GSI_WARM_SHARE = 0.25;
+
+/** The warm throughput of each GSI for a table warmed to `tableWrites` write units per second. */
+export function gsiWarmThroughput(tableWrites: number): { writeUnitsPerSecond: number; readUnitsPerSecond: number } {
+  return { writeUnitsPerSecond: Math.max(ON_DEMAND_WARM.writeUnitsPerSecond, Math.ceil(tableWrites * GSI_WARM_SHARE)), readUnitsPerSecond: ON_DEMAND_WARM.readUnitsPerSecond };
 }
 
 /**
@@ -36,7 +52,7 @@ export class AuthTable extends Construct {
       // The stream feeds the bulk-import worker (SPEC §15).
       stream: dynamodb.StreamViewType[s.streamViewType],
       ...(props.warmWriteUnitsPerSecond !== undefined
-        ? { warmThroughput: { writeUnitsPerSecond: props.warmWriteUnitsPerSecond, readUnitsPerSecond: 12_000 } }
+        ? { warmThroughput: { writeUnitsPerSecond: props.warmWriteUnitsPerSecond, readUnitsPerSecond: ON_DEMAND_WARM.readUnitsPerSecond } }
         : {}),
       timeToLiveAttribute: s.ttlAttribute,
       // Users and their password hashes cannot be re-imported once the old provider is gone:
@@ -51,6 +67,7 @@ export class AuthTable extends Construct {
         partitionKey: { name: gsi.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: dynamodb.AttributeType.STRING },
         projectionType: dynamodb.ProjectionType.ALL,
+        ...(props.warmWriteUnitsPerSecond !== undefined ? { warmThroughput: gsiWarmThroughput(props.warmWriteUnitsPerSecond) } : {}),
       });
     }
     this.indexNames = s.globalSecondaryIndexes.map((g) => g.indexName);

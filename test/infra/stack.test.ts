@@ -668,6 +668,14 @@ describe('bulk import (SPEC §15)', () => {
   it('sets the warm throughput of the table when the stage asks (before a migration)', () => {
     const warm = synthStage({ stage: 'migration', warmWriteUnitsPerSecond: 40000 }, { bundleDir });
     warm.template.hasResourceProperties('AWS::DynamoDB::Table', { WarmThroughput: { WriteUnitsPerSecond: 40000, ReadUnitsPerSecond: 12000 } });
+    // Each GSI too (a cold GSI throttles the table's writes): a quarter of the table's.
+    const gsis = Object.values(warm.template.findResources('AWS::DynamoDB::Table'))[0].Properties.GlobalSecondaryIndexes as { IndexName: string; WarmThroughput?: unknown }[];
+    expect(gsis.map((g) => [g.IndexName, g.WarmThroughput])).toEqual(TABLE_SCHEMA.globalSecondaryIndexes.map((g) => [g.indexName, { WriteUnitsPerSecond: 10000, ReadUnitsPerSecond: 12000 }]));
+    // Never below DynamoDB's own floor for a new on-demand GSI.
+    const small = synthStage({ stage: 'migration', warmWriteUnitsPerSecond: 6000 }, { bundleDir });
+    const smallGsis = Object.values(small.template.findResources('AWS::DynamoDB::Table'))[0].Properties.GlobalSecondaryIndexes as { WarmThroughput?: { WriteUnitsPerSecond: number } }[];
+    expect(smallGsis.map((g) => g.WarmThroughput?.WriteUnitsPerSecond)).toEqual(TABLE_SCHEMA.globalSecondaryIndexes.map(() => 4000));
     expect(dev.template.toJSON().Resources.StorageTableB43FDCE7?.Properties?.WarmThroughput).toBeUndefined();
+    for (const g of dev.template.toJSON().Resources.StorageTableB43FDCE7?.Properties?.GlobalSecondaryIndexes ?? []) expect(g.WarmThroughput).toBeUndefined();
   });
 });

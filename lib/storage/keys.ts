@@ -21,6 +21,7 @@ import type { AccountInfo, RecipeId } from './model';
  * | metadata     | `META#<userId>`                     | `METADATA`          |                              |                             |
  * | role         | `ROLE#<role>`                       | `ROLE` / `PERM#<p>` | `ROLES` / `<role>`           | `PERM#<p>` (permissions)    |
  * | user role    | `USERROLES#<userId>`                | `T#<t>#ROLE#<role>` |                              | `ROLEUSERS#<role>#<shard>`  |
+ * | roles count  | `USERROLES#<userId>`                | `VERSION`           |                              |                             |
  * | EV token     | `EVTOKEN#<sha256>` and `EVTOKENS#<t>#<recipeUserId>#<email>` | `EVTOKEN` / `<sha256>` |     |                             |
  * | bulk row     | `BULK#<lane>`                       | `ROW#<rowId>`       | `BULKROWS#<status>#<s>` / `<createdAt>#<rowId>` |      |
  * | bulk counter | `BULKCOUNT#<family>#<n>`            | `COUNT`             |                              |                             |
@@ -175,6 +176,11 @@ export const keys = {
   /** The roles of a user id (as the app gives it), by tenant (SPEC §14). */
   userRole: (userId: string, tenantId: string, role: string): Key => ({ pk: `USERROLES#${enc(userId)}`, sk: `T#${tenantId}#ROLE#${enc(role)}` }),
   userRolesPartition: (userId: string): string => `USERROLES#${enc(userId)}`,
+  /**
+   * The assignment counter of a user id: every assignment adds one to its `version`, and removing
+   * the user conditions on the version it read, so no assignment slips in between (SPEC §14).
+   */
+  userRolesVersion: (userId: string): Key => ({ pk: `USERROLES#${enc(userId)}`, sk: 'VERSION' }),
   userRolesOfTenantPrefix: (tenantId: string): string => `T#${tenantId}#ROLE#`,
   /**
    * gsi2 partition: the users of a role, in one of `ROLE_USER_SHARDS` shards (by the user id), so

@@ -241,7 +241,7 @@ export interface RoleStore {
   unassignRole(tenantId: string, userId: string, role: RoleRecord): Promise<boolean>;
   /** The roles of a user id in a tenant (only of roles that exist). */
   rolesOfUser(tenantId: string, userId: string): Promise<string[]>;
-  /** How many role assignments a user id has, in every tenant (removed roles' leftovers included). */
+  /** How many role assignments a user id has, in every tenant (of roles that exist: a removed role's leftovers do not count). */
   countAssignments(userId: string): Promise<number>;
   /** The user ids holding a role in a tenant (read from an index). */
   usersWithRole(tenantId: string, role: RoleRecord): Promise<string[]>;

@@ -20,6 +20,8 @@ const map = (superTokensUserId: string, externalUserId: string, more: Record<str
   api.post('/recipe/userid/map', { superTokensUserId, externalUserId, ...more });
 const getMap = async (userId: string, userIdType?: string) =>
   (await api.get(`/recipe/userid/map?userId=${encodeURIComponent(userId)}${userIdType ? `&userIdType=${userIdType}` : ''}`)).json;
+const metadataOf = async (userId: string) => (await api.get(`/recipe/user/metadata?userId=${encodeURIComponent(userId)}`)).json.metadata;
+const rolesOf = async (userId: string) => (await api.get(`/recipe/user/roles?userId=${encodeURIComponent(userId)}`)).json.roles as string[];
 
 describe('POST /recipe/userid/map and GET /recipe/userid/map', () => {
   it('maps a login method and finds the mapping by either id', async () => {
@@ -94,6 +96,8 @@ describe('POST /recipe/userid/map and GET /recipe/userid/map', () => {
     [{ superTokensUserId: 'x', externalUserId: 'y', externalUserIdInfo: ' ' }, "Field name 'externalUserIdInfo' cannot be an empty String"],
     [{ superTokensUserId: 'x', externalUserId: 'y', force: 'yes' }, "Field name 'force' is invalid in JSON input"],
     [{ superTokensUserId: 'x', externalUserId: 'e'.repeat(129) }, "Field name 'externalUserId' is too long: the maximum is 128 characters"],
+    [{ superTokensUserId: 'x', externalUserId: 'y', externalUserIdInfo: 5 }, "Field name 'externalUserIdInfo' is invalid in JSON input"],
+    [{ superTokensUserId: 's'.repeat(129), externalUserId: 'y' }, "Field name 'superTokensUserId' is too long: the maximum is 128 characters"],
   ])('answers 400 for %j', async (body, text) => {
     const res = await api.post('/recipe/userid/map', body);
     expect([res.status, res.text]).toEqual([400, text]);
@@ -104,6 +108,8 @@ describe('POST /recipe/userid/map and GET /recipe/userid/map', () => {
     expect([bad.status, bad.text]).toEqual([400, "Field name 'userIdType' should be one of 'SUPERTOKENS', 'EXTERNAL' or 'ANY'"]);
     const missing = await api.get('/recipe/userid/map');
     expect([missing.status, missing.text]).toEqual([400, "Field name 'userId' is missing in GET request"]);
+    const empty = await api.get('/recipe/userid/map?userId=%20');
+    expect([empty.status, empty.text]).toEqual([400, "Field name 'userId' cannot be an empty String"]);
     await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'map-t' });
     const tenant = await api.post('/map-t/recipe/userid/map', { superTokensUserId: 'x', externalUserId: 'y' });
     expect([tenant.status, tenant.text]).toEqual([403, 'Only public tenantId can call this app specific API']);
@@ -132,7 +138,52 @@ describe('POST /recipe/userid/map/remove and PUT /recipe/userid/external-user-id
     await api.put('/recipe/user/metadata', { userId: x, metadataUpdate: { a: 1 } });
     const res = await api.post('/recipe/userid/map/remove', { userId: x });
     expect([res.status, res.text]).toEqual([400, 'UserId is already in use in UserMetadata recipe']);
+    const role = `kept-${Date.now().toString(36)}`;
+    await api.put('/recipe/role', { role });
+    await api.put('/recipe/user/role', { userId: x, role });
     expect((await api.post('/recipe/userid/map/remove', { userId: x, force: true })).json).toEqual({ status: 'OK', didMappingExist: true });
+    // As the core: the mapping goes, nothing kept under the external id is deleted or re-keyed.
+    expect(await getMap(id)).toEqual({ status: 'UNKNOWN_MAPPING_ERROR' });
+    expect([await metadataOf(x), await rolesOf(x)]).toEqual([{ a: 1 }, [role]]);
+    expect([await metadataOf(id), await rolesOf(id)]).toEqual([{}, []]);
+    // So a later mapping to that external id finds them (the docs warn of it).
+    const next = await al.emailPassword();
+    expect((await map(next, x)).json).toEqual({ status: 'OK' });
+    expect([await metadataOf(x), await rolesOf(x)]).toEqual([{ a: 1 }, [role]]);
+  });
+
+  it('keeps the data of a user another user was force-mapped to, when that mapping or that user goes; and the reverse', async () => {
+    const role = `held-${Date.now().toString(36)}`;
+    await api.put('/recipe/role', { role });
+    const [a, b] = [await al.emailPassword(), await al.emailPassword()];
+    await api.put('/recipe/user/metadata', { userId: b, metadataUpdate: { owner: 'b' } });
+    await api.put('/recipe/user/role', { userId: b, role });
+    const bKeeps = async () => expect([await metadataOf(b), await rolesOf(b), (await al.user(b))?.id]).toEqual([{ owner: 'b' }, [role], b]);
+    expect((await map(a, b, { force: true })).json).toEqual({ status: 'OK' });
+    // A plain unmap: the external id is a SuperTokens id, so the core's check is skipped.
+    expect((await api.post('/recipe/userid/map/remove', { userId: a, userIdType: 'SUPERTOKENS' })).json).toEqual({ status: 'OK', didMappingExist: true });
+    await bKeeps();
+    expect((await map(a, b, { force: true })).json).toEqual({ status: 'OK' });
+    expect((await api.post('/recipe/userid/map/remove', { userId: a, userIdType: 'SUPERTOKENS', force: true })).json).toEqual({ status: 'OK', didMappingExist: true });
+    await bKeeps();
+    expect((await map(a, b, { force: true })).json).toEqual({ status: 'OK' });
+    expect((await al.remove(a)).json).toEqual({ status: 'OK', didUserExist: true });
+    await bKeeps();
+    // B's own removal takes its data.
+    expect((await al.remove(b)).json).toEqual({ status: 'OK', didUserExist: true });
+    expect([await metadataOf(b), await rolesOf(b)]).toEqual([{}, []]);
+
+    // The reverse: the user whose id is another's external id goes; the mapped user still answers
+    // to the id, so the data stays until that user goes too.
+    const [c, d] = [await al.emailPassword(), await al.emailPassword()];
+    await api.put('/recipe/user/metadata', { userId: d, metadataUpdate: { owner: 'd' } });
+    await api.put('/recipe/user/role', { userId: d, role });
+    expect((await map(c, d, { force: true })).json).toEqual({ status: 'OK' });
+    expect((await api.post('/user/remove', { userId: d })).json).toEqual({ status: 'OK', didUserExist: true });
+    expect([await metadataOf(d), await rolesOf(d), (await al.user(d))?.id]).toEqual([{ owner: 'd' }, [role], d]);
+    expect((await al.remove(c)).json).toEqual({ status: 'OK', didUserExist: true });
+    expect([await metadataOf(d), await rolesOf(d)]).toEqual([{}, []]);
+    expect(await tableProblems(api.tableName)).toEqual([]);
   });
 
   it('sets and clears the info, and answers UNKNOWN_MAPPING_ERROR without a mapping', async () => {
@@ -149,7 +200,66 @@ describe('POST /recipe/userid/map/remove and PUT /recipe/userid/external-user-id
   });
 });
 
+describe('bad input and scope of removing a mapping and updating its info', () => {
+  it.each([
+    ['POST', '/recipe/userid/map/remove', { userId: 5 }, "Field name 'userId' is invalid in JSON input"],
+    ['POST', '/recipe/userid/map/remove', { userId: ' ' }, "Field name 'userId' cannot be an empty String"],
+    ['POST', '/recipe/userid/map/remove', { userId: 'x', userIdType: 'INTERNAL' }, "Field name 'userIdType' should be one of 'SUPERTOKENS', 'EXTERNAL' or 'ANY'"],
+    ['POST', '/recipe/userid/map/remove', { userId: 'x', force: 'true' }, "Field name 'force' is invalid in JSON input"],
+    ['PUT', '/recipe/userid/external-user-id-info', { userId: 5, externalUserIdInfo: 'a' }, "Field name 'userId' is invalid in JSON input"],
+    ['PUT', '/recipe/userid/external-user-id-info', { userId: '', externalUserIdInfo: 'a' }, "Field name 'userId' cannot be an empty String"],
+    ['PUT', '/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: '' }, "Field name 'externalUserIdInfo' cannot be an empty String"],
+    ['PUT', '/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: 5 }, "Field name 'externalUserIdInfo' is invalid in JSON input"],
+    ['PUT', '/recipe/userid/external-user-id-info', { userId: 'x', userIdType: 'any', externalUserIdInfo: 'a' }, "Field name 'userIdType' should be one of 'SUPERTOKENS', 'EXTERNAL' or 'ANY'"],
+  ])('%s %s answers 400 for %j', async (method, path, body, text) => {
+    const res = await api.request(method, path, { body });
+    expect([res.status, res.text]).toEqual([400, text]);
+  });
+
+  it('answers 403 under a tenant for reading, removing and updating a mapping (app-wide)', async () => {
+    await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'map-t2' });
+    for (const res of [
+      await api.get('/map-t2/recipe/userid/map?userId=x'),
+      await api.post('/map-t2/recipe/userid/map/remove', { userId: 'x' }),
+      await api.put('/map-t2/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: 'a' }),
+    ]) {
+      expect([res.status, res.text]).toEqual([403, 'Only public tenantId can call this app specific API']);
+    }
+  });
+});
+
 describe('the external id is the user\'s id to the outside', () => {
+  it('still accepts the internal id of a mapped user, and answers with the external id (update, get, account linking)', async () => {
+    const email = uniqueEmail('int-ep');
+    const [tp, ep] = [await al.thirdParty(email), await al.emailPassword(email)];
+    const [xtp, xep] = [ext('g'), ext('pw')];
+    await map(tp, xtp);
+    await map(ep, xep);
+    expect((await api.put('/recipe/user', { recipeUserId: ep, password: 'another password 2' })).json).toEqual({ status: 'OK' });
+    expect((await al.signIn(email, 'another password 2')).json.user.id).toBe(xep);
+    const got = (await api.get(`/recipe/user?userId=${encodeURIComponent(ep)}`, { rid: 'emailpassword' })).json;
+    expect(got).toEqual({ status: 'OK', user: await al.user(xep) });
+    expect([got.user.id, got.user.loginMethods[0].recipeUserId]).toEqual([xep, xep]);
+    const primary = (await al.createPrimary(tp)).json;
+    expect([primary.status, primary.user.id]).toEqual(['OK', xtp]);
+    const linked = (await al.link(ep, tp)).json;
+    expect([linked.status, linked.user.id, linked.user.loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId)]).toEqual(['OK', xtp, [xtp, xep]]);
+    expect((await al.unlink(ep)).json).toEqual({ status: 'OK', wasRecipeUserDeleted: false, wasLinked: true });
+    expect((await al.user(ep)).id).toBe(xep);
+  });
+
+  it('updates a passwordless login method named by its external id (rid passwordless)', async () => {
+    const pl = await al.passwordless({ email: uniqueEmail('ext-pl') });
+    const z = ext('pl');
+    await map(pl, z);
+    const phoneNumber = '+14155550177';
+    expect((await api.put('/recipe/user', { recipeUserId: z, phoneNumber }, { rid: 'passwordless' })).json).toEqual({ status: 'OK' });
+    const user = await al.user(z);
+    expect([user.id, user.phoneNumbers, user.loginMethods[0].recipeUserId]).toEqual([z, [phoneNumber], z]);
+    expect(await al.user(pl)).toEqual(user);
+  });
+
+
   it('answers and accepts it everywhere: get, sign-in, third-party sign-in, consume, by-accountinfo, lists, update, remove', async () => {
     const email = uniqueEmail('ext-ep');
     const ep = await al.emailPassword(email);

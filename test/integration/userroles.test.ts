@@ -1,5 +1,8 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { userRoleItem } from '../../lib/storage/dynamo/dynamo-role-store';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoContext } from '../../lib/storage/dynamo';
+import { DynamoRoleStore, userRoleItem } from '../../lib/storage/dynamo/dynamo-role-store';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 import { keys } from '../../lib/storage/keys';
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { tenantPath } from '../support/flows';
@@ -148,8 +151,58 @@ describe('roles of users, per tenant', () => {
     await createRole(role);
     const id = await al.emailPassword();
     await assign(id, role);
-    const res = await api.post('/recipe/userid/map', { superTokensUserId: id, externalUserId: `ext-${Date.now()}` });
+    const externalUserId = `ext-${Date.now()}`;
+    const res = await api.post('/recipe/userid/map', { superTokensUserId: id, externalUserId });
     expect([res.status, res.text]).toEqual([400, 'UserId is already in use in UserRoles recipe']);
+    expect((await api.post('/recipe/userid/map', { superTokensUserId: id, externalUserId, force: true })).json).toEqual({ status: 'OK' });
+    expect((await api.get(`/recipe/userid/map?userId=${id}`)).json).toEqual({ status: 'OK', superTokensUserId: id, externalUserId });
+    // As the core, forcing re-keys nothing: the roles stay under the SuperTokens id.
+    expect([await rolesOf(id), await rolesOf(externalUserId)]).toEqual([[role], []]);
+  });
+
+  it('counts only assignments of roles that exist when mapping: a removed role\'s leftover does not block it', async () => {
+    const id = await al.emailPassword();
+    const leftover = userRoleItem('public', id, { role: roleName('removed'), roleUid: 'an-old-incarnation' });
+    const doc = testDocClient();
+    try {
+      await doc.send(new PutCommand({ TableName: api.tableName, Item: leftover }));
+      expect((await api.post('/recipe/userid/map', { superTokensUserId: id, externalUserId: `ext-left-${Date.now()}` })).json).toEqual({ status: 'OK' });
+    } finally {
+      await doc.send(new DeleteCommand({ TableName: api.tableName, Key: { pk: leftover.pk, sk: leftover.sk } }));
+      doc.destroy();
+    }
+  });
+
+  it('fails a user removal that read the roles before an assignment landed: the assignment never outlives the user', async () => {
+    const role = roleName('late');
+    await createRole(role);
+    const id = await al.emailPassword();
+    const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      const ctx = createDynamoContext(api.tableName, client);
+      const roles = new DynamoRoleStore(ctx);
+      const current = await roles.getRole(role);
+      let assigned = false;
+      // A document client that assigns the role right after the removal has read the user's roles.
+      const send = (async (command: unknown) => {
+        const out = await ctx.doc.send(command as QueryCommand);
+        const pk = command instanceof QueryCommand ? String(command.input.ExpressionAttributeValues?.[':pk']) : '';
+        if (!assigned && pk === keys.userRolesPartition(id)) {
+          assigned = true;
+          expect(await roles.assignRole('public', id, current!)).toBe('OK');
+        }
+        return out;
+      }) as DynamoDBDocumentClient['send'];
+      const users = new DynamoUserStore({ ...ctx, doc: { send } as DynamoDBDocumentClient });
+      expect(await users.writeUsers([(await users.getUser(id))!], [])).toEqual({ status: 'STALE' });
+      expect([assigned, (await al.user(id))?.id, await rolesOf(id)]).toEqual([true, id, [role]]);
+      // Read again, the removal takes the late assignment with the user.
+      expect(await users.writeUsers([(await users.getUser(id))!], [])).toEqual({ status: 'OK' });
+      expect([await al.user(id), await rolesOf(id)]).toEqual([undefined, []]);
+    } finally {
+      client.destroy();
+    }
+    expect(await tableProblems(api.tableName)).toEqual([]);
   });
 });
 
@@ -166,6 +219,19 @@ describe('bad input and scopes', () => {
     ['PUT', '/recipe/role', "Field name 'permissions' is not valid Unicode: it holds a lone surrogate", { role: 'r', permissions: ['x\ud800'] }],
     ['PUT', '/recipe/user/role', "Field name 'userId' is invalid in JSON input", { role: 'r' }],
     ['POST', '/recipe/role/remove', "Field name 'role' cannot be an empty String", { role: '' }],
+    ['POST', '/recipe/role/remove', "Field name 'role' is invalid in JSON input", { role: 5 }],
+    ['POST', '/recipe/role/remove', "Field name 'role' is too long: the maximum is 255 characters", { role: 'r'.repeat(256) }],
+    ['POST', '/recipe/role/permissions/remove', "Field name 'role' is invalid in JSON input", { permissions: ['p'] }],
+    ['POST', '/recipe/role/permissions/remove', "Field name 'role' cannot be an empty String", { role: ' ' }],
+    ['POST', '/recipe/role/permissions/remove', "Field name 'permissions' is invalid in JSON input", { role: 'r', permissions: 'p' }],
+    ['POST', '/recipe/role/permissions/remove', "Field name 'permissions' cannot contain an empty string", { role: 'r', permissions: ['p', ''] }],
+    ['POST', '/recipe/role/permissions/remove', "Field name 'permissions' holds 501 permissions: the maximum is 500", { role: 'r', permissions: Array.from({ length: 501 }, (_, i) => `p${i}`) }],
+    ['POST', '/recipe/role/permissions/remove', "Field name 'permissions' holds a permission longer than 255 characters", { role: 'r', permissions: ['p'.repeat(256)] }],
+    ['PUT', '/recipe/user/role', "Field name 'role' cannot be an empty String", { userId: 'u', role: ' ' }],
+    ['PUT', '/recipe/user/role', "Field name 'role' is invalid in JSON input", { userId: 'u' }],
+    ['POST', '/recipe/user/role/remove', "Field name 'role' cannot be an empty String", { userId: 'u', role: '' }],
+    ['POST', '/recipe/user/role/remove', "Field name 'role' is invalid in JSON input", { userId: 'u' }],
+    ['POST', '/recipe/user/role/remove', "Field name 'userId' is invalid in JSON input", { role: 'r' }],
   ])('%s %s answers 400: %s', async (method, path, text, body) => {
     const res = await api.request(method, path, { body });
     expect([res.status, res.text]).toEqual([400, text]);
@@ -178,6 +244,8 @@ describe('bad input and scopes', () => {
       ['/recipe/permission/roles', "Field name 'permission' is missing in GET request"],
       ['/recipe/user/roles', "Field name 'userId' is missing in GET request"],
       ['/recipe/role/users', "Field name 'role' is missing in GET request"],
+      ['/recipe/permission/roles?permission=%20', "Field name 'permission' cannot be an empty String"],
+      ['/recipe/role/users?role=', "Field name 'role' cannot be an empty String"],
     ]) {
       const res = await api.get(path);
       expect([res.status, res.text]).toEqual([400, text]);
@@ -185,9 +253,29 @@ describe('bad input and scopes', () => {
   });
 
   it('keeps role definitions app-wide (403 under a tenant) and assignments in their tenant', async () => {
-    for (const res of [await api.put(`/${T1}/recipe/role`, { role: 'x' }), await api.get(`/${T1}/recipe/roles`), await api.post(`/${T1}/recipe/role/remove`, { role: 'x' })]) {
+    for (const res of [
+      await api.put(`/${T1}/recipe/role`, { role: 'x' }),
+      await api.get(`/${T1}/recipe/roles`),
+      await api.post(`/${T1}/recipe/role/remove`, { role: 'x' }),
+      await api.get(`/${T1}/recipe/role/permissions?role=x`),
+      await api.post(`/${T1}/recipe/role/permissions/remove`, { role: 'x' }),
+      await api.get(`/${T1}/recipe/permission/roles?permission=x`),
+    ]) {
       expect([res.status, res.text]).toEqual([403, 'Only public tenantId can call this app specific API']);
     }
+  });
+
+  it.each([
+    ['POST', '/recipe/user/email/verify/token', { userId: 'u', email: 'a@b.c' }],
+    ['POST', '/recipe/user/email/verify', { method: 'token', token: 't' }],
+    ['POST', '/recipe/user/email/verify/token/remove', { userId: 'u', email: 'a@b.c' }],
+    ['PUT', '/recipe/user/role', { userId: 'u', role: 'r' }],
+    ['POST', '/recipe/user/role/remove', { userId: 'u', role: 'r' }],
+    ['GET', '/recipe/user/roles?userId=u', undefined],
+    ['GET', '/recipe/role/users?role=r', undefined],
+  ])('answers 400 for a tenant that does not exist: %s /no-such-tenant%s', async (method, path, body) => {
+    const res = await api.request(method, `/no-such-tenant${path}`, body === undefined ? {} : { body });
+    expect([res.status, res.text]).toEqual([400, 'AppId or tenantId not found']);
   });
 
   it('lets the checker find an assignment of a removed role', async () => {

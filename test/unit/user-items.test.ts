@@ -2,7 +2,7 @@ import { isDeviceSuperseded, standaloneUser, withCodesConsumed, withLoginMethod 
 import { TooManyItemsError } from '../../lib/storage/errors';
 import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
-import { claimsOf, itemsOfUser, loginMethodFromItem, userChangeWrites } from '../../lib/storage/dynamo/user-items';
+import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 
 /** The derivation of a user's items and the writes between two states (no DynamoDB needed). */
@@ -85,28 +85,48 @@ describe('userChangeWrites', () => {
     expect(writes[1].item.Put?.ConditionExpression).toBe('#owner = :owner');
   });
 
-  it('removes a user with its guards and the metadata of its id; a login method leaving a primary user takes only its own', () => {
-    expect(kinds(userChangeWrites(ctx, [standaloneUser(ep)], []))).toEqual([
+  it('removes a user with its guards; the ids that leave are its own, a login method leaving a primary user takes only its own', () => {
+    expect(kinds(userChangeWrites(ctx, [standaloneUser(ep)], [], []))).toEqual([
       ['Delete', 'USER#ep-1', 'LM#ep-1'],
       ['Delete', 'T#public#EP#EMAIL#a%40b.c', 'GUARD'],
-      ['Delete', 'META#ep-1', 'METADATA'],
     ]);
-    const withoutMember = userChangeWrites(ctx, [primary], [{ ...primary, loginMethods: [ep] }]);
-    expect(kinds(withoutMember).filter(([, pk]) => String(pk).startsWith('META#'))).toEqual([['Delete', 'META#tp-1', 'METADATA']]);
-    // The primary user's own login method goes, its id stays the user's: its metadata stays.
-    const withoutOwn = userChangeWrites(ctx, [primary], [{ ...primary, loginMethods: [tp] }]);
-    expect(kinds(withoutOwn).filter(([, pk]) => String(pk).startsWith('META#'))).toEqual([]);
+    expect(vanishedIds([standaloneUser(ep)], [])).toEqual(['ep-1']);
+    expect(vanishedIds([primary], [{ ...primary, loginMethods: [ep] }])).toEqual(['tp-1']);
+    // The primary user's own login method goes, its id stays the user's: its data stays.
+    expect(vanishedIds([primary], [{ ...primary, loginMethods: [tp] }])).toEqual([]);
+    // Without the reads of the data under them, a write in which ids leave is refused.
+    expect(() => userChangeWrites(ctx, [standaloneUser(ep)], [])).toThrow(/their data needs the reads/);
   });
 
-  it('guards an external user id app-wide, and removes the metadata kept under it with the user', () => {
+  it('guards an external user id app-wide; it leaves with its login method, not when only the mapping goes', () => {
     const mapped = standaloneUser({ ...ep, externalUserId: 'auth0|42' });
     expect(byRole(mapped, 'guard').map((d) => [d.key.pk, d.role === 'guard' && d.identity, d.item.userId])).toEqual([
       ['EXTID#auth0%7C42', 'externalUserId', 'ep-1'],
       ['T#public#EP#EMAIL#a%40b.c', 'email', 'ep-1'],
     ]);
-    expect(kinds(userChangeWrites(ctx, [mapped], [])).filter(([, pk]) => String(pk).startsWith('META#'))).toEqual([
-      ['Delete', 'META#ep-1', 'METADATA'],
-      ['Delete', 'META#auth0%7C42', 'METADATA'],
+    expect(vanishedIds([mapped], [])).toEqual(['ep-1', 'auth0|42']);
+    expect(vanishedIds([mapped], [standaloneUser(ep)])).toEqual([]);
+  });
+
+  it('deletes the data of a gone id only while no assignment and no mapping came since, and keeps the data of an id another user holds', () => {
+    const kind = (w: ReturnType<typeof leavingIdWrites>[number]) => {
+      const [op, body] = Object.entries(w.item)[0] as unknown as [string, { Key: { pk: string; sk: string }; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown> }];
+      return [op, body.Key.pk, body.Key.sk, body.ConditionExpression, body.ExpressionAttributeValues?.[':version']];
+    };
+    const gone = leavingIdWrites(ctx, [
+      { id: 'a', unclaimed: [keys.externalIdGuard('a')], assignments: [keys.userRole('a', 'public', 'r')], assignmentsVersion: 4 },
+      { id: 'b', unclaimed: [], assignments: [] },
+    ]);
+    expect(gone.map(kind)).toEqual([
+      ['ConditionCheck', 'EXTID#a', 'GUARD', 'attribute_not_exists(pk)', undefined],
+      ['Delete', 'META#a', 'METADATA', undefined, undefined],
+      ['Delete', 'USERROLES#a', 'T#public#ROLE#r', undefined, undefined],
+      ['Delete', 'USERROLES#a', 'VERSION', '#version = :version', 4],
+      ['Delete', 'META#b', 'METADATA', undefined, undefined],
+      ['ConditionCheck', 'USERROLES#b', 'VERSION', 'attribute_not_exists(pk)', undefined],
+    ]);
+    expect(leavingIdWrites(ctx, [{ id: 'c', heldBy: keys.loginMethod('c', 'c'), unclaimed: [], assignments: [keys.userRole('c', 'public', 'r')] }]).map(kind)).toEqual([
+      ['ConditionCheck', 'USER#c', 'LM#c', 'attribute_exists(pk)', undefined],
     ]);
   });
 

@@ -5,7 +5,7 @@ import type { DynamoContext } from './transact';
 import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
-import { PERMISSION_TYPE, ROLE_TYPE, USER_ROLE_TYPE } from './dynamo-role-store';
+import { PERMISSION_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
 import { ITEM_TYPE, itemsOfUser, userFromItems, type DerivedItem } from './user-items';
 
 /** One inconsistency found in the table. */
@@ -187,6 +187,7 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         if (unexpected) problems.push({ kind: 'link-not-held', key: pk, detail: `login method ${String(item.userId)} is not linked to user ${String(item.primaryUserId)}` });
         break;
       case ROLE_TYPE:
+      case USER_ROLES_VERSION_TYPE:
         break;
       case PERMISSION_TYPE:
         if (!byKey.has(`${keys.role(item.role as string).pk}\u0000ROLE`)) {

@@ -2,11 +2,13 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, shardOf } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
-import { batchGetAll, countAll, deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { batchGetAll, deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 
 export const ROLE_TYPE = 'role';
 export const PERMISSION_TYPE = 'rolePermission';
 export const USER_ROLE_TYPE = 'userRole';
+/** The assignment counter of a user id (`keys.userRolesVersion`). */
+export const USER_ROLES_VERSION_TYPE = 'userRolesVersion';
 
 /**
  * Shards of the users-of-a-role index: one role given to millions of users in a migration writes
@@ -184,9 +186,27 @@ export class DynamoRoleStore implements RoleStore {
     return removed.ok;
   }
 
+  /**
+   * Adds the assignment if the role is still this incarnation, and one to the user id's assignment
+   * counter in the same transaction: removing a user conditions on the counter's version it read,
+   * so an assignment made between that read and the removal fails the removal, which reads again
+   * and takes the new assignment too (one write unit more per assignment).
+   */
   async assignRole(tenantId: string, userId: string, role: RoleRecord): Promise<'OK' | 'ALREADY' | 'ROLE_GONE'> {
     const result = await writeAtomically<'ALREADY' | 'ROLE_GONE'>(this.ctx, [
       this.roleIsCurrent(role),
+      {
+        item: {
+          Update: {
+            TableName: this.ctx.tableName,
+            Key: keys.userRolesVersion(userId),
+            UpdateExpression: 'SET #type = :type, userId = :userId ADD #version :one',
+            ExpressionAttributeNames: { '#type': 'type', '#version': 'version' },
+            ExpressionAttributeValues: { ':type': USER_ROLES_VERSION_TYPE, ':userId': userId, ':one': 1 },
+          },
+        },
+        onConditionFailed: 'ROLE_GONE',
+      },
       {
         item: {
           Put: {
@@ -230,14 +250,16 @@ export class DynamoRoleStore implements RoleStore {
     return items.filter((i) => uids.get(i.role as string) === i.roleUid).map((i) => i.role as string);
   }
 
-  countAssignments(userId: string): Promise<number> {
-    return countAll(this.ctx, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId) },
+  async countAssignments(userId: string): Promise<number> {
+    const items = await queryAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :assignment)',
+      ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId), ':assignment': 'T#' },
       ConsistentRead: true,
     });
+    // Leftovers of removed roles (removing a role deletes its assignments after the role) do not count.
+    const uids = await this.currentUids([...new Set(items.map((i) => i.role as string))]);
+    return items.filter((i) => uids.get(i.role as string) === i.roleUid).length;
   }
-
 
   async usersWithRole(tenantId: string, role: RoleRecord): Promise<string[]> {
     const shards = await Promise.all(

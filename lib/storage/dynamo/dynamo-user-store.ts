@@ -4,7 +4,19 @@ import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
 import type { AuthUser, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
 import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
 import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
-import { guardsOf, ITEM_TYPE, loginMethodFromItem, loginRefOf, userChangeWrites, userFromItems, vanishedIds } from './user-items';
+import {
+  externalIdsOf,
+  guardsOf,
+  internalIdsOf,
+  ITEM_TYPE,
+  leavingIdWrites,
+  loginMethodFromItem,
+  loginRefOf,
+  userChangeWrites,
+  userFromItems,
+  vanishedIds,
+  type LeavingId,
+} from './user-items';
 
 /**
  * Items a filtered page reads at least per Query: `Limit` counts items before the filter, so a
@@ -187,24 +199,53 @@ export class DynamoUserStore implements UserStore {
   }
 
   async writeUsers(before: readonly AuthUser[], after: readonly AuthUser[]): Promise<UserWriteResult> {
-    // The role assignments of the ids that go (any tenant) are read first and deleted in the same
-    // transaction; metadata needs no read (one item per id).
-    const assignments = (
-      await Promise.all(
-        vanishedIds(before, after).map((id) =>
-          queryAll(this.ctx, {
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.userRolesPartition(id) },
-            ProjectionExpression: 'pk, sk',
-            ConsistentRead: true,
-          }),
-        ),
-      )
-    )
-      .flat()
-      .map((i) => ({ pk: i.pk as string, sk: i.sk as string }));
-    const result = await writeAtomically(this.ctx, userChangeWrites(this.ctx, before, after, assignments));
+    const leaving = await Promise.all(vanishedIds(before, after).map((id) => this.readLeavingId(id, before)));
+    const result = await writeAtomically(this.ctx, userChangeWrites(this.ctx, before, after, leavingIdWrites(this.ctx, leaving)));
     return result.ok ? { status: 'OK' } : result.failed;
+  }
+
+  /**
+   * What the table holds under an id leaving the `before` users (see `LeavingId`): whether another
+   * user still answers to it (an item in the id's user partition, when it is not one of theirs;
+   * its external id guard, when it is not one of their external ids) and, if not, its role
+   * assignments in every tenant with their counter. All reads consistent, in parallel.
+   */
+  private async readLeavingId(id: string, before: readonly AuthUser[]): Promise<LeavingId> {
+    const ownsInternal = internalIdsOf(before).has(id);
+    const ownsExternal = externalIdsOf(before).has(id);
+    const [partitionItem, guard, roleItems] = await Promise.all([
+      ownsInternal
+        ? undefined
+        : this.ctx.doc
+            .send(
+              new QueryCommand({
+                TableName: this.ctx.tableName,
+                KeyConditionExpression: 'pk = :pk',
+                ExpressionAttributeValues: { ':pk': keys.userPartition(id) },
+                ProjectionExpression: 'pk, sk',
+                Limit: 1,
+                ConsistentRead: true,
+              }),
+            )
+            .then((out) => out.Items?.[0]),
+      ownsExternal ? undefined : this.guard(keys.externalIdGuard(id)),
+      queryAll(this.ctx, {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':pk': keys.userRolesPartition(id) },
+        ProjectionExpression: 'pk, sk, #version',
+        ConsistentRead: true,
+      }),
+    ]);
+    if (partitionItem) return { id, heldBy: { pk: partitionItem.pk as string, sk: partitionItem.sk as string }, unclaimed: [], assignments: [] };
+    if (guard) return { id, heldBy: keys.externalIdGuard(id), unclaimed: [], assignments: [] };
+    const counter = roleItems.find((i) => i.sk === keys.userRolesVersion(id).sk);
+    return {
+      id,
+      unclaimed: ownsExternal ? [] : [keys.externalIdGuard(id)],
+      assignments: roleItems.filter((i) => i !== counter).map((i) => ({ pk: i.pk as string, sk: i.sk as string })),
+      ...(counter ? { assignmentsVersion: counter.version as number } : {}),
+    };
   }
 
   async replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult> {

@@ -283,19 +283,79 @@ export function userFromItems(userId: string, items: readonly Record<string, unk
 
 export type UserConflict = Exclude<UserWriteResult, { status: 'OK' }>;
 
+const STALE: UserConflict = { status: 'STALE' };
+
 /**
- * The user ids gone after a change: ids (a user's, a login method's recipe user id or external id)
- * that no user afterwards answers to. The app's data kept under them goes with them (SPEC §14);
- * the primary user's id stays while the user has login methods.
+ * The user ids that leave the users written: a user's id or a login method's recipe user id that
+ * none of the users answers to afterwards, and the external id of a login method that goes. An
+ * external id dropped by a login method that stays (a mapping removed) is not among them: as in the
+ * core, removing a mapping keeps what the app stored under the external id. The primary user's id
+ * stays while the user has login methods. Another user may still answer to a leaving id (a forced
+ * mapping made it that user's id too): `leavingIdWrites` keeps its data then.
  */
 export function vanishedIds(before: readonly AuthUser[], after: readonly AuthUser[]): string[] {
-  const idsOf = (users: readonly AuthUser[]) =>
-    new Set(users.flatMap((u) => [u.id, ...u.loginMethods.flatMap((lm) => (lm.externalUserId !== undefined ? [lm.userId, lm.externalUserId] : [lm.userId]))]));
-  const remaining = idsOf(after);
-  return [...idsOf(before)].filter((id) => !remaining.has(id));
+  const remainingLoginMethods = new Set(after.flatMap((u) => u.loginMethods.map((lm) => lm.userId)));
+  const remaining = new Set([...internalIdsOf(after), ...externalIdsOf(after)]);
+  const leaving = before.flatMap((u) => [
+    u.id,
+    ...u.loginMethods.flatMap((lm) => (lm.externalUserId !== undefined && !remainingLoginMethods.has(lm.userId) ? [lm.userId, lm.externalUserId] : [lm.userId])),
+  ]);
+  return [...new Set(leaving)].filter((id) => !remaining.has(id));
 }
 
-const STALE: UserConflict = { status: 'STALE' };
+/** The users' own ids and their login methods' recipe user ids. */
+export const internalIdsOf = (users: readonly AuthUser[]): Set<string> => new Set(users.flatMap((u) => [u.id, ...u.loginMethods.map((lm) => lm.userId)]));
+
+/** The external ids of the users' login methods. */
+export const externalIdsOf = (users: readonly AuthUser[]): Set<string> =>
+  new Set(users.flatMap((u) => u.loginMethods.flatMap((lm) => (lm.externalUserId !== undefined ? [lm.externalUserId] : []))));
+
+/** What the table holds under an id that leaves the users written (see `vanishedIds`), read just before the write. */
+export interface LeavingId {
+  readonly id: string;
+  /**
+   * An item of another user that still answers to the id (the id's own user partition, or its
+   * external id guard): the id is not gone, its data stays, and the write is conditional on that
+   * item still being there.
+   */
+  readonly heldBy?: Key;
+  /** Keys that must still be absent for the id to be gone (its external id guard, mapped by nobody when read). */
+  readonly unclaimed: readonly Key[];
+  /** The id's role assignments in every tenant. */
+  readonly assignments: readonly Key[];
+  /** The version of the id's assignment counter (`keys.userRolesVersion`); `undefined`: it had none. */
+  readonly assignmentsVersion?: number;
+}
+
+/**
+ * The writes for the data the app keeps under leaving ids (SPEC §14: removing a user removes its
+ * metadata and role assignments), all conditional so the transaction serialises with what could
+ * change the answer: an id another user still answers to keeps its data while that user's item
+ * exists; a gone id loses its metadata and the assignments read, provided no assignment was added
+ * since (the counter still at the version read, or still absent) and nobody has been mapped to it
+ * since (its external id guard still absent). A failed condition is `STALE`: the caller reads again.
+ */
+export function leavingIdWrites(ctx: DynamoContext, leaving: readonly LeavingId[]): TaggedWrite<UserConflict>[] {
+  const T = ctx.tableName;
+  const check = (Key: Key, ConditionExpression: string): TaggedWrite<UserConflict> => ({ item: { ConditionCheck: { TableName: T, Key, ConditionExpression } }, onConditionFailed: STALE });
+  return leaving.flatMap((l): TaggedWrite<UserConflict>[] => {
+    if (l.heldBy) return [check(l.heldBy, 'attribute_exists(pk)')];
+    const counter = keys.userRolesVersion(l.id);
+    return [
+      ...l.unclaimed.map((key) => check(key, 'attribute_not_exists(pk)')),
+      // Deleting an absent item is harmless: these deletes need no condition.
+      { item: { Delete: { TableName: T, Key: keys.metadata(l.id) } }, onConditionFailed: STALE },
+      ...l.assignments.map((Key) => ({ item: { Delete: { TableName: T, Key } }, onConditionFailed: STALE })),
+      l.assignmentsVersion === undefined
+        ? check(counter, 'attribute_not_exists(pk)')
+        : {
+            item: { Delete: { TableName: T, Key: counter, ...ifVersion(l.assignmentsVersion) } },
+            onConditionFailed: STALE,
+          },
+    ];
+  });
+}
+
 
 const keyOf = (key: Key): string => `${key.pk}\u0000${key.sk}`;
 
@@ -304,8 +364,9 @@ const sameItem = (a: Record<string, unknown>, b: Record<string, unknown>): boole
 
 /**
  * The writes that turn the stored state of the `before` users into the `after` users, as one
- * transaction (all or none), with the metadata of every user id that is gone afterwards (SPEC §14:
- * removing a user removes its metadata; the primary user's id stays while it has login methods):
+ * transaction (all or none), with `leaving`, the writes for the data kept under the ids that leave
+ * (`leavingIdWrites`; required when any id leaves, since only a read tells whether another user
+ * still answers to it):
  * - a login method is written only if it is still at the version read (or, when new, absent), and
  *   its version goes up by one; a removed one is deleted only at the version read;
  * - when anything but login method contents changes (a login method, link, guard or claim appears
@@ -319,8 +380,11 @@ export function userChangeWrites(
   ctx: DynamoContext,
   before: readonly AuthUser[],
   after: readonly AuthUser[],
-  alsoDelete: readonly Key[] = [],
+  leaving?: readonly TaggedWrite<UserConflict>[],
 ): TaggedWrite<UserConflict>[] {
+  if (leaving === undefined && vanishedIds(before, after).length > 0) {
+    throw new Error('User ids leave in this write: their data needs the reads of UserStore.writeUsers');
+  }
   const old = new Map(before.flatMap(itemsOfUser).map((d) => [keyOf(d.key), d]));
   const neu = new Map(after.flatMap(itemsOfUser).map((d) => [keyOf(d.key), d]));
   const oldVersions = new Map(before.flatMap((u) => u.loginMethods).map((lm) => [lm.userId, lm.version]));
@@ -380,11 +444,7 @@ export function userChangeWrites(
       o.role === 'loginMethod' ? ifVersion(o.loginMethod.version) : ifAbsentOrOwner(ownerAttribute(o), o.item[ownerAttribute(o)] as string);
     (o.role === 'loginMethod' ? stale : rest).push({ item: { Delete: { TableName: T, Key: o.key, ...condition } }, onConditionFailed: STALE });
   }
-  // Data the app keeps under a user id (metadata, and the role assignments the caller read) goes
-  // with the last user or login method of that id: deleting an absent item is harmless, so these
-  // deletes need no condition.
-  for (const id of vanishedIds(before, after)) rest.push({ item: { Delete: { TableName: T, Key: keys.metadata(id) } }, onConditionFailed: STALE });
-  for (const key of alsoDelete) rest.push({ item: { Delete: { TableName: T, Key: key } }, onConditionFailed: STALE });
+  rest.push(...(leaving ?? []));
   const writes = [...stale, ...claims, ...guards, ...rest];
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);
   return writes;

@@ -132,6 +132,34 @@ describe('the consistency checker', () => {
     expect(JSON.stringify(problems)).not.toContain('passwordless');
   });
 
+  it('reports a permission of a removed role, and an external id guard missing, held by nobody, or not its login method\'s', async () => {
+    const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
+    const al = linkingClient(api);
+    const [mapped, loner] = [await al.emailPassword(), await al.emailPassword()];
+    const externalUserId = `auth0|broken-${Date.now()}`;
+    expect((await api.post('/recipe/userid/map', { superTokensUserId: mapped, externalUserId })).json).toEqual({ status: 'OK' });
+    const role = `broken-role-${Date.now()}`;
+    expect((await api.put('/recipe/role', { role, permissions: ['read'] })).json).toEqual({ status: 'OK', createdNewRole: true });
+    expect((await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`))).toEqual([]);
+    const doc = testDocClient();
+    try {
+      const T = api.tableName;
+      await doc.send(new DeleteCommand({ TableName: T, Key: keys.externalIdGuard(externalUserId) }));
+      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.externalIdGuard('auth0|orphan'), type: 'guard', userId: 'no-such-login-method' } }));
+      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.externalIdGuard('auth0|not-mapped'), type: 'guard', userId: loner } }));
+      await doc.send(new DeleteCommand({ TableName: T, Key: keys.role(role) }));
+    } finally {
+      doc.destroy();
+    }
+    const problems = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
+    expect(problems.map((p) => [p.kind, p.key]).sort()).toEqual([
+      ['guard-not-held', keys.externalIdGuard('auth0|not-mapped').pk],
+      ['guard-without-user', keys.externalIdGuard('auth0|orphan').pk],
+      ['permission-without-role', keys.role(role).pk],
+      ['user-missing-guard', keys.externalIdGuard(externalUserId).pk],
+    ]);
+  });
+
   it('reports bulk rows it cannot read back, and counters that differ from the rows', async () => {
     const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
     const staged = await api.post('/bulk-import/users', { users: [1, 2, 3].map((i) => ({ loginMethods: [{ recipeId: 'passwordless', email: `bulk-${i}@x.y` }] })) });

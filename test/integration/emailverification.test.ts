@@ -141,6 +141,33 @@ describe('email verification', () => {
     expect([await isVerified(externalUserId, email), await isVerified(id, email)]).toEqual([true, true]);
   });
 
+  it('makes a token for the internal id of a mapped login method; the answer names the id the token was made with', async () => {
+    const email = uniqueEmail('ev-int');
+    const id = await al.emailPassword(email);
+    const externalUserId = `auth0|ev-int-${Date.now()}`;
+    await api.post('/recipe/userid/map', { superTokensUserId: id, externalUserId });
+    // As the core: the token's userId comes back verbatim. Unlike the core (which keeps the state
+    // under the id given, where reads by the external id never find it), the state is the login
+    // method's (SPEC §13), so both ids read it.
+    expect((await verify(await tokenOf(id, email))).json).toEqual({ status: 'OK', userId: id, email });
+    expect([await isVerified(externalUserId, email), await isVerified(id, email), (await al.user(externalUserId)).loginMethods[0].verified]).toEqual([true, true, true]);
+  });
+
+  it('unverifies and revokes tokens by the external id', async () => {
+    const email = uniqueEmail('ev-ext-rm');
+    const id = await al.emailPassword(email);
+    const externalUserId = `auth0|ev-rm-${Date.now()}`;
+    await api.post('/recipe/userid/map', { superTokensUserId: id, externalUserId });
+    const [a, b] = [await tokenOf(externalUserId, email), await tokenOf(id, email)];
+    expect((await api.post('/recipe/user/email/verify/token/remove', { userId: externalUserId, email })).json).toEqual({ status: 'OK' });
+    // Tokens belong to the login method, whichever id made them.
+    for (const t of [a, b]) expect((await verify(t)).json).toEqual({ status: 'EMAIL_VERIFICATION_INVALID_TOKEN_ERROR' });
+    expect((await verify(await tokenOf(externalUserId, email))).json.status).toBe('OK');
+    expect(await isVerified(externalUserId, email)).toBe(true);
+    expect((await api.post('/recipe/user/email/verify/remove', { userId: externalUserId, email })).json).toEqual({ status: 'OK' });
+    expect([await isVerified(externalUserId, email), await isVerified(id, email), await verifiedFlag(externalUserId)]).toEqual([false, false, false]);
+  });
+
   it('answers for ids that name no login method: no token (400), not verified, nothing to remove', async () => {
     const unknown = 'no-such-user';
     const res = await createToken(unknown, 'a@b.c');
@@ -158,6 +185,15 @@ describe('email verification', () => {
     ['/recipe/user/email/verify/token', { userId: 'x', email: 'nope' }, "Field name 'email' is not an email address: it has no '@'"],
     ['/recipe/user/email/verify/remove', { userId: 'x' }, "Field name 'email' is invalid in JSON input"],
     ['/recipe/user/email/verify/token/remove', { userId: 'x', email: 3 }, "Field name 'email' is invalid in JSON input"],
+    ['/recipe/user/email/verify/token', { userId: 'x', email: 5 }, "Field name 'email' is invalid in JSON input"],
+    ['/recipe/user/email/verify/token', { userId: 'x', email: 'a b@c.d' }, "Field name 'email' is not an email address: it contains whitespace"],
+    ['/recipe/user/email/verify/token', { userId: 'u'.repeat(129), email: 'a@b.c' }, "Field name 'userId' is too long: the maximum is 128 characters"],
+    ['/recipe/user/email/verify/token', { userId: 'x', email: `a@${'b'.repeat(255)}` }, "Field name 'email' is too long: the maximum is 256 characters"],
+    ['/recipe/user/email/verify', { method: 'token', token: 't'.repeat(1025) }, "Field name 'token' is too long: the maximum is 1024 characters"],
+    ['/recipe/user/email/verify/token/remove', { userId: 5, email: 'a@b.c' }, "Field name 'userId' is invalid in JSON input"],
+    ['/recipe/user/email/verify/token/remove', { userId: 'x', email: 'nope' }, "Field name 'email' is not an email address: it has no '@'"],
+    ['/recipe/user/email/verify/remove', { userId: 5, email: 'a@b.c' }, "Field name 'userId' is invalid in JSON input"],
+    ['/recipe/user/email/verify/remove', { userId: 'x', email: 'nope' }, "Field name 'email' is not an email address: it has no '@'"],
   ])('%s answers 400 for %j', async (path, body, text) => {
     const res = await api.post(path, body);
     expect([res.status, res.text]).toEqual([400, text]);
@@ -172,6 +208,8 @@ describe('email verification', () => {
     }
     const missing = await api.get('/recipe/user/email/verify?userId=x');
     expect([missing.status, missing.text]).toEqual([400, "Field name 'email' is missing in GET request"]);
+    const noUser = await api.get('/recipe/user/email/verify?email=a@b.c');
+    expect([noUser.status, noUser.text]).toEqual([400, "Field name 'userId' is missing in GET request"]);
     expect(await tableProblems(api.tableName)).toEqual([]);
   });
 });

@@ -92,11 +92,19 @@ describe('user metadata', () => {
     expect(fits.status).toBe(200);
   });
 
-  it('answers 400 naming a missing query parameter, and 403 under a tenant (app-wide)', async () => {
+  it('answers 400 naming a missing, too long or invalid userId, and 403 under a tenant (app-wide)', async () => {
     const missing = await api.get('/recipe/user/metadata');
     expect([missing.status, missing.text]).toEqual([400, "Field name 'userId' is missing in GET request"]);
+    const long = await api.get(`/recipe/user/metadata?userId=${'u'.repeat(129)}`);
+    expect([long.status, long.text]).toEqual([400, "Field name 'userId' is too long: the maximum is 128 characters"]);
+    const invalid = await api.post('/recipe/user/metadata/remove', { userId: 5 });
+    expect([invalid.status, invalid.text]).toEqual([400, "Field name 'userId' is invalid in JSON input"]);
     await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'meta-t' });
-    for (const res of [await api.get('/meta-t/recipe/user/metadata?userId=x'), await api.put('/meta-t/recipe/user/metadata', { userId: 'x', metadataUpdate: {} })]) {
+    for (const res of [
+      await api.get('/meta-t/recipe/user/metadata?userId=x'),
+      await api.put('/meta-t/recipe/user/metadata', { userId: 'x', metadataUpdate: {} }),
+      await api.post('/meta-t/recipe/user/metadata/remove', { userId: 'x' }),
+    ]) {
       expect([res.status, res.text]).toEqual([403, 'Only public tenantId can call this app specific API']);
     }
   });

@@ -7,6 +7,8 @@ describe('configuration', () => {
   it('uses the documented defaults', () => {
     const c = configFromEnv({}, {});
     expect(c.passwordless).toEqual({ codeLifetimeMs: 900000, maxCodeInputAttempts: 5 });
+    // The core's default email verification token lifetime: one day.
+    expect(c.emailVerification).toEqual({ tokenLifetimeMs: 86_400_000 });
     expect(c.password.ownHash).toEqual({ memoryKiB: 19456, iterations: 2, parallelism: 1 });
     expect(c.password.rehashOnSignin).toBe(true);
     expect(c.apiKeys).toEqual([]);
@@ -18,6 +20,7 @@ describe('configuration', () => {
     expect(c.passwordless.codeLifetimeMs).toBe(60000);
     expect(c.password.rehashOnSignin).toBe(false);
     expect(c.password.limits.bcryptMaxCost).toBe(12);
+    expect(configFromEnv({ EMAIL_VERIFICATION_TOKEN_LIFETIME: '3000' }, {}).emailVerification.tokenLifetimeMs).toBe(3000);
     expect(() => configFromEnv({ PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS: 'many' }, {})).toThrow('PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS must be an integer');
     expect(() => configFromEnv({ PASSWORD_REHASH_ON_SIGNIN: 'maybe' }, {})).toThrow('PASSWORD_REHASH_ON_SIGNIN must be true or false');
   });

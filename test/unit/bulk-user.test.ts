@@ -153,6 +153,39 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
     ]],
     ['metadata with a lone surrogate', { userMetadata: { '\ud800': 1 }, loginMethods: [pl()] }, ['userMetadata is not valid Unicode: it holds a lone surrogate.']],
     ['metadata over the bound', { userMetadata: { big: 'x'.repeat(70_000) }, loginMethods: [pl()] }, ['userMetadata is 70010 bytes of JSON: the maximum is 65536.']],
+    ['an unknown tenant of each recipe', { loginMethods: [ep({ tenantIds: ['T9'] }), tp({ tenantIds: ['public', 'nope'] }), pl({ tenantIds: ['gone'] })] }, [
+      'Invalid tenantId: T9 for emailpassword recipe.',
+      'Invalid tenantId: nope for thirdparty recipe.',
+      'Invalid tenantId: gone for passwordless recipe.',
+    ]],
+    ['third-party ids missing', { loginMethods: [tp({ thirdPartyId: undefined }), tp({ thirdPartyUserId: undefined })] }, [
+      'thirdPartyId is required for a thirdparty recipe.',
+      'thirdPartyUserId is required for a thirdparty recipe.',
+    ]],
+    // One case per suffix `<field> should be of type string<sfx>` can carry (the user's own is above).
+    ['a recipe id of another type', { loginMethods: [{ recipeId: 7 }] }, ['recipeId should be of type string for a loginMethod.']],
+    ['emailpassword fields of another type', { loginMethods: [ep({ email: 5, passwordHash: null, hashingAlgorithm: ' ', plainTextPassword: false })] }, [
+      'email should be of type string for an emailpassword recipe.',
+      'passwordHash should be of type string for an emailpassword recipe.',
+      'hashingAlgorithm should be of type string for an emailpassword recipe.',
+      'plainTextPassword should be of type string for an emailpassword recipe.',
+      'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
+    ]],
+    ['thirdparty fields of another type', { loginMethods: [tp({ email: [], thirdPartyId: 1, thirdPartyUserId: {} })] }, [
+      'email should be of type string for a thirdparty recipe.',
+      'thirdPartyId should be of type string for a thirdparty recipe.',
+      'thirdPartyUserId should be of type string for a thirdparty recipe.',
+    ]],
+    ['passwordless fields of another type', { loginMethods: [pl({ email: 1, phoneNumber: '' })] }, [
+      'email should be of type string for a passwordless recipe.',
+      'phoneNumber should be of type string for a passwordless recipe.',
+      'Either email or phoneNumber is required for a passwordless recipe.',
+    ]],
+    ['role fields of another type', { userRoles: [{ role: 3, tenantIds: 'public' }, { role: 'admin', tenantIds: ['public', ' '] }], loginMethods: [pl()] }, [
+      'role should be of type string for a user role.',
+      'tenantIds should be of type array of string for a user role.',
+      'tenantIds should be of type array of string for a user role.',
+    ]],
   ];
   it.each(cases)('%s', (_name, raw, expected) => {
     expect(errorsOf(raw)).toEqual(expected);
@@ -167,10 +200,9 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
   it('refuses a Firebase scrypt hash when no signer key is configured', () => {
     const ctx = context({ hashOptions: { limits: DEFAULT_PASSWORD_LIMITS, signerKeyConfigured: false } });
     expect(errorsOf({ loginMethods: [ep({ passwordHash: VENDOR_SCRYPT_VECTORS[0].hash, hashingAlgorithm: 'firebase_scrypt' })] }, ctx)).toEqual([
-      expect.stringContaining('vendor_password_hashing_signer_key'),
+      'vendor_password_hashing_signer_key is not configured',
     ]);
   });
-
   it('takes an email-password login method without a hash for password migration at sign-in (SPEC §16), alone and only when configured', () => {
     const marked = ep({ passwordHash: undefined, hashingAlgorithm: undefined, migratePasswordOnSignIn: true });
     expect(userOf({ loginMethods: [marked] }).loginMethods[0]).toMatchObject({ email: 'a@example.com', migratePasswordOnSignIn: true });
@@ -206,5 +238,43 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
     const ctx = context();
     expect(errorsOf({ externalUserId: 'dup', loginMethods: [pl()] }, ctx)).toEqual([]);
     expect(errorsOf({ externalUserId: 'dup', loginMethods: [tp()] }, ctx)).toEqual(['externalUserId dup is not unique. It is already used by another user.']);
+  });
+});
+
+describe('the password hash of a bulk user: the texts of SPEC §7 and the bounds of §8, as passwordhash/import answers them', () => {
+  const [bcrypt] = BCRYPT_VECTORS;
+  const [argon2] = ARGON2_VECTORS;
+  const [scrypt] = VENDOR_SCRYPT_VECTORS;
+  const hashErrors = (passwordHash: string, hashingAlgorithm: string | undefined, over: Record<string, unknown> = {}, ctx = context()) =>
+    errorsOf({ loginMethods: [ep({ passwordHash, hashingAlgorithm, ...over })] }, ctx);
+  const cases: [string, string, string | undefined, string][] = [
+    ['a BCrypt hash too short', '$2a$10$tooShort', 'bcrypt', 'Password hash is in invalid BCrypt format: the salt and hash must be 53 characters (22 salt + 31 hash), not 8'],
+    ['a BCrypt cost of one digit', bcrypt.hash.replace('$10$', '$9$'), 'BCRYPT', "Password hash is in invalid BCrypt format: the cost must be two digits followed by '$'"],
+    ['a vendor scrypt hash without its separator', scrypt.hash.replace('$s=Bw==', ''), 'firebase_scrypt', 'Password hash is in invalid vendor scrypt format: it must have the form $f_scrypt$<hash>$<salt>$m=<mem_cost>$r=<rounds>$s=<salt_separator>'],
+    ['a vendor scrypt hash with a bad salt', scrypt.hash.replace('$42xEC+ixf3L2lw==$', '$42x*C$'), 'vendor_scrypt', 'Password hash is in invalid vendor scrypt format: the salt must be non-empty base64 (standard or URL-safe alphabet)'],
+    ['an Argon2 hash with an unknown version', argon2.hash.replace('v=19', 'v=18'), 'argon2', 'Password hash is in invalid Argon2 format: the version must be v=19 or v=16'],
+    ['a provider prefix', `bcrypt${bcrypt.hash}`, 'bcrypt', "Password hash starts with the provider prefix 'bcrypt': remove it and import the hash from '$2a$' on"],
+    ['a braced provider prefix', `{ARGON2}${argon2.hash}`, 'argon2', "Password hash starts with the provider prefix '{ARGON2}': remove it and import the hash from '$argon2id$' on"],
+    ['a pre-hashed variant', `bcrypt_sha256$${bcrypt.hash}`, 'bcrypt', "Password hash starts with the provider prefix 'bcrypt_sha256$', which marks a pre-hashed variant that cannot be imported"],
+    ['a bcrypt cost over 16', bcrypt.hash.replace('$10$', '$17$'), 'bcrypt', 'Password hash bcrypt cost 17 is above the maximum of 16'],
+    ['an Argon2 memory over 256 MiB', argon2.hash.replace('m=16,', 'm=262145,'), 'argon2', 'Password hash Argon2 memory m=262145 KiB is above the maximum of 262144 KiB'],
+    ['Argon2 iterations over 16', argon2.hash.replace('t=2,', 't=17,'), 'argon2', 'Password hash Argon2 iterations t=17 is above the maximum of 16'],
+    ['an Argon2 parallelism over 16', argon2.hash.replace('m=16,t=2,p=1', 'm=4096,t=2,p=17'), 'argon2', 'Password hash Argon2 parallelism p=17 is above the maximum of 16'],
+    ['a scrypt mem_cost over 17', scrypt.hash.replace('$m=14$', '$m=18$'), 'firebase_scrypt', 'Password hash vendor scrypt mem_cost m=18 is above the maximum of 17'],
+    ['scrypt rounds over 16', scrypt.hash.replace('$r=8$', '$r=17$'), 'firebase_scrypt', 'Password hash vendor scrypt rounds r=17 is above the maximum of 16'],
+  ];
+  it.each(cases)('refuses %s with its sentence', (_name, hash, algorithm, expected) => {
+    expect(hashErrors(hash, algorithm)).toEqual([expected]);
+  });
+
+  it('refuses a hash beside a plain-text password in no known format ("Password hash is in invalid format"), naming the formats', () => {
+    expect(hashErrors('md5:0123456789abcdef', undefined, { plainTextPassword: 'secret-1' })).toEqual([
+      'Password hash is in invalid format: it is not a BCrypt ($2a$, $2b$, $2x$, $2y$), Argon2 ($argon2id$, $argon2i$, $argon2d$) or vendor scrypt ($f_scrypt$) hash',
+    ]);
+  });
+
+  it('refuses a bcrypt cost under a configured minimum', () => {
+    const ctx = context({ hashOptions: { limits: { ...DEFAULT_PASSWORD_LIMITS, bcryptMinCost: 6 }, signerKeyConfigured: true } });
+    expect(hashErrors(BCRYPT_VECTORS[3].hash, 'bcrypt', {}, ctx)).toEqual(['Password hash bcrypt cost 5 is below the minimum of 6']);
   });
 });

@@ -112,11 +112,6 @@ export async function processRecords(deps: WorkerDeps, records: readonly RowReco
 }
 
 /**
- * The sweeper (SPEC §15: a row left `NEW` or `PROCESSING` by a crash is picked up again within
- * minutes): rows unchanged for `STALE_AFTER_MS` are handed to the worker again, and a row that
- * already ended in an internal error `MAX_ATTEMPTS` times is failed with a sentence saying so.
- */
-/**
  * The rows left by status, as metrics (the dashboard's "rows left"): the sweeper writes them after
  * each sweep (every 5 minutes in AWS), apart from the sweep, so a failed count never hides what
  * the sweep did.
@@ -126,6 +121,11 @@ export async function recordRowsLeft(deps: Pick<Deps, 'bulkImport'>): Promise<vo
   recordMetrics(BULK_IMPORT_STATUSES.map((status) => ({ name: `BulkRowsLeft${status[0]}${status.slice(1).toLowerCase()}`, value: counts[status], unit: MetricUnit.Count })), {});
 }
 
+/**
+ * The sweeper (SPEC §15: a row left `NEW` or `PROCESSING` by a crash is picked up again within
+ * minutes): rows unchanged for `STALE_AFTER_MS` are handed to the worker again, and a row that
+ * already ended in an internal error `MAX_ATTEMPTS` times is failed with a sentence saying so.
+ */
 export async function sweepRows(deps: Pick<Deps, 'bulkImport' | 'clock'>, staleAfterMs = STALE_AFTER_MS): Promise<{ redriven: number; failed: number }> {
   const now = deps.clock.now();
   let redriven = 0;

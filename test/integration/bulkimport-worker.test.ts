@@ -2,7 +2,7 @@ import { BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT } from '../fixtures/password-vect
 import { hashVariants, mixedUser, type ExpectedLoginMethod } from '../support/bulk-users';
 import { inPool } from '../../lib/pool';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
-import { startCountingProxy } from '../support/dynamo-proxy';
+import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
 import { startApi, type TestApi } from '../support/api';
 
 /**
@@ -137,6 +137,58 @@ describe('the bulk-import worker', () => {
     const removed = await api.post('/bulk-import/users/remove', { ids: failed.map((r) => r.id) });
     expect(removed.json.deletedIds).toHaveLength(3);
     expect(await count(api)).toBe(0);
+  }, 120_000);
+});
+
+describe('the bulk-import worker on rows that conflict with users imported after their staging', () => {
+  let proxy: CountingProxy;
+  let api: TestApi;
+  beforeAll(async () => {
+    dynamo = await startDynamoDbLocal();
+    proxy = await startCountingProxy(dynamo.endpoint);
+    api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
+    expect((await api.put('/recipe/role', { role: 'doomed' })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await api.stop();
+    await proxy.close();
+    await dynamo.stop();
+  });
+
+  it('fails them with the core texts: third-party identity (E005), passwordless email (E006) and phone (E007) taken, a linked user\'s account info (E027), a role deleted since (E034)', async () => {
+    const email = 'holder@example.com';
+    const phone = '+14155550142';
+    const holder = await api.post('/bulk-import/import', {
+      externalUserId: 'holder',
+      loginMethods: [{ recipeId: 'passwordless', email, isPrimary: true }, { recipeId: 'passwordless', phoneNumber: phone }, { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: 'g-holder' }],
+    });
+    expect(holder.status).toBe(200);
+    const before = await userCount(api);
+
+    // The stream is held back (its API refused, as when it sheds load) while the rows are staged and
+    // the role they name is deleted: the worker sees them only after both.
+    proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+    await stageAll(api, [
+      { externalUserId: 'tp-taken', loginMethods: [{ recipeId: 'thirdparty', email: 'other@example.com', thirdPartyId: 'google', thirdPartyUserId: 'g-holder' }] },
+      { externalUserId: 'email-taken', loginMethods: [{ recipeId: 'passwordless', email }] },
+      { externalUserId: 'phone-taken', loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+1 415 555 0142' }] },
+      { externalUserId: 'linked-taken', loginMethods: [{ recipeId: 'thirdparty', email, thirdPartyId: 'github', thirdPartyUserId: 'gh-1', isPrimary: true }] },
+      { externalUserId: 'role-gone', userRoles: [{ role: 'doomed', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', email: 'fresh@example.com' }] },
+    ]);
+    expect((await api.post('/recipe/role/remove', { role: 'doomed' })).json).toEqual({ status: 'OK', didRoleExist: true });
+    expect(await count(api, 'NEW')).toBe(5);
+    proxy.throttleNext(0);
+    await drained(api);
+
+    const failed = (await api.get('/bulk-import/users?status=FAILED')).json.users as { externalUserId: string; errorMessage: string }[];
+    expect(Object.fromEntries(failed.map((r) => [r.externalUserId, r.errorMessage]))).toEqual({
+      'tp-taken': 'E005: A user with thirdPartyId google and thirdPartyUserId g-holder already exists in thirdparty loginMethod.',
+      'email-taken': `E006: A user with email ${email} already exists in passwordless loginMethod.`,
+      'phone-taken': `E007: A user with phoneNumber ${phone} already exists in passwordless loginMethod.`,
+      'linked-taken': 'E027: there is a conflicting account info',
+      'role-gone': 'E034: Role does not exist! You need to pre-create the role before assigning it to the user.',
+    });
+    expect(await userCount(api)).toBe(before);
   }, 120_000);
 });
 

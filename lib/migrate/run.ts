@@ -35,7 +35,7 @@ export interface MigrationRun {
   /** Rows left `NEW` or `PROCESSING` on the service, at most: staging waits for the worker beyond it. */
   readonly window?: number;
   readonly pollMs?: number;
-  /** Users per staging request (the service takes 10,000) and JSON bytes per request (it takes 6 MB). */
+  /** Users per staging request (the service takes 10,000) and JSON bytes per request (it takes 5 MB). */
   readonly batchUsers?: number;
   readonly batchBytes?: number;
 }

@@ -139,15 +139,22 @@ describe('POST /bulk-import/users', () => {
     for (const u of res.json.users as { userId: string }[]) expect(ids.has(u.userId)).toBe(true);
   }, 120_000);
 
-  it('answers 413 with a sentence to send fewer users when the body is over 6 MB', async () => {
-    const filler = 'x'.repeat(6_000_001);
-    const res = await api.request('POST', '/bulk-import/users', { rawBody: JSON.stringify({ users: [], filler }).slice(0, 6_000_100), headers: { 'content-type': 'application/json' } });
-    expect([res.status, res.text]).toEqual([413, 'Request body is larger than 6 MB: send fewer users per request']);
+  it('answers 413 with a sentence to send fewer users when the body is over 5 MB, and takes a body of exactly 5 MB', async () => {
+    /** A JSON body of exactly `bytes` bytes. */
+    const bodyOf = (bytes: number) => {
+      const [head, tail] = ['{"users":[],"filler":"', '"}'];
+      return `${head}${'x'.repeat(bytes - head.length - tail.length)}${tail}`;
+    };
+    const post = (bytes: number) => api.request('POST', '/bulk-import/users', { rawBody: bodyOf(bytes), headers: { 'content-type': 'application/json' } });
+    const over = await post(5_000_001);
+    expect([over.status, over.text]).toEqual([413, 'Request body is larger than 5 MB: send fewer users per request']);
+    const at = await post(5_000_000);
+    expect([at.status, at.json]).toEqual([200, { status: 'OK' }]);
   });
 
   it('answers the same 413 for a body too large for Lambda to be invoked with at all', async () => {
     const res = await api.request('POST', '/bulk-import/users', { rawBody: `{"users":[],"f":"${'x'.repeat(7_000_000)}"}`, headers: { 'content-type': 'application/json' } });
-    expect([res.status, res.text]).toEqual([413, 'Request body is larger than 6 MB: send fewer users per request']);
+    expect([res.status, res.text]).toEqual([413, 'Request body is larger than 5 MB: send fewer users per request']);
   });
 
   it('is app-wide: a tenant segment is refused', async () => {

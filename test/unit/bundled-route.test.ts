@@ -26,8 +26,8 @@ describe('bundledRoute', () => {
       path: '/bulk-import/users',
       auth: 'apiKey',
       scope: 'app',
-      maxBodyBytes: 6_000_000,
-      tooLargeText: 'Request body is larger than 6 MB: send fewer users per request',
+      maxBodyBytes: 5_000_000,
+      tooLargeText: 'Request body is larger than 5 MB: send fewer users per request',
     });
   });
 

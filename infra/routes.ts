@@ -34,7 +34,7 @@ export interface RouteDef {
   readonly secrets: readonly RouteSecret[];
   /** Verifies or computes password hashes: needs the Argon2 native binary and more memory. */
   readonly hashesPasswords: boolean;
-  /** Bulk endpoints accept 5 MB bodies (what Lambda's 6 MiB event limit leaves, see `BULK_MAX_BODY_BYTES`), the rest 1 MiB. */
+  /** Bulk endpoints accept 6 MB bodies as the event carries them (see `BULK_MAX_BODY_BYTES`), the rest 1 MiB. */
   readonly maxBodyBytes: number;
   /** The 413 text when a body is over `maxBodyBytes` (a generic one when absent). */
   readonly tooLargeText?: string;
@@ -46,17 +46,17 @@ export interface RouteDef {
 const MIB = 1024 * 1024;
 
 /**
- * Bulk bodies: Lambda takes at most 6 MiB (6,291,456 bytes) per invocation, and API Gateway hands
- * it the body as a JSON string inside the event, every `"` and `\` escaped. Typical bulk users
- * (test/support/bulk-users.ts) are 310–330 bytes of JSON each and grow by 11 % when escaped, so
- * a 6 MB body of them is a 6.63 MB event, refused by Lambda before our code runs (and the caller
- * would get API Gateway's error, not our 413). 5 MB of them is a 5.53 MB event, which leaves over
- * 700 KB for the headers (at most 10 KB in an HTTP API) and the request context; even users
- * with nothing but short quoted fields (16 % growth) fit. `test/unit/bulk-body-limit.test.ts`
- * checks it.
+ * Bulk bodies (SPEC §15: up to 6 MB, Lambda's request limit). Lambda takes at most 6 MiB
+ * (6,291,456 bytes) per invocation, and API Gateway hands it the body as a JSON string inside the
+ * event, every `"` and `\` escaped (typical bulk users grow by about 11 %). So a bulk body is
+ * measured as it travels in the event (`eventBodyBytes` in `lib/http/body-size.ts`): 6 MB there
+ * leaves room for the headers (at most 10 KB in an HTTP API) and the request context, so a body
+ * over the limit reaches the function and gets this 413 until its event is over 6 MiB (about
+ * 6.28 MB of body as the event carries it), when Lambda refuses it before any code runs.
+ * `test/unit/bulk-body-limit.test.ts` checks it.
  */
-export const BULK_MAX_BODY_BYTES = 5_000_000;
-export const BULK_TOO_LARGE_TEXT = `Request body is larger than ${BULK_MAX_BODY_BYTES / 1_000_000} MB: send fewer users per request`;
+export const BULK_MAX_BODY_BYTES = 6_000_000;
+export const BULK_TOO_LARGE_TEXT = 'Request body is larger than 6 MB: send fewer users per request';
 const bulk = { maxBodyBytes: BULK_MAX_BODY_BYTES, tooLargeText: BULK_TOO_LARGE_TEXT, bulk: true } as const;
 
 function route(
@@ -331,14 +331,15 @@ export function tooLargeText(route: RouteDef): string {
  * What a route's handler reads at run time. Each handler bundle gets its own route as a constant
  * at build time (`routeDefine` in `infra/bundling.ts`), so no bundle carries this whole table.
  */
-export type HandlerRoute = Pick<RouteDef, 'id' | 'method' | 'path' | 'auth' | 'scope' | 'maxBodyBytes'> & {
+export type HandlerRoute = Pick<RouteDef, 'id' | 'method' | 'path' | 'auth' | 'scope' | 'maxBodyBytes' | 'bulk'> & {
   readonly tooLargeText: string;
 };
 
 export function handlerRouteOf(route: RouteDef): HandlerRoute {
-  const { id, method, path, auth, scope, maxBodyBytes } = route;
-  return { id, method, path, auth, scope, maxBodyBytes, tooLargeText: tooLargeText(route) };
+  const { id, method, path, auth, scope, maxBodyBytes, bulk } = route;
+  return { id, method, path, auth, scope, maxBodyBytes, bulk, tooLargeText: tooLargeText(route) };
 }
+
 
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */
 export function routeById(id: string): RouteDef {

@@ -22,7 +22,7 @@ export const HASHING_TIMEOUT_SECONDS = 15;
 export const DEFAULT_TIMEOUT_SECONDS = 5;
 
 /**
- * Bulk functions parse and validate up to 5 MB of JSON (10,000 users) and write them in about a
+ * Bulk functions parse and validate up to 6 MB of JSON (10,000 users) and write them in about a
  * hundred transactions: a whole vCPU, and nearly all the 30 s API Gateway waits for an answer.
  */
 export const BULK_MEMORY_MB = 1769;

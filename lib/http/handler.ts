@@ -10,6 +10,7 @@ import { TooManyItemsError } from '../storage/errors';
 import { isValidApiKey, presentedApiKey } from './api-key';
 import { bundledRoute } from './bundled-route';
 import { APP_WIDE_ONLY, BadRequestError, HttpError, TENANT_NOT_FOUND } from './errors';
+import { eventBodyBytes } from './body-size';
 import { parseJsonObject, type Fields } from './input';
 import { jsonResult, textResult, TextReply } from './response';
 import { createRuntimeDeps, type DepsLoader, type DepsWith, type StoreClasses, type StoreName } from './runtime';
@@ -94,7 +95,7 @@ export function createHttpHandler<K extends StoreName = never>(routeId: string, 
     let body: Fields = {};
     if (route.method !== 'GET') {
       const raw = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-      if (raw && raw.length > route.maxBodyBytes) throw new HttpError(413, route.tooLargeText);
+      if (raw && (route.bulk ? eventBodyBytes(event) : raw.length) > route.maxBodyBytes) throw new HttpError(413, route.tooLargeText);
       body = parseJsonObject(raw?.toString('utf8'));
     }
     const query: Fields = { ...(event.queryStringParameters ?? {}) };

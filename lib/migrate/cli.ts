@@ -53,7 +53,7 @@ function program(): Command {
     .option('--offline', 'with --dry-run: do not ask the service anything (no existing-user check)')
     .option('--report <file>', 'the report (default migration-report-<timestamp>.json)')
     .option('--concurrency <n>', 'staging requests in flight', '8')
-    .option('--batch-size <n>', 'users per staging request (the service takes up to 10,000 and 5 MB)', '1000')
+    .option('--batch-size <n>', 'users per staging request (the service takes up to 10,000 and 6 MB)', '1000')
     .exitOverride()
     .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
 }

@@ -3,6 +3,7 @@ import { InterruptedBeforeWriting } from './errors';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
 import { Ledger, ReportWriter } from './report';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
+import { eventBodyBytes } from '../http/body-size';
 
 /**
  * One migration run (SPEC §17): read the source twice (first to count and hash every identity,
@@ -35,7 +36,7 @@ export interface MigrationRun {
   /** Rows left `NEW` or `PROCESSING` on the service, at most: staging waits for the worker beyond it. */
   readonly window?: number;
   readonly pollMs?: number;
-  /** Users per staging request (the service takes 10,000) and JSON bytes per request (it takes 5 MB). */
+  /** Users per staging request (the service takes 10,000) and bytes per request as the service counts them (it takes 6 MB). */
   readonly batchUsers?: number;
   readonly batchBytes?: number;
 }
@@ -181,7 +182,8 @@ class Stager {
   }
 
   async add(m: MappedUser): Promise<void> {
-    const size = JSON.stringify(m.user).length + 1;
+    // Counted as the service counts a bulk body: as Lambda's event carries it (escaped, in bytes).
+    const size = eventBodyBytes({ body: JSON.stringify(m.user) }) + 1;
     if (this.batch.length > 0 && (this.batch.length >= this.maxUsers || this.bytes + size > this.maxBytes)) await this.send();
     this.batch.push(m);
     this.bytes += size;

@@ -207,7 +207,7 @@ describe('Lambda functions', () => {
         expect(props.MemorySize).toBeGreaterThanOrEqual(largestHashMemoryMiB() + 256);
         expect(props.Timeout).toBeGreaterThan(5);
       } else if (route.bulk) {
-        // Up to 5 MB of users parsed, validated and written in one request: a whole vCPU, ~30 s.
+        // Up to 6 MB of users parsed, validated and written in one request: a whole vCPU, ~30 s.
         expect([props.MemorySize, props.Timeout]).toEqual([BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS]);
       } else {
         expect([props.MemorySize, props.Timeout]).toEqual([DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS]);

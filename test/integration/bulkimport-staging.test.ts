@@ -139,22 +139,28 @@ describe('POST /bulk-import/users', () => {
     for (const u of res.json.users as { userId: string }[]) expect(ids.has(u.userId)).toBe(true);
   }, 120_000);
 
-  it('answers 413 with a sentence to send fewer users when the body is over 5 MB, and takes a body of exactly 5 MB', async () => {
-    /** A JSON body of exactly `bytes` bytes. */
+  it('answers 413 with a sentence to send fewer users when the body, as Lambda\'s event carries it, is over 6 MB, and takes one of exactly 6 MB', async () => {
+    const TOO_LARGE = 'Request body is larger than 6 MB: send fewer users per request';
+    /** A JSON body that takes exactly `bytes` bytes escaped into the event: its 6 quotes take 6 more. */
     const bodyOf = (bytes: number) => {
       const [head, tail] = ['{"users":[],"filler":"', '"}'];
-      return `${head}${'x'.repeat(bytes - head.length - tail.length)}${tail}`;
+      return `${head}${'x'.repeat(bytes - 6 - head.length - tail.length)}${tail}`;
     };
-    const post = (bytes: number) => api.request('POST', '/bulk-import/users', { rawBody: bodyOf(bytes), headers: { 'content-type': 'application/json' } });
-    const over = await post(5_000_001);
-    expect([over.status, over.text]).toEqual([413, 'Request body is larger than 5 MB: send fewer users per request']);
-    const at = await post(5_000_000);
+    const post = (body: string) => api.request('POST', '/bulk-import/users', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const over = await post(bodyOf(6_000_001));
+    expect([over.status, over.text]).toEqual([413, TOO_LARGE]);
+    const at = await post(bodyOf(6_000_000));
     expect([at.status, at.json]).toEqual([200, { status: 'OK' }]);
+    // 3.2 MB as sent, 6.4 MB in the event (each \" of the filler, 2 bytes, is 4 escaped): refused.
+    const quoted = `{"users":[],"filler":"${'\\"'.repeat(1_600_000)}"}`;
+    expect(Buffer.byteLength(quoted)).toBeLessThan(3_300_000);
+    const res = await post(quoted);
+    expect([res.status, res.text]).toEqual([413, TOO_LARGE]);
   });
 
   it('answers the same 413 for a body too large for Lambda to be invoked with at all', async () => {
     const res = await api.request('POST', '/bulk-import/users', { rawBody: `{"users":[],"f":"${'x'.repeat(7_000_000)}"}`, headers: { 'content-type': 'application/json' } });
-    expect([res.status, res.text]).toEqual([413, 'Request body is larger than 5 MB: send fewer users per request']);
+    expect([res.status, res.text]).toEqual([413, 'Request body is larger than 6 MB: send fewer users per request']);
   });
 
   it('is app-wide: a tenant segment is refused', async () => {

@@ -26,8 +26,9 @@ describe('bundledRoute', () => {
       path: '/bulk-import/users',
       auth: 'apiKey',
       scope: 'app',
-      maxBodyBytes: 5_000_000,
-      tooLargeText: 'Request body is larger than 5 MB: send fewer users per request',
+      maxBodyBytes: 6_000_000,
+      bulk: true,
+      tooLargeText: 'Request body is larger than 6 MB: send fewer users per request',
     });
   });
 

@@ -54,7 +54,7 @@ const ALGORITHM_LABEL: Readonly<Record<HashAlgorithm, string>> = { bcrypt: 'BCRY
 /**
  * A value as an error text echoes it: in full up to 300 characters (every value within its bound),
  * else its start. An over-long value is echoed once or twice per error, and an answer must stay
- * under Lambda's 6 MB however long the values of a 5 MB request are.
+ * under Lambda's 6 MB however long the values of a 6 MB request are.
  */
 const MAX_SHOWN = 300;
 const shown = (value: string): string => (value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);

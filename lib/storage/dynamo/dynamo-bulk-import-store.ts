@@ -14,7 +14,7 @@ export const BULK_COUNTER_TYPE = 'bulkCounter';
 
 /**
  * A staging transaction holds at most this many bytes of rows: DynamoDB takes 4 MB per
- * transaction, and a POST of 5 MB may hold a few large users.
+ * transaction, and a POST of 6 MB may hold a few large users.
  */
 const MAX_STAGING_TRANSACTION_BYTES = 3_500_000;
 /** Staging transactions of one request in flight at once. */

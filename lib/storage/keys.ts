@@ -22,6 +22,7 @@ import type { AccountInfo, RecipeId } from './model';
  * | role         | `ROLE#<role>`                       | `ROLE` / `PERM#<p>` | `ROLES` / `<role>`           | `PERM#<p>` (permissions)    |
  * | user role    | `USERROLES#<userId>`                | `T#<t>#ROLE#<role>` |                              | `ROLEUSERS#<role>#<shard>`  |
  * | roles count  | `USERROLES#<userId>`                | `VERSION`           |                              |                             |
+ * | role lane    | `ROLELANE#<role>#<lane>`            | `ROLE`              |                              |                             |
  * | EV token     | `EVTOKEN#<sha256>` and `EVTOKENS#<t>#<recipeUserId>#<email>` | `EVTOKEN` / `<sha256>` |     |                             |
  * | bulk row     | `BULK#<lane>`                       | `ROW#<rowId>`       | `BULKROWS#<status>#<s>` / `<createdAt>#<rowId>` |      |
  * | bulk counter | `BULKCOUNT#<family>#<n>`            | `COUNT`             |                              |                             |
@@ -182,6 +183,12 @@ export const keys = {
    */
   userRolesVersion: (userId: string): Key => ({ pk: `USERROLES#${enc(userId)}`, sk: 'VERSION' }),
   userRolesOfTenantPrefix: (tenantId: string): string => `T#${tenantId}#ROLE#`,
+  /**
+   * A role's copy for one lane of the bulk-import worker (`BULK_LANES`): the worker's import
+   * transactions check the role there, not on the role's own item, so a role given to millions of
+   * users in a migration is read and checked on 256 keys, each by one writer at a time.
+   */
+  roleLane: (role: string, lane: number): Key => ({ pk: `ROLELANE#${enc(role)}#${lane}`, sk: 'ROLE' }),
   /**
    * gsi2 partition: the users of a role, in one of `ROLE_USER_SHARDS` shards (by the user id), so
    * assigning one role to millions of users in a migration spreads over that many partition keys.

@@ -274,9 +274,15 @@ export interface BulkImportStore {
   /**
    * Writes one imported bulk user in one transaction: its new users with all their items (as
    * `UserStore.writeUsers` from nothing), its metadata and its role assignments. `ROLE_GONE` when
-   * a role is no longer the incarnation read; `STALE` when the metadata changed since read.
+   * a role is no longer the incarnation read (for a row: on its lane's copy, see `ensureRoleLane`);
+   * `STALE` when the metadata changed since read.
    */
   importUser(write: BulkUserWrite, row?: BulkRowRef): Promise<BulkUserWriteResult>;
+  /**
+   * Makes sure the lane's copy of a role (which the worker's imports of that lane check instead of
+   * the role itself) is this incarnation; `false` when the role is no longer it.
+   */
+  ensureRoleLane(role: RoleRecord, lane: number): Promise<boolean>;
   /** A row, read consistently. */
   getRow(id: string): Promise<BulkImportRow | undefined>;
   /** Deletes a row whose user is already here, with its count; `ROW_GONE` if it moved or went. */

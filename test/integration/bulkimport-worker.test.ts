@@ -3,7 +3,10 @@ import { hashVariants, mixedUser, type ExpectedLoginMethod } from '../support/bu
 import { inPool } from '../../lib/pool';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
-import { startApi, type TestApi } from '../support/api';
+import { startApi, tableProblems, type TestApi } from '../support/api';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { testDocClient } from '../support/table';
+import { keys } from '../../lib/storage/keys';
 
 /**
  * The bulk-import worker (SPEC §15): staged rows reach it through the table's stream (the local
@@ -190,6 +193,65 @@ describe('the bulk-import worker on rows that conflict with users imported after
     });
     expect(await userCount(api)).toBe(before);
   }, 120_000);
+
+  it('checks a role on its lanes\' copies, never on the role itself: each lane\'s copy made once, removed with the role, replaced when the role is made again', async () => {
+    const lanePrefix = (role: string) => `${keys.roleLane(role, 0).pk.slice(0, -1)}`;
+    const touches = (prefix: string) => [...proxy.transactionKeys].filter(([pk]) => pk.startsWith(prefix));
+    const failedBefore = await count(api, 'FAILED');
+    expect((await api.put('/recipe/role', { role: 'crowd' })).json.createdNewRole).toBe(true);
+    const crowd = Array.from({ length: 300 }, (_, i) => ({ externalUserId: `crowd-${i}`, userRoles: [{ role: 'crowd', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', email: `crowd-${i}@example.com` }] }));
+    proxy.reset();
+    await stageAll(api, crowd);
+    await drained(api);
+    expect(await count(api, 'FAILED')).toBe(failedBefore);
+    const lanes = touches(lanePrefix('crowd'));
+    expect(lanes.length).toBeGreaterThan(100);
+    // The role's own item: one transaction per lane (making its copy), not one per user.
+    expect(proxy.transactionKeys.get(keys.role('crowd').pk)).toBe(lanes.length);
+    // Its copies: each user's import checks its lane's, and each was made once.
+    expect(lanes.reduce((sum, [, n]) => sum + n, 0)).toBe(crowd.length + lanes.length);
+    expect(((await api.get('/recipe/role/users?role=crowd')).json.users as string[]).sort()).toEqual(crowd.map((u) => u.externalUserId).sort());
+
+    expect((await api.post('/recipe/role/remove', { role: 'crowd' })).json).toEqual({ status: 'OK', didRoleExist: true });
+    const doc = testDocClient(dynamo.endpoint);
+    try {
+      const copiesLeft = async (role: string) => {
+        let found = 0;
+        let start: Record<string, unknown> | undefined;
+        do {
+          const page = await doc.send(new ScanCommand({ TableName: api.tableName, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': lanePrefix(role) }, ExclusiveStartKey: start }));
+          found += page.Count ?? 0;
+          start = page.LastEvaluatedKey;
+        } while (start);
+        return found;
+      };
+      expect(await copiesLeft('crowd')).toBe(0);
+
+      // A removal that stopped after the role, before its copies: the checker sees them, and the
+      // role made again (a new incarnation) replaces each copy before a user of its lane gets it.
+      expect((await api.put('/recipe/role', { role: 'phoenix' })).json.createdNewRole).toBe(true);
+      const first = Array.from({ length: 20 }, (_, i) => ({ externalUserId: `phoenix-a${i}`, userRoles: [{ role: 'phoenix', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', email: `phoenix-a${i}@example.com` }] }));
+      await stageAll(api, first);
+      await drained(api);
+      expect(await copiesLeft('phoenix')).toBeGreaterThan(0);
+      await doc.send(new DeleteCommand({ TableName: api.tableName, Key: keys.role('phoenix') }));
+      expect((await tableProblems(api.tableName, dynamo.endpoint)).map((p) => p.kind)).toContain('role-lane-of-removed-role');
+      expect((await api.put('/recipe/role', { role: 'phoenix' })).json.createdNewRole).toBe(true);
+      const second = Array.from({ length: 200 }, (_, i) => ({ externalUserId: `phoenix-b${i}`, userRoles: [{ role: 'phoenix', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', email: `phoenix-b${i}@example.com` }] }));
+      await stageAll(api, second);
+      await drained(api);
+      expect(await count(api, 'FAILED')).toBe(failedBefore);
+      // Every user of the second import has the role made again (none got a stale copy's incarnation).
+      const holders = new Set((await api.get('/recipe/role/users?role=phoenix')).json.users as string[]);
+      expect(second.filter((u) => !holders.has(u.externalUserId))).toEqual([]);
+      // Removing it takes every copy and every assignment, of both incarnations.
+      expect((await api.post('/recipe/role/remove', { role: 'phoenix' })).json).toEqual({ status: 'OK', didRoleExist: true });
+      expect(await copiesLeft('phoenix')).toBe(0);
+      expect(await tableProblems(api.tableName, dynamo.endpoint)).toEqual([]);
+    } finally {
+      doc.destroy();
+    }
+  }, 180_000);
 });
 
 describe('the bulk-import worker after a crash or an outage', () => {

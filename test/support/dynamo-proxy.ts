@@ -15,6 +15,8 @@ export interface CountingProxy {
    * (PutItem, UpdateItem, DeleteItem). DynamoDB bills a transactional item twice.
    */
   readonly writes: { transactional: number; single: number };
+  /** Items of TransactWriteItems (puts, updates, deletes and condition checks) by partition key. */
+  readonly transactionKeys: Map<string, number>;
   reset(): void;
   /**
    * Answers the next `n` requests with a ThrottlingException (Infinity: until set to 0); with
@@ -39,6 +41,7 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   const upstream = new URL(target);
   const counts = new Map<string, number>();
   const writes = { transactional: 0, single: 0 };
+  const transactionKeys = new Map<string, number>();
   let throttle = 0;
   let throttleOnly: ((operation: string) => boolean) | undefined;
   let indexAnswer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined;
@@ -69,7 +72,12 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
       }
       if (op === 'PutItem' || op === 'UpdateItem' || op === 'DeleteItem') writes.single++;
       if (op === 'TransactWriteItems') {
-        writes.transactional += (JSON.parse(body.toString('utf8')) as { TransactItems?: unknown[] }).TransactItems?.length ?? 0;
+        const items = (JSON.parse(body.toString('utf8')) as { TransactItems?: Record<string, { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } } }>[] }).TransactItems ?? [];
+        writes.transactional += items.length;
+        for (const action of items.flatMap((i) => Object.values(i))) {
+          const pk = (action.Key ?? action.Item)?.pk?.S;
+          if (pk !== undefined) transactionKeys.set(pk, (transactionKeys.get(pk) ?? 0) + 1);
+        }
       }
       const forward = () => {
         const fwd = request(
@@ -93,8 +101,10 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
     endpoint: `http://127.0.0.1:${port}`,
     counts,
     writes,
+    transactionKeys,
     reset: () => {
       counts.clear();
+      transactionKeys.clear();
       writes.transactional = 0;
       writes.single = 0;
     },

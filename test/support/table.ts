@@ -2,10 +2,10 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lib/storage/keys';
 
-/** A document client on the suite's DynamoDB Local, for reading what the service stored. */
-export function testDocClient(): DynamoDBDocumentClient {
+/** A document client on the suite's DynamoDB Local (or another), for reading what the service stored. */
+export function testDocClient(endpoint = process.env.TEST_DYNAMODB_ENDPOINT): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
-    endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+    endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });

@@ -6,6 +6,7 @@ import type { BulkRowRef, BulkUserWriteResult, LoginRef } from '../../storage/po
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { primaryLoginMethodOf } from './bulk-user';
+import type { LaneRoles } from './lane-roles';
 
 /**
  * What importing one bulk user came to: the user (`rowDone` when its row went in the same
@@ -157,7 +158,7 @@ function mergedMetadata(stored: JsonObject | undefined, update: JsonObject): Jso
  * identity or external id held by another user is a failure with the core's text. Plain-text
  * passwords are hashed here, with the service's own Argon2id.
  */
-export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: BulkRowRef): Promise<BulkImportOutcome> {
+export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: BulkRowRef, laneRoles?: LaneRoles): Promise<BulkImportOutcome> {
   const hashes = new Map<string, string>();
   for (const lm of bulk.loginMethods) {
     if (lm.plainTextPassword !== undefined) hashes.set(lm.superTokensUserId, await hashPassword(lm.plainTextPassword, deps.config.password.ownHash));
@@ -177,7 +178,8 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
     }
 
     const roleNames = [...new Set((bulk.userRoles ?? []).map((r) => r.role))];
-    const roleRecords = await Promise.all(roleNames.map((role) => deps.roles.getRole(role)));
+    // The worker reads roles once per invocation and checks them on the row's lane (`LaneRoles`).
+    const roleRecords = await Promise.all(roleNames.map((role) => (row && laneRoles ? laneRoles.forRow(role, row.id) : deps.roles.getRole(role))));
     if (roleRecords.some((r) => r === undefined)) return { status: 'FAILED', errors: [BULK_ERRORS.roleGone] };
     const roleOf = new Map(roleRecords.map((r) => [(r as RoleRecord).role, r as RoleRecord]));
     const roles = (bulk.userRoles ?? []).flatMap(({ role, tenantIds }) =>
@@ -207,6 +209,12 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
         // of it taken since) shows here first. Only a claim of another user's is E027.
         return (await existing(deps, bulk)).kind === 'NONE' ? { status: 'FAILED', errors: [BULK_ERRORS.accountInfoTaken] } : undefined;
       case 'ROLE_GONE':
+        // Read the roles again: a role removed fails the user (E034) there; one removed and made
+        // again (a new incarnation) is given.
+        if (laneRoles) {
+          laneRoles.forget();
+          return undefined;
+        }
         return { status: 'FAILED', errors: [BULK_ERRORS.roleGone] };
       case 'ROW_GONE':
         return { status: 'ROW_GONE' };

@@ -6,6 +6,7 @@ import { BULK_IMPORT_STATUSES } from '../../storage/model';
 import { MetricUnit, recordMetrics } from '../../log/metrics';
 import type { Deps } from '../deps';
 import { importBulkUser } from './import-user';
+import { LaneRoles } from './lane-roles';
 
 type WorkerDeps = Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'config' | 'clock'>;
 
@@ -53,12 +54,12 @@ export type RowOutcome = 'IMPORTED' | 'FAILED' | 'SKIPPED';
  * record handed over twice does nothing the second time. An internal error marks the row
  * `PROCESSING` (one attempt more) and is thrown, for the stream to hand the row over again.
  */
-export async function processRow(deps: WorkerDeps, id: string): Promise<RowOutcome> {
+export async function processRow(deps: WorkerDeps, id: string, laneRoles = new LaneRoles(deps)): Promise<RowOutcome> {
   const row = await deps.bulkImport.getRow(id);
   if (!row || row.status === 'FAILED') return 'SKIPPED';
   const ref: BulkRowRef = { id, status: row.status };
   try {
-    const outcome = await importBulkUser(deps, row.user, ref);
+    const outcome = await importBulkUser(deps, row.user, ref, laneRoles);
     if (outcome.status === 'ROW_GONE') return 'SKIPPED';
     if (outcome.status === 'FAILED') return (await deps.bulkImport.failRow(ref, outcome.errors.join(' '), deps.clock.now())) === 'OK' ? 'FAILED' : 'SKIPPED';
     if (!outcome.rowDone) await deps.bulkImport.finishRow(ref);
@@ -87,10 +88,12 @@ export async function processRecords(deps: WorkerDeps, records: readonly RowReco
   const started = Date.now();
   const failures: { itemIdentifier: string }[] = [];
   const counts: Record<RowOutcome, number> = { IMPORTED: 0, FAILED: 0, SKIPPED: 0 };
+  // Roles are read once per invocation, and checked on each lane's copy of them.
+  const laneRoles = new LaneRoles(deps);
   await inPool([...lanes.values()], LANES_IN_FLIGHT, async (lane) => {
     for (const { id, sequenceNumber } of lane) {
       try {
-        counts[await processRow(deps, id)]++;
+        counts[await processRow(deps, id, laneRoles)]++;
       } catch (err) {
         log.error('bulk row import failed', { rowId: id, ...describeError(err) });
         failures.push({ itemIdentifier: sequenceNumber });

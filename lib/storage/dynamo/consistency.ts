@@ -5,7 +5,7 @@ import type { DynamoContext } from './transact';
 import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
-import { PERMISSION_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
+import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
 import { ITEM_TYPE, itemsOfUser, userFromItems, type DerivedItem } from './user-items';
 
 /** One inconsistency found in the table. */
@@ -28,6 +28,7 @@ export interface ConsistencyProblem {
     | 'token-without-entry'
     | 'permission-without-role'
     | 'assignment-of-removed-role'
+    | 'role-lane-of-removed-role'
     | 'entry-without-token'
     | 'code-without-device'
     | 'device-without-code'
@@ -192,6 +193,12 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case PERMISSION_TYPE:
         if (!byKey.has(`${keys.role(item.role as string).pk}\u0000ROLE`)) {
           problems.push({ kind: 'permission-without-role', key: pk, detail: `a permission of removed role ${String(item.role)}` });
+        }
+        break;
+      case ROLE_LANE_TYPE:
+        // A copy of an older incarnation is replaced before the worker uses it; one of no role is left by a removal that stopped.
+        if (!byKey.has(`${keys.role(item.role as string).pk}\u0000ROLE`)) {
+          problems.push({ kind: 'role-lane-of-removed-role', key: pk, detail: `a bulk lane's copy of removed role ${String(item.role)}` });
         }
         break;
       case USER_ROLE_TYPE:

@@ -1,11 +1,11 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { inPool } from '../../pool';
 import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
-import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
+import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser, type RoleRecord } from '../model';
 import { TooManyItemsError } from '../errors';
 import type { BulkImportStore, BulkRowCursor, BulkRowRef, BulkUserWrite, BulkUserWriteResult } from '../ports';
 import { metadataCondition, metadataItem } from './dynamo-metadata-store';
-import { userRoleItem } from './dynamo-role-store';
+import { ROLE_LANE_TYPE, userRoleItem } from './dynamo-role-store';
 import { batchGetAll, ifAbsent, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 import { userChangeWrites } from './user-items';
 
@@ -213,9 +213,13 @@ export class DynamoBulkImportStore implements BulkImportStore {
       writes.push({ item: { Put: { TableName: T, Item: metadataItem(userId, metadata, (readVersion ?? 0) + 1), ...metadataCondition(readVersion) } }, onConditionFailed: { status: 'STALE' } });
     }
     const roles = new Map(write.roles.map((r) => [r.role.role, r.role]));
+    // The worker checks each role on its lane's copy (one writer per lane), the synchronous import
+    // on the role itself: no key is shared by every import of a role.
+    const lane = row ? bulkLaneOf(row.id) : undefined;
     for (const role of roles.values()) {
+      const Key = lane === undefined ? keys.role(role.role) : keys.roleLane(role.role, lane);
       writes.push({
-        item: { ConditionCheck: { TableName: T, Key: keys.role(role.role), ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } } },
+        item: { ConditionCheck: { TableName: T, Key, ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } } },
         onConditionFailed: { status: 'ROLE_GONE' },
       });
     }
@@ -225,6 +229,23 @@ export class DynamoBulkImportStore implements BulkImportStore {
     if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);
     const result = await writeAtomically(this.ctx, writes);
     return result.ok ? { status: 'OK' } : result.failed;
+  }
+
+  async ensureRoleLane(role: RoleRecord, lane: number): Promise<boolean> {
+    const [copy] = await batchGetAll(this.ctx, [keys.roleLane(role.role, lane)]);
+    if (copy?.roleUid === role.roleUid) return true;
+    // Made (or replaced, when a removal left one of an older incarnation) only while the role is this incarnation.
+    const made = await writeAtomically(this.ctx, [
+      {
+        item: { ConditionCheck: { TableName: this.ctx.tableName, Key: keys.role(role.role), ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } } },
+        onConditionFailed: 'ROLE_GONE' as const,
+      },
+      {
+        item: { Put: { TableName: this.ctx.tableName, Item: { ...keys.roleLane(role.role, lane), type: ROLE_LANE_TYPE, role: role.role, roleUid: role.roleUid, lane } } },
+        onConditionFailed: 'ROLE_GONE' as const,
+      },
+    ]);
+    return made.ok;
   }
 
   /** The row's delete, conditional on its status read, and its count on its lane's counter. */

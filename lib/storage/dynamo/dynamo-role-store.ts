@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, INDEX, keys, shardOf } from '../keys';
+import { ATTR, BULK_LANES, INDEX, keys, shardOf } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
 import { batchGetAll, deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
@@ -9,6 +9,8 @@ export const PERMISSION_TYPE = 'rolePermission';
 export const USER_ROLE_TYPE = 'userRole';
 /** The assignment counter of a user id (`keys.userRolesVersion`). */
 export const USER_ROLES_VERSION_TYPE = 'userRolesVersion';
+/** A role's copy for one lane of the bulk-import worker (`keys.roleLane`). */
+export const ROLE_LANE_TYPE = 'roleLane';
 
 /**
  * Shards of the users-of-a-role index: one role given to millions of users in a migration writes
@@ -164,6 +166,10 @@ export class DynamoRoleStore implements RoleStore {
         onConditionFailed: 'GONE' as const,
       },
     ]);
+    // Then its copies in the bulk worker's lanes: none can be made any more (making one checks the
+    // role), and an import that checked one just before this commits before the assignments below
+    // are swept, or finds it gone (E034).
+    await deleteInChunks(this.ctx, Array.from({ length: BULK_LANES }, (_, lane) => keys.roleLane(role, lane)));
     await deleteInChunks(this.ctx, (await this.permissionItems(role)).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
     for (let shard = 0; shard < ROLE_USER_SHARDS && Date.now() < deadline; shard++) {
       let startKey: Record<string, unknown> | undefined;

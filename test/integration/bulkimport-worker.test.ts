@@ -277,6 +277,31 @@ describe('the bulk-import worker after a crash or an outage', () => {
     }
   }, 300_000);
 
+  it('imports each row once when an import transaction is done but its answer is lost on the way back', async () => {
+    const proxy = await startCountingProxy(dynamo.endpoint);
+    const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
+    try {
+      const before = await userCount(api);
+      const users = Array.from({ length: 60 }, (_, i) => ({ externalUserId: `lost-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `lost-${i}@example.com` }] }));
+      // Staged while the stream is held back, so the dropped answers are the worker's.
+      proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+      await stageAll(api, users);
+      proxy.dropRepliesNext(20, (operation) => operation === 'TransactWriteItems');
+      proxy.throttleNext(0);
+      await drained(api);
+      expect(proxy.dropped.count).toBe(20);
+      expect(await count(api, 'FAILED')).toBe(0);
+      expect(await userCount(api)).toBe(before + users.length);
+      for (const { externalUserId } of users.slice(0, 5)) {
+        expect((await api.get(`/user/id?userId=${externalUserId}`)).json.user.loginMethods).toHaveLength(1);
+      }
+    } finally {
+      // Its stop checks the table: no half user, no row, counts equal to the rows.
+      await api.stop();
+      await proxy.close();
+    }
+  }, 300_000);
+
   it('hands rows over again once DynamoDB answers again (the sweeper), importing each once', async () => {
     const proxy = await startCountingProxy(dynamo.endpoint);
     const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_STREAM_MAX_RETRIES: '0', BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });

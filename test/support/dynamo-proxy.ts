@@ -5,7 +5,8 @@ import { createServer, request, type Server } from 'node:http';
  * (`X-Amz-Target`), so the benchmarks report how many DynamoDB calls each API operation makes
  * from what went over the wire, not from reading the code. It can also answer the next requests
  * with DynamoDB's `ThrottlingException`, as DynamoDB does when it sheds load, and answer Queries
- * of an index itself, to stand in for an index lagging its table (DynamoDB Local's never lag).
+ * of an index itself, to stand in for an index lagging its table (DynamoDB Local's never lag),
+ * and drop the answers of writes it passed on.
  */
 export interface CountingProxy {
   readonly endpoint: string;
@@ -29,6 +30,14 @@ export interface CountingProxy {
    * DynamoDB's JSON), instead of DynamoDB; `undefined` stops it.
    */
   answerIndexQueries(answer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined): void;
+  /**
+   * Forwards the next `n` requests whose operation `only` accepts to DynamoDB, waits for its
+   * answer, and then cuts the connection instead of passing the answer on: the write is done,
+   * the caller never hears of it (a reply lost on the network, or a Lambda killed just after the
+   * call). `dropped` counts them.
+   */
+  dropRepliesNext(n: number, only: (operation: string) => boolean): void;
+  readonly dropped: { count: number };
   total(): number;
   close(): Promise<void>;
 }
@@ -42,6 +51,9 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   const counts = new Map<string, number>();
   const writes = { transactional: 0, single: 0 };
   const transactionKeys = new Map<string, number>();
+  const dropped = { count: 0 };
+  let dropNext = 0;
+  let dropOnly: ((operation: string) => boolean) | undefined;
   let throttle = 0;
   let throttleOnly: ((operation: string) => boolean) | undefined;
   let indexAnswer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined;
@@ -79,10 +91,20 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
           if (pk !== undefined) transactionKeys.set(pk, (transactionKeys.get(pk) ?? 0) + 1);
         }
       }
+      const dropReply = dropNext > 0 && dropOnly !== undefined && dropOnly(op);
+      if (dropReply) dropNext--;
       const forward = () => {
         const fwd = request(
           { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
           (up) => {
+            if (dropReply) {
+              up.resume();
+              up.on('end', () => {
+                dropped.count++;
+                res.destroy();
+              });
+              return;
+            }
             res.writeHead(up.statusCode ?? 502, up.headers);
             up.pipe(res);
           },
@@ -115,6 +137,11 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
     answerIndexQueries: (answer) => {
       indexAnswer = answer;
     },
+    dropRepliesNext: (n, only) => {
+      dropNext = n;
+      dropOnly = only;
+    },
+    dropped,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

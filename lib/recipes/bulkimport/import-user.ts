@@ -156,7 +156,8 @@ function mergedMetadata(stored: JsonObject | undefined, update: JsonObject): Jso
  * user when it says so), external id, verified emails, metadata and roles. A user already here
  * from an earlier run of the same export is a success that changes only a replaced hash; an
  * identity or external id held by another user is a failure with the core's text. Plain-text
- * passwords are hashed here, with the service's own Argon2id.
+ * passwords are hashed here, with the service's own Argon2id. The first try writes without reading
+ * (a new user costs its one transaction); only a refused one reads what is there and tries again.
  */
 export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: BulkRowRef, laneRoles?: LaneRoles): Promise<BulkImportOutcome> {
   const hashes = new Map<string, string>();
@@ -168,13 +169,21 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
   // Metadata and roles are kept under the id the app knows the user by (SPEC §12, §14).
   const appUserId = bulk.externalUserId ?? primary.superTokensUserId;
 
-  return retryOnRace<BulkImportOutcome>('Importing the bulk user', async () => {
-    const found = await existing(deps, bulk);
-    if (found.kind === 'CONFLICT') return { status: 'FAILED', errors: [found.error] };
-    if (found.kind === 'SAME') {
-      if (!(await replaceChangedHashes(deps, found.user, bulk))) return undefined;
-      const now = await deps.users.getUser(found.user.id, 'SUPERTOKENS');
-      return now ? { status: 'OK', user: toApiUser(now), rowDone: false } : undefined;
+  /**
+   * One try. Without `readFirst` the user is taken to be new and its id free of metadata (as nearly
+   * every user of a first run is): the transaction alone, no read, and any refusal of a guard, a
+   * claim or the metadata's absence answers `READ_FIRST`, for a try that reads what is there first
+   * (the same user from an earlier run, a conflict with its text, metadata to merge into).
+   */
+  const attempt = async (readFirst: boolean): Promise<BulkImportOutcome | 'READ_FIRST' | undefined> => {
+    if (readFirst) {
+      const found = await existing(deps, bulk);
+      if (found.kind === 'CONFLICT') return { status: 'FAILED', errors: [found.error] };
+      if (found.kind === 'SAME') {
+        if (!(await replaceChangedHashes(deps, found.user, bulk))) return undefined;
+        const now = await deps.users.getUser(found.user.id, 'SUPERTOKENS');
+        return now ? { status: 'OK', user: toApiUser(now), rowDone: false } : undefined;
+      }
     }
 
     const roleNames = [...new Set((bulk.userRoles ?? []).map((r) => r.role))];
@@ -188,7 +197,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
 
     let metadata: { userId: string; metadata: JsonObject; readVersion: number | undefined } | undefined;
     if (bulk.userMetadata !== undefined) {
-      const stored = await deps.metadata.getMetadata(appUserId);
+      const stored = readFirst ? await deps.metadata.getMetadata(appUserId) : undefined;
       metadata = { userId: appUserId, metadata: mergedMetadata(stored?.metadata, bulk.userMetadata), readVersion: stored?.version };
     }
 
@@ -204,10 +213,6 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
         const imported = users.find((u) => loginMethodOf(u, primary.superTokensUserId)) as AuthUser;
         return { status: 'OK', user: toApiUser(imported), rowDone: row !== undefined };
       }
-      case 'ACCOUNT_INFO_TAKEN':
-        // Claims are written before guards: the same user imported a moment ago (or an identity
-        // of it taken since) shows here first. Only a claim of another user's is E027.
-        return (await existing(deps, bulk)).kind === 'NONE' ? { status: 'FAILED', errors: [BULK_ERRORS.accountInfoTaken] } : undefined;
       case 'ROLE_GONE':
         // Read the roles again: a role removed fails the user (E034) there; one removed and made
         // again (a new incarnation) is given.
@@ -218,9 +223,23 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
         return { status: 'FAILED', errors: [BULK_ERRORS.roleGone] };
       case 'ROW_GONE':
         return { status: 'ROW_GONE' };
+      case 'ACCOUNT_INFO_TAKEN':
+        if (!readFirst) return 'READ_FIRST';
+        // Claims are written before guards: the same user imported a moment ago (or an identity
+        // of it taken since) shows here first. Only a claim of another user's is E027.
+        return (await existing(deps, bulk)).kind === 'NONE' ? { status: 'FAILED', errors: [BULK_ERRORS.accountInfoTaken] } : undefined;
       default:
-        // An identity or the external id was taken meanwhile, or the metadata changed: read again.
-        return undefined;
+        // An identity or the external id is taken, or the metadata is there (or changed): read.
+        return readFirst ? undefined : 'READ_FIRST';
     }
+  };
+
+  let readFirst = false;
+  return retryOnRace<BulkImportOutcome>('Importing the bulk user', async () => {
+    const outcome = await attempt(readFirst);
+    if (outcome !== 'READ_FIRST') return outcome;
+    // Straight on, without the pause of a lost race: nothing was written.
+    readFirst = true;
+    return (await attempt(true)) as BulkImportOutcome | undefined;
   });
 }

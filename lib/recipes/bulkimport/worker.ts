@@ -2,7 +2,7 @@ import type { Logger } from '../../log/logger';
 import { inPool } from '../../pool';
 import { describeError } from '../../log/logger';
 import type { BulkRowRef } from '../../storage/ports';
-import { BULK_IMPORT_STATUSES } from '../../storage/model';
+import { BULK_IMPORT_STATUSES, type BulkImportRow } from '../../storage/model';
 import { MetricUnit, recordMetrics } from '../../log/metrics';
 import type { Deps } from '../deps';
 import { importBulkUser } from './import-user';
@@ -53,20 +53,34 @@ export type RowOutcome = 'IMPORTED' | 'FAILED' | 'SKIPPED';
  * the row marked `FAILED` with the core's text. A row gone or already failed is skipped, so a
  * record handed over twice does nothing the second time. An internal error marks the row
  * `PROCESSING` (one attempt more) and is thrown, for the stream to hand the row over again.
+ * `seen` is the row as the stream record showed it: it saves reading the row, and every write is
+ * conditional on the status it shows; when the row has moved since (an attempt that ended in an
+ * internal error marked it `PROCESSING`), it is read and tried again.
  */
-export async function processRow(deps: WorkerDeps, id: string, laneRoles = new LaneRoles(deps)): Promise<RowOutcome> {
-  const row = await deps.bulkImport.getRow(id);
-  if (!row || row.status === 'FAILED') return 'SKIPPED';
-  const ref: BulkRowRef = { id, status: row.status };
-  try {
-    const outcome = await importBulkUser(deps, row.user, ref, laneRoles);
-    if (outcome.status === 'ROW_GONE') return 'SKIPPED';
-    if (outcome.status === 'FAILED') return (await deps.bulkImport.failRow(ref, outcome.errors.join(' '), deps.clock.now())) === 'OK' ? 'FAILED' : 'SKIPPED';
-    if (!outcome.rowDone) await deps.bulkImport.finishRow(ref);
-    return 'IMPORTED';
-  } catch (err) {
-    await deps.bulkImport.markProcessing(ref, deps.clock.now()).catch(() => undefined);
-    throw err;
+export async function processRow(deps: WorkerDeps, id: string, laneRoles = new LaneRoles(deps), seen?: BulkImportRow): Promise<RowOutcome> {
+  let row = seen ?? (await deps.bulkImport.getRow(id));
+  for (let fresh = seen === undefined; ; fresh = true) {
+    if (!row || row.status === 'FAILED') return 'SKIPPED';
+    const ref: BulkRowRef = { id, status: row.status };
+    try {
+      const outcome = await importBulkUser(deps, row.user, ref, laneRoles);
+      if (outcome.status === 'ROW_GONE') {
+        if (fresh) return 'SKIPPED';
+        row = await deps.bulkImport.getRow(id);
+        continue;
+      }
+      if (outcome.status === 'FAILED') return (await deps.bulkImport.failRow(ref, outcome.errors.join(' '), deps.clock.now())) === 'OK' ? 'FAILED' : 'SKIPPED';
+      if (!outcome.rowDone) await deps.bulkImport.finishRow(ref);
+      return 'IMPORTED';
+    } catch (err) {
+      const marked = await deps.bulkImport.markProcessing(ref, deps.clock.now()).catch(() => undefined);
+      if (marked === 'ROW_GONE' && !fresh) {
+        // The record's status was old: count the attempt on the row as it is.
+        const now = await deps.bulkImport.getRow(id).catch(() => undefined);
+        if (now && now.status !== 'FAILED') await deps.bulkImport.markProcessing({ id, status: now.status }, deps.clock.now()).catch(() => undefined);
+      }
+      throw err;
+    }
   }
 }
 
@@ -77,13 +91,15 @@ export async function processRow(deps: WorkerDeps, id: string, laneRoles = new L
  * the stream hands it and what follows over again (rows done by then are skipped).
  */
 export async function processRecords(deps: WorkerDeps, records: readonly RowRecord[], log: Logger): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
-  const lanes = new Map<string, { id: string; sequenceNumber: string }[]>();
+  const lanes = new Map<string, { id: string; sequenceNumber: string; seen?: BulkImportRow }[]>();
   for (const record of records) {
     if (!isWorkerRecord(record)) continue;
     const pk = record.dynamodb?.Keys?.pk?.S;
     const sk = record.dynamodb?.Keys?.sk?.S;
     if (!pk || !sk?.startsWith('ROW#')) continue;
-    lanes.set(pk, [...(lanes.get(pk) ?? []), { id: sk.slice('ROW#'.length), sequenceNumber: record.dynamodb?.SequenceNumber ?? '' }]);
+    const image = record.dynamodb?.NewImage;
+    const seen = image ? deps.bulkImport.rowFromStreamImage(image) : undefined;
+    lanes.set(pk, [...(lanes.get(pk) ?? []), { id: sk.slice('ROW#'.length), sequenceNumber: record.dynamodb?.SequenceNumber ?? '', ...(seen ? { seen } : {}) }]);
   }
   const started = Date.now();
   const failures: { itemIdentifier: string }[] = [];
@@ -91,9 +107,9 @@ export async function processRecords(deps: WorkerDeps, records: readonly RowReco
   // Roles are read once per invocation, and checked on each lane's copy of them.
   const laneRoles = new LaneRoles(deps);
   await inPool([...lanes.values()], LANES_IN_FLIGHT, async (lane) => {
-    for (const { id, sequenceNumber } of lane) {
+    for (const { id, sequenceNumber, seen } of lane) {
       try {
-        counts[await processRow(deps, id, laneRoles)]++;
+        counts[await processRow(deps, id, laneRoles, seen)]++;
       } catch (err) {
         log.error('bulk row import failed', { rowId: id, ...describeError(err) });
         failures.push({ itemIdentifier: sequenceNumber });

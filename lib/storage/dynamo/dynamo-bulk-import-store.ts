@@ -64,6 +64,21 @@ export function bulkRowFromItem(item: Record<string, unknown>): BulkImportRow {
   };
 }
 
+/**
+ * A row as a stream record's new image shows it (DynamoDB's JSON: strings and numbers are all a
+ * row holds), or `undefined` when the image is not a whole row.
+ */
+export function bulkRowFromImage(image: Readonly<Record<string, { S?: string; N?: string }>>): BulkImportRow | undefined {
+  if (image.type?.S !== BULK_ROW_TYPE || image.user?.S === undefined || image.status?.S === undefined) return undefined;
+  const item: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(image)) item[name] = value.S ?? (value.N !== undefined ? Number(value.N) : undefined);
+  try {
+    return bulkRowFromItem(item);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A failed row keeps no password: it is there to be read and removed, never imported. */
 function withoutPasswords(user: BulkUser): BulkUser {
   return { ...user, loginMethods: user.loginMethods.map(({ passwordHash: _h, plainTextPassword: _p, ...lm }) => lm) };
@@ -261,6 +276,10 @@ export class DynamoBulkImportStore implements BulkImportStore {
   private async rowWrite(writes: TaggedWrite<{ status: 'ROW_GONE' }>[]): Promise<'OK' | 'ROW_GONE'> {
     const result = await writeAtomically(this.ctx, writes);
     return result.ok ? 'OK' : 'ROW_GONE';
+  }
+
+  rowFromStreamImage(image: Readonly<Record<string, { S?: string; N?: string }>>): BulkImportRow | undefined {
+    return bulkRowFromImage(image);
   }
 
   async getRow(id: string): Promise<BulkImportRow | undefined> {

@@ -64,14 +64,14 @@ export async function processRow(deps: WorkerDeps, id: string, laneRoles = new L
     const ref: BulkRowRef = { id, status: row.status };
     try {
       const outcome = await importBulkUser(deps, row.user, ref, laneRoles);
-      if (outcome.status === 'ROW_GONE') {
-        if (fresh) return 'SKIPPED';
-        row = await deps.bulkImport.getRow(id);
-        continue;
-      }
-      if (outcome.status === 'FAILED') return (await deps.bulkImport.failRow(ref, outcome.errors.join(' '), deps.clock.now())) === 'OK' ? 'FAILED' : 'SKIPPED';
-      if (!outcome.rowDone) await deps.bulkImport.finishRow(ref);
-      return 'IMPORTED';
+      // Every write below is conditional on the row's status: `ROW_GONE` from a status the stream
+      // record showed may be a row that moved since, so the row is read and tried again.
+      let done: 'OK' | 'ROW_GONE' = 'ROW_GONE';
+      if (outcome.status === 'FAILED') done = await deps.bulkImport.failRow(ref, outcome.errors.join(' '), deps.clock.now());
+      else if (outcome.status === 'OK') done = outcome.rowDone ? 'OK' : await deps.bulkImport.finishRow(ref);
+      if (done === 'OK') return outcome.status === 'FAILED' ? 'FAILED' : 'IMPORTED';
+      if (fresh) return 'SKIPPED';
+      row = await deps.bulkImport.getRow(id);
     } catch (err) {
       const marked = await deps.bulkImport.markProcessing(ref, deps.clock.now()).catch(() => undefined);
       if (marked === 'ROW_GONE' && !fresh) {

@@ -2,7 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
 import { processRecords, type RowRecord } from '../../lib/recipes/bulkimport/worker';
-import { DynamoBulkImportStore } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
+import { bulkRowFromImage, DynamoBulkImportStore } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
 import { DynamoRoleStore } from '../../lib/storage/dynamo/dynamo-role-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
@@ -16,5 +16,5 @@ const log = createLogger({ function: 'bulkimport-worker' });
  * poller invokes this very bundle with the same event.
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
-  return processRecords(await loadDeps(), event.Records as RowRecord[], log);
+  return processRecords(await loadDeps(), event.Records as RowRecord[], log, bulkRowFromImage);
 }

@@ -285,8 +285,6 @@ export interface BulkImportStore {
   ensureRoleLane(role: RoleRecord, lane: number): Promise<boolean>;
   /** A row, read consistently. */
   getRow(id: string): Promise<BulkImportRow | undefined>;
-  /** A row as a stream record's new image shows it (as it was when it changed), or `undefined` if the image is not a whole row. */
-  rowFromStreamImage(image: Readonly<Record<string, { S?: string; N?: string }>>): BulkImportRow | undefined;
   /** Deletes a row whose user is already here, with its count; `ROW_GONE` if it moved or went. */
   finishRow(row: BulkRowRef): Promise<'OK' | 'ROW_GONE'>;
   /** Marks a row `FAILED` with the reason (its passwords dropped), with its counts; `ROW_GONE` if it moved or went. */

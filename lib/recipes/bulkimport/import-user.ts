@@ -6,7 +6,7 @@ import type { BulkRowRef, BulkUserWriteResult, LoginRef } from '../../storage/po
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { primaryLoginMethodOf } from './bulk-user';
-import { LaneRoles } from './lane-roles';
+import type { LaneRoles } from './lane-roles';
 
 /**
  * What importing one bulk user came to: the user (`rowDone` when its row went in the same
@@ -159,13 +159,10 @@ function mergedMetadata(stored: JsonObject | undefined, update: JsonObject): Jso
  * passwords are hashed here, with the service's own Argon2id. The first try writes without reading
  * (a new user costs its one transaction); only a refused one reads what is there and tries again.
  */
-export async function importBulkUser(
-  deps: ImportDeps,
-  bulk: BulkUser,
-  row?: BulkRowRef,
-  // A row's import checks its roles on the row's lane (`BulkImportStore.importUser`): their copies must be made first.
-  laneRoles: LaneRoles | undefined = row ? new LaneRoles(deps) : undefined,
-): Promise<BulkImportOutcome> {
+export function importBulkUser(deps: ImportDeps, bulk: BulkUser): Promise<BulkImportOutcome>;
+/** A staged row's import checks its roles on the row's lane (`BulkImportStore.importUser`): `laneRoles` makes their copies first. */
+export function importBulkUser(deps: ImportDeps, bulk: BulkUser, row: BulkRowRef, laneRoles: LaneRoles): Promise<BulkImportOutcome>;
+export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: BulkRowRef, laneRoles?: LaneRoles): Promise<BulkImportOutcome> {
   const hashes = new Map<string, string>();
   for (const lm of bulk.loginMethods) {
     if (lm.plainTextPassword !== undefined) hashes.set(lm.superTokensUserId, await hashPassword(lm.plainTextPassword, deps.config.password.ownHash));

@@ -90,7 +90,13 @@ export async function processRow(deps: WorkerDeps, id: string, laneRoles = new L
  * internal error; that record's sequence number is reported (Lambda's batch item failures), and
  * the stream hands it and what follows over again (rows done by then are skipped).
  */
-export async function processRecords(deps: WorkerDeps, records: readonly RowRecord[], log: Logger): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
+export async function processRecords(
+  deps: WorkerDeps,
+  records: readonly RowRecord[],
+  log: Logger,
+  /** The row a record's new image shows (as it was when it changed); without it, each row is read. */
+  rowOfImage?: (image: NonNullable<NonNullable<RowRecord['dynamodb']>['NewImage']>) => BulkImportRow | undefined,
+): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const lanes = new Map<string, { id: string; sequenceNumber: string; seen?: BulkImportRow }[]>();
   for (const record of records) {
     if (!isWorkerRecord(record)) continue;
@@ -98,7 +104,7 @@ export async function processRecords(deps: WorkerDeps, records: readonly RowReco
     const sk = record.dynamodb?.Keys?.sk?.S;
     if (!pk || !sk?.startsWith('ROW#')) continue;
     const image = record.dynamodb?.NewImage;
-    const seen = image ? deps.bulkImport.rowFromStreamImage(image) : undefined;
+    const seen = image && rowOfImage ? rowOfImage(image) : undefined;
     lanes.set(pk, [...(lanes.get(pk) ?? []), { id: sk.slice('ROW#'.length), sequenceNumber: record.dynamodb?.SequenceNumber ?? '', ...(seen ? { seen } : {}) }]);
   }
   const started = Date.now();

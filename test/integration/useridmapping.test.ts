@@ -229,12 +229,18 @@ describe('bad input and scope of removing a mapping and updating its info', () =
 });
 
 describe('the external id is the user\'s id to the outside', () => {
-  it('still accepts the internal id of a mapped user, and answers with the external id (update, get, account linking)', async () => {
-    const email = uniqueEmail('int-ep');
+  /** A third-party and an email-password login method with one email, each mapped to an external id. */
+  async function mappedPair(label: string) {
+    const email = uniqueEmail(label);
     const [tp, ep] = [await al.thirdParty(email), await al.emailPassword(email)];
     const [xtp, xep] = [ext('g'), ext('pw')];
     await map(tp, xtp);
     await map(ep, xep);
+    return { email, tp, ep, xtp, xep };
+  }
+
+  it('still accepts the internal id of a mapped user, and answers with the external id (update, get, account linking)', async () => {
+    const { email, tp, ep, xtp, xep } = await mappedPair('int-ep');
     expect((await api.put('/recipe/user', { recipeUserId: ep, password: 'another password 2' })).json).toEqual({ status: 'OK' });
     expect((await al.signIn(email, 'another password 2')).json.user.id).toBe(xep);
     const got = (await api.get(`/recipe/user?userId=${encodeURIComponent(ep)}`, { rid: 'emailpassword' })).json;
@@ -300,11 +306,7 @@ describe('the external id is the user\'s id to the outside', () => {
   });
 
   it('names linked login methods and primary users by their external ids, in answers and in account-linking calls', async () => {
-    const email = uniqueEmail('ext-linked');
-    const [tp, ep] = [await al.thirdParty(email), await al.emailPassword(email)];
-    const [xtp, xep] = [ext('g'), ext('pw')];
-    await map(tp, xtp);
-    await map(ep, xep);
+    const { email, tp, ep, xtp, xep } = await mappedPair('ext-linked');
     expect((await al.createPrimary(xtp)).json.user.id).toBe(xtp);
     const linked = (await al.link(xep, xtp)).json;
     expect([linked.status, linked.user.id, linked.user.loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId)]).toEqual(['OK', xtp, [xtp, xep]]);

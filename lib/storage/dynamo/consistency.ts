@@ -107,6 +107,8 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
 
   const problems: ConsistencyProblem[] = [];
   const byKey = new Map(items.map((i) => [`${i.pk as string}\u0000${i.sk as string}`, i]));
+  /** The stored item of the role an item names. */
+  const roleItemOf = (item: Record<string, unknown>) => byKey.get(`${keys.role(item.role as string).pk}\u0000ROLE`);
   const byPk = new Map<string, Record<string, unknown>[]>();
   for (const item of items) {
     const pk = item.pk as string;
@@ -191,18 +193,18 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case USER_ROLES_VERSION_TYPE:
         break;
       case PERMISSION_TYPE:
-        if (!byKey.has(`${keys.role(item.role as string).pk}\u0000ROLE`)) {
+        if (!roleItemOf(item)) {
           problems.push({ kind: 'permission-without-role', key: pk, detail: `a permission of removed role ${String(item.role)}` });
         }
         break;
       case ROLE_LANE_TYPE:
         // A copy of an older incarnation is replaced before the worker uses it; one of no role is left by a removal that stopped.
-        if (!byKey.has(`${keys.role(item.role as string).pk}\u0000ROLE`)) {
+        if (!roleItemOf(item)) {
           problems.push({ kind: 'role-lane-of-removed-role', key: pk, detail: `a bulk lane's copy of removed role ${String(item.role)}` });
         }
         break;
       case USER_ROLE_TYPE:
-        if (byKey.get(`${keys.role(item.role as string).pk}\u0000ROLE`)?.roleUid !== item.roleUid) {
+        if (roleItemOf(item)?.roleUid !== item.roleUid) {
           problems.push({ kind: 'assignment-of-removed-role', key: pk, detail: `an assignment of removed role ${String(item.role)}` });
         }
         break;

@@ -5,7 +5,7 @@ import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type B
 import { TooManyItemsError } from '../errors';
 import type { BulkImportStore, BulkRowCursor, BulkRowRef, BulkUserWrite, BulkUserWriteResult } from '../ports';
 import { metadataCondition, metadataItem } from './dynamo-metadata-store';
-import { ROLE_LANE_TYPE, userRoleItem } from './dynamo-role-store';
+import { ROLE_LANE_TYPE, roleIsCurrent, userRoleItem } from './dynamo-role-store';
 import { batchGetAll, ifAbsent, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 import { userChangeWrites } from './user-items';
 
@@ -232,11 +232,7 @@ export class DynamoBulkImportStore implements BulkImportStore {
     // on the role itself: no key is shared by every import of a role.
     const lane = row ? bulkLaneOf(row.id) : undefined;
     for (const role of roles.values()) {
-      const Key = lane === undefined ? keys.role(role.role) : keys.roleLane(role.role, lane);
-      writes.push({
-        item: { ConditionCheck: { TableName: T, Key, ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } } },
-        onConditionFailed: { status: 'ROLE_GONE' },
-      });
+      writes.push(roleIsCurrent(this.ctx, role, { status: 'ROLE_GONE' } as const, lane === undefined ? undefined : keys.roleLane(role.role, lane)));
     }
     for (const { tenantId, userId, role } of write.roles) {
       writes.push({ item: { Put: { TableName: T, Item: userRoleItem(tenantId, userId, role) } }, onConditionFailed: { status: 'STALE' } });
@@ -251,10 +247,7 @@ export class DynamoBulkImportStore implements BulkImportStore {
     if (copy?.roleUid === role.roleUid) return true;
     // Made (or replaced, when a removal left one of an older incarnation) only while the role is this incarnation.
     const made = await writeAtomically(this.ctx, [
-      {
-        item: { ConditionCheck: { TableName: this.ctx.tableName, Key: keys.role(role.role), ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } } },
-        onConditionFailed: 'ROLE_GONE' as const,
-      },
+      roleIsCurrent(this.ctx, role, 'ROLE_GONE' as const),
       {
         item: { Put: { TableName: this.ctx.tableName, Item: { ...keys.roleLane(role.role, lane), type: ROLE_LANE_TYPE, role: role.role, roleUid: role.roleUid, lane } } },
         onConditionFailed: 'ROLE_GONE' as const,
@@ -276,10 +269,6 @@ export class DynamoBulkImportStore implements BulkImportStore {
   private async rowWrite(writes: TaggedWrite<{ status: 'ROW_GONE' }>[]): Promise<'OK' | 'ROW_GONE'> {
     const result = await writeAtomically(this.ctx, writes);
     return result.ok ? 'OK' : 'ROW_GONE';
-  }
-
-  rowFromStreamImage(image: Readonly<Record<string, { S?: string; N?: string }>>): BulkImportRow | undefined {
-    return bulkRowFromImage(image);
   }
 
   async getRow(id: string): Promise<BulkImportRow | undefined> {

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, BULK_LANES, INDEX, keys, shardOf } from '../keys';
+import { ATTR, BULK_LANES, INDEX, keys, shardOf, type Key } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
 import { batchGetAll, deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
@@ -32,6 +32,17 @@ export function userRoleItem(tenantId: string, userId: string, role: RoleRecord)
     roleUid: role.roleUid,
     [ATTR.gsi2pk]: keys.usersWithRole(role.role, roleUserShard(userId)),
     [ATTR.gsi2sk]: `${tenantId}#${encodeURIComponent(userId)}`,
+  };
+}
+
+/**
+ * A check, inside a transaction, that a role is still this incarnation: on the role's own item, or
+ * on another item holding its `roleUid` (`key`: a bulk worker lane's copy, `keys.roleLane`).
+ */
+export function roleIsCurrent<T>(ctx: DynamoContext, role: RoleRecord, onConditionFailed: T, key: Key = keys.role(role.role)): TaggedWrite<T> {
+  return {
+    item: { ConditionCheck: { TableName: ctx.tableName, Key: key, ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } } },
+    onConditionFailed,
   };
 }
 
@@ -72,21 +83,6 @@ export class DynamoRoleStore implements RoleStore {
     return result.ok;
   }
 
-  /** A check, inside a transaction, that the role is still this incarnation. */
-  private roleIsCurrent(role: RoleRecord): TaggedWrite<'ROLE_GONE'> {
-    return {
-      item: {
-        ConditionCheck: {
-          TableName: this.ctx.tableName,
-          Key: keys.role(role.role),
-          ConditionExpression: 'roleUid = :uid',
-          ExpressionAttributeValues: { ':uid': role.roleUid },
-        },
-      },
-      onConditionFailed: 'ROLE_GONE',
-    };
-  }
-
   async addPermissions(role: RoleRecord, permissions: readonly string[]): Promise<'OK' | 'ROLE_GONE'> {
     const unique = [...new Set(permissions)];
     const room = MAX_TRANSACTION_ITEMS - 1;
@@ -107,7 +103,7 @@ export class DynamoRoleStore implements RoleStore {
         },
         onConditionFailed: 'ROLE_GONE',
       }));
-      const result = await writeAtomically(this.ctx, [this.roleIsCurrent(role), ...puts]);
+      const result = await writeAtomically(this.ctx, [roleIsCurrent(this.ctx, role, 'ROLE_GONE' as const), ...puts]);
       if (!result.ok) return result.failed;
     }
     return 'OK';
@@ -200,7 +196,7 @@ export class DynamoRoleStore implements RoleStore {
    */
   async assignRole(tenantId: string, userId: string, role: RoleRecord): Promise<'OK' | 'ALREADY' | 'ROLE_GONE'> {
     const result = await writeAtomically<'ALREADY' | 'ROLE_GONE'>(this.ctx, [
-      this.roleIsCurrent(role),
+      roleIsCurrent(this.ctx, role, 'ROLE_GONE' as const),
       {
         item: {
           Update: {

@@ -214,20 +214,8 @@ export class DynamoUserStore implements UserStore {
     const ownsInternal = internalIdsOf(before).has(id);
     const ownsExternal = externalIdsOf(before).has(id);
     const [partitionItem, guard, roleItems] = await Promise.all([
-      ownsInternal
-        ? undefined
-        : this.ctx.doc
-            .send(
-              new QueryCommand({
-                TableName: this.ctx.tableName,
-                KeyConditionExpression: 'pk = :pk',
-                ExpressionAttributeValues: { ':pk': keys.userPartition(id) },
-                ProjectionExpression: 'pk, sk',
-                Limit: 1,
-                ConsistentRead: true,
-              }),
-            )
-            .then((out) => out.Items?.[0]),
+      // Any item of another user's partition holds the id (a user's partition is a few items).
+      ownsInternal ? undefined : this.readPartition(id).then((items) => items[0]),
       ownsExternal ? undefined : this.guard(keys.externalIdGuard(id)),
       queryAll(this.ctx, {
         KeyConditionExpression: 'pk = :pk',

@@ -2,8 +2,9 @@ import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
 import { recordRowsLeft, STALE_AFTER_MS, sweepRows } from '../../lib/recipes/bulkimport/worker';
 import { DynamoBulkImportStore } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
+import { DynamoBulkWorkerStore } from '../../lib/storage/dynamo/dynamo-bulk-worker-store';
 
-const loadDeps = createRuntimeDeps({ bulkImport: DynamoBulkImportStore });
+const loadDeps = createRuntimeDeps({ bulkImport: DynamoBulkImportStore, bulkWorker: DynamoBulkWorkerStore });
 const log = createLogger({ function: 'bulkimport-sweeper' });
 
 /** Runs on a schedule: hands rows a crash left `NEW` or `PROCESSING` to the worker again (SPEC §15). */

@@ -2,12 +2,14 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
 import { processRecords, type RowRecord } from '../../lib/recipes/bulkimport/worker';
-import { bulkRowFromImage, DynamoBulkImportStore } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
+import { bulkRowFromImage } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
+import { DynamoBulkUserImportStore } from '../../lib/storage/dynamo/dynamo-bulk-user-import-store';
+import { DynamoBulkWorkerStore } from '../../lib/storage/dynamo/dynamo-bulk-worker-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
 import { DynamoRoleStore } from '../../lib/storage/dynamo/dynamo-role-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
-const loadDeps = createRuntimeDeps({ users: DynamoUserStore, bulkImport: DynamoBulkImportStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore });
+const loadDeps = createRuntimeDeps({ users: DynamoUserStore, bulkUserImport: DynamoBulkUserImportStore, bulkWorker: DynamoBulkWorkerStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore });
 const log = createLogger({ function: 'bulkimport-worker' });
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config/config';
-import type { BulkImportStore, EmailVerificationStore, MetadataStore, PasswordlessStore, RoleStore, TenantStore, UserStore } from '../storage/ports';
+import type { BulkImportStore, BulkUserImportStore, BulkWorkerStore, EmailVerificationStore, MetadataStore, PasswordlessStore, RoleStore, TenantStore, UserStore } from '../storage/ports';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {
@@ -24,6 +24,8 @@ export interface Deps {
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly bulkImport: BulkImportStore;
+  readonly bulkUserImport: BulkUserImportStore;
+  readonly bulkWorker: BulkWorkerStore;
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly config: Config;

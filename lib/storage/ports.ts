@@ -271,13 +271,32 @@ export interface BulkImportStore {
   countRowsByStatus(): Promise<Record<BulkImportStatus, number>>;
   /** Removes rows in any status; the ids removed, and those that named no row. */
   removeRows(ids: readonly string[]): Promise<{ deleted: string[]; invalid: string[] }>;
+}
+
+/**
+ * Importing one bulk user (SPEC §15): `POST /bulk-import/import` and the worker. A port of its own
+ * (not a method of `BulkImportStore`) so that a function bundles only the store code it runs:
+ * esbuild keeps every method of a class it keeps, and the synchronous import runs none of the
+ * rows' or the worker's.
+ */
+export interface BulkUserImportStore {
   /**
    * Writes one imported bulk user in one transaction: its new users with all their items (as
    * `UserStore.writeUsers` from nothing), its metadata and its role assignments. `ROLE_GONE` when
-   * a role is no longer the incarnation read (for a row: on its lane's copy, see `ensureRoleLane`);
-   * `STALE` when the metadata changed since read.
+   * a role is no longer the incarnation read (for a row: on its lane's copy, see
+   * `BulkWorkerStore.ensureRoleLane`); `STALE` when the metadata changed since read. With a row,
+   * the same transaction deletes the row and counts it (`ROW_GONE` if it moved or went).
    */
   importUser(write: BulkUserWrite, row?: BulkRowRef): Promise<BulkUserWriteResult>;
+}
+
+/**
+ * What only the worker and the sweeper do to staged rows (see `BulkImportStore` for the rows and
+ * their counters): every write is conditional on the status read, and counts on the row's lane's
+ * counter. A port of its own so that the bulk API's functions and the synchronous import, which
+ * run none of it, do not bundle it.
+ */
+export interface BulkWorkerStore {
   /**
    * Makes sure the lane's copy of a role (which the worker's imports of that lane check instead of
    * the role itself) is this incarnation; `false` when the role is no longer it.
@@ -300,7 +319,7 @@ export interface BulkImportStore {
 /**
  * A row the worker is handling, as it read it: its id (which carries its lane) and status. Every
  * write of the worker is conditional on the row still being in that status, and counts on the
- * lane's counter (see `BulkImportStore`).
+ * lane's counter (see `BulkImportStore`, `BulkWorkerStore`).
  */
 export interface BulkRowRef {
   readonly id: string;
@@ -320,6 +339,8 @@ export type BulkUserWriteResult = UserWriteResult | { readonly status: 'ROLE_GON
 /** Every storage port a recipe may need. */
 export interface Stores {
   readonly bulkImport: BulkImportStore;
+  readonly bulkUserImport: BulkUserImportStore;
+  readonly bulkWorker: BulkWorkerStore;
   readonly roles: RoleStore;
   readonly users: UserStore;
   readonly metadata: MetadataStore;

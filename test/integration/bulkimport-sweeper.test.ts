@@ -21,7 +21,7 @@ const client = new DynamoDBClient({
 });
 const tableName = `test-sweeper-${randomUUID().slice(0, 8)}`;
 const stores = createDynamoStores(createDynamoContext(tableName, client));
-const { bulkImport } = stores;
+const { bulkImport, bulkWorker } = stores;
 const STAGED_AT = 1_700_000_000_000;
 
 function row(email: string): BulkImportRow {
@@ -43,19 +43,19 @@ describe('the bulk-import sweeper', () => {
     const retried = row('retried@example.com');
     await bulkImport.stageRows([given, retried]);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      expect(await bulkImport.markProcessing({ id: given.user.id, status: attempt === 1 ? 'NEW' : 'PROCESSING' }, STAGED_AT + attempt)).toBe('OK');
+      expect(await bulkWorker.markProcessing({ id: given.user.id, status: attempt === 1 ? 'NEW' : 'PROCESSING' }, STAGED_AT + attempt)).toBe('OK');
     }
-    expect(await bulkImport.markProcessing({ id: retried.user.id, status: 'NEW' }, STAGED_AT + 1)).toBe('OK');
+    expect(await bulkWorker.markProcessing({ id: retried.user.id, status: 'NEW' }, STAGED_AT + 1)).toBe('OK');
 
     const later = STAGED_AT + 60_000;
-    expect(await sweepRows({ bulkImport, clock: { now: () => later } }, 30_000)).toEqual({ redriven: 1, failed: 1 });
+    expect(await sweepRows({ bulkWorker, clock: { now: () => later } }, 30_000)).toEqual({ redriven: 1, failed: 1 });
 
-    const failed = await bulkImport.getRow(given.user.id);
+    const failed = await bulkWorker.getRow(given.user.id);
     expect([failed?.status, failed?.errorMessage]).toEqual([
       'FAILED',
       `The import of this user ended in an internal error ${MAX_ATTEMPTS} times: see the worker's log for the row id, then stage the user again.`,
     ]);
-    const redriven = await bulkImport.getRow(retried.user.id);
+    const redriven = await bulkWorker.getRow(retried.user.id);
     expect([redriven?.status, redriven?.errorMessage, redriven?.attempts]).toEqual(['PROCESSING', undefined, 1]);
     expect(await bulkImport.countRows('FAILED')).toBe(1);
   });
@@ -83,17 +83,17 @@ describe('the bulk-import worker on a stream record older than its row', () => {
     const roleless = row('roleless@example.com');
     const noRole: BulkImportRow = { ...roleless, user: { ...roleless.user, userRoles: [{ role: 'never-made', tenantIds: ['public'] }] } };
     await bulkImport.stageRows([moved, conflicting, noRole]);
-    for (const r of [moved, conflicting, noRole]) expect(await bulkImport.markProcessing({ id: r.user.id, status: 'NEW' }, STAGED_AT + 1)).toBe('OK');
+    for (const r of [moved, conflicting, noRole]) expect(await bulkWorker.markProcessing({ id: r.user.id, status: 'NEW' }, STAGED_AT + 1)).toBe('OK');
     const before = await bulkImport.countRowsByStatus();
 
     // In order, as one lane would see them if both were in it: the first imports, the second finds its email taken.
     for (const r of [moved, conflicting, noRole]) expect(await processRecords(deps, [insertRecord(r)], silent, bulkRowFromImage)).toEqual({ batchItemFailures: [] });
 
-    expect(await bulkImport.getRow(moved.user.id)).toBeUndefined();
+    expect(await bulkWorker.getRow(moved.user.id)).toBeUndefined();
     expect((await stores.users.getUser(moved.user.id))?.loginMethods.map((lm) => lm.email)).toEqual(['moved@example.com']);
-    const failed = await bulkImport.getRow(conflicting.user.id);
+    const failed = await bulkWorker.getRow(conflicting.user.id);
     expect([failed?.status, failed?.errorMessage]).toEqual(['FAILED', 'E006: A user with email moved@example.com already exists in passwordless loginMethod.']);
-    const gone = await bulkImport.getRow(noRole.user.id);
+    const gone = await bulkWorker.getRow(noRole.user.id);
     expect([gone?.status, gone?.errorMessage]).toEqual(['FAILED', 'E034: Role does not exist! You need to pre-create the role before assigning it to the user.']);
     const after = await bulkImport.countRowsByStatus();
     expect([after.PROCESSING, after.FAILED]).toEqual([before.PROCESSING - 3, before.FAILED + 2]);

@@ -17,7 +17,7 @@ export type BulkImportOutcome =
   | { readonly status: 'FAILED'; readonly errors: string[] }
   | { readonly status: 'ROW_GONE' };
 
-type ImportDeps = Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'config' | 'clock'>;
+type ImportDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'metadata' | 'roles' | 'config' | 'clock'>;
 
 /** The core's failure texts (`E0nn: …`), by what was taken. */
 export const BULK_ERRORS = {
@@ -160,7 +160,7 @@ function mergedMetadata(stored: JsonObject | undefined, update: JsonObject): Jso
  * (a new user costs its one transaction); only a refused one reads what is there and tries again.
  */
 export function importBulkUser(deps: ImportDeps, bulk: BulkUser): Promise<BulkImportOutcome>;
-/** A staged row's import checks its roles on the row's lane (`BulkImportStore.importUser`): `laneRoles` makes their copies first. */
+/** A staged row's import checks its roles on the row's lane (`BulkUserImportStore.importUser`): `laneRoles` makes their copies first. */
 export function importBulkUser(deps: ImportDeps, bulk: BulkUser, row: BulkRowRef, laneRoles: LaneRoles): Promise<BulkImportOutcome>;
 export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: BulkRowRef, laneRoles?: LaneRoles): Promise<BulkImportOutcome> {
   const hashes = new Map<string, string>();
@@ -206,7 +206,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
 
     let result: BulkUserWriteResult;
     try {
-      result = await deps.bulkImport.importUser({ users, roles, ...(metadata ? { metadata } : {}) }, row);
+      result = await deps.bulkUserImport.importUser({ users, roles, ...(metadata ? { metadata } : {}) }, row);
     } catch (err) {
       if (err instanceof TooManyItemsError) return { status: 'FAILED', errors: [err.message] };
       throw err;

@@ -15,7 +15,7 @@ function once<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promis
 
 /**
  * The roles one worker invocation gives (SPEC §15: `userRoles` of bulk users), read once per
- * invocation and checked on their lanes' copies (`BulkImportStore.ensureRoleLane`). A role given
+ * invocation and checked on their lanes' copies (`BulkWorkerStore.ensureRoleLane`). A role given
  * to every user of a migration is then read about once per invocation rather than once per user,
  * and no import transaction touches the role's own item: it would be one key written by every
  * import at once (a partition takes 1,000 write units per second, and transactions on one item
@@ -25,7 +25,7 @@ export class LaneRoles {
   private readonly current = new Map<string, Promise<RoleRecord | undefined>>();
   private readonly ready = new Map<string, Promise<boolean>>();
 
-  constructor(private readonly deps: Pick<Deps, 'roles' | 'bulkImport'>) {}
+  constructor(private readonly deps: Pick<Deps, 'roles' | 'bulkWorker'>) {}
 
   /**
    * The current incarnation of `role`, with its copy in the lane of row `rowId` made; `undefined`
@@ -37,7 +37,7 @@ export class LaneRoles {
     for (let attempt = 0; attempt < 2; attempt++) {
       const record = await once(this.current, role, () => this.deps.roles.getRole(role));
       if (!record) return undefined;
-      if (await once(this.ready, readyKey, () => this.deps.bulkImport.ensureRoleLane(record, lane))) return record;
+      if (await once(this.ready, readyKey, () => this.deps.bulkWorker.ensureRoleLane(record, lane))) return record;
       // The role changed since it was read (removed, or removed and made again): read it again.
       this.current.delete(role);
       this.ready.delete(readyKey);

@@ -8,7 +8,7 @@ import type { Deps } from '../deps';
 import { importBulkUser } from './import-user';
 import { LaneRoles } from './lane-roles';
 
-type WorkerDeps = Pick<Deps, 'users' | 'bulkImport' | 'metadata' | 'roles' | 'config' | 'clock'>;
+type WorkerDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'bulkWorker' | 'metadata' | 'roles' | 'config' | 'clock'>;
 
 /** Lanes one invocation works on at once (each lane's rows one after another). */
 export const LANES_IN_FLIGHT = 16;
@@ -58,7 +58,7 @@ export type RowOutcome = 'IMPORTED' | 'FAILED' | 'SKIPPED';
  * internal error marked it `PROCESSING`), it is read and tried again.
  */
 export async function processRow(deps: WorkerDeps, id: string, laneRoles = new LaneRoles(deps), seen?: BulkImportRow): Promise<RowOutcome> {
-  let row = seen ?? (await deps.bulkImport.getRow(id));
+  let row = seen ?? (await deps.bulkWorker.getRow(id));
   for (let fresh = seen === undefined; ; fresh = true) {
     if (!row || row.status === 'FAILED') return 'SKIPPED';
     const ref: BulkRowRef = { id, status: row.status };
@@ -67,17 +67,17 @@ export async function processRow(deps: WorkerDeps, id: string, laneRoles = new L
       // Every write below is conditional on the row's status: `ROW_GONE` from a status the stream
       // record showed may be a row that moved since, so the row is read and tried again.
       let done: 'OK' | 'ROW_GONE' = 'ROW_GONE';
-      if (outcome.status === 'FAILED') done = await deps.bulkImport.failRow(ref, outcome.errors.join(' '), deps.clock.now());
-      else if (outcome.status === 'OK') done = outcome.rowDone ? 'OK' : await deps.bulkImport.finishRow(ref);
+      if (outcome.status === 'FAILED') done = await deps.bulkWorker.failRow(ref, outcome.errors.join(' '), deps.clock.now());
+      else if (outcome.status === 'OK') done = outcome.rowDone ? 'OK' : await deps.bulkWorker.finishRow(ref);
       if (done === 'OK') return outcome.status === 'FAILED' ? 'FAILED' : 'IMPORTED';
       if (fresh) return 'SKIPPED';
-      row = await deps.bulkImport.getRow(id);
+      row = await deps.bulkWorker.getRow(id);
     } catch (err) {
-      const marked = await deps.bulkImport.markProcessing(ref, deps.clock.now()).catch(() => undefined);
+      const marked = await deps.bulkWorker.markProcessing(ref, deps.clock.now()).catch(() => undefined);
       if (marked === 'ROW_GONE' && !fresh) {
         // The record's status was old: count the attempt on the row as it is.
-        const now = await deps.bulkImport.getRow(id).catch(() => undefined);
-        if (now && now.status !== 'FAILED') await deps.bulkImport.markProcessing({ id, status: now.status }, deps.clock.now()).catch(() => undefined);
+        const now = await deps.bulkWorker.getRow(id).catch(() => undefined);
+        if (now && now.status !== 'FAILED') await deps.bulkWorker.markProcessing({ id, status: now.status }, deps.clock.now()).catch(() => undefined);
       }
       throw err;
     }
@@ -151,16 +151,16 @@ export async function recordRowsLeft(deps: Pick<Deps, 'bulkImport'>): Promise<vo
  * minutes): rows unchanged for `STALE_AFTER_MS` are handed to the worker again, and a row that
  * already ended in an internal error `MAX_ATTEMPTS` times is failed with a sentence saying so.
  */
-export async function sweepRows(deps: Pick<Deps, 'bulkImport' | 'clock'>, staleAfterMs = STALE_AFTER_MS): Promise<{ redriven: number; failed: number }> {
+export async function sweepRows(deps: Pick<Deps, 'bulkWorker' | 'clock'>, staleAfterMs = STALE_AFTER_MS): Promise<{ redriven: number; failed: number }> {
   const now = deps.clock.now();
   let redriven = 0;
   let failed = 0;
-  for (const row of await deps.bulkImport.staleRows(now - staleAfterMs, SWEEP_LIMIT)) {
+  for (const row of await deps.bulkWorker.staleRows(now - staleAfterMs, SWEEP_LIMIT)) {
     const ref: BulkRowRef = { id: row.user.id, status: row.status };
     if ((row.attempts ?? 0) >= MAX_ATTEMPTS) {
       const text = `The import of this user ended in an internal error ${row.attempts} times: see the worker's log for the row id, then stage the user again.`;
-      if ((await deps.bulkImport.failRow(ref, text, now)) === 'OK') failed++;
-    } else if ((await deps.bulkImport.redrive(ref, now)) === 'OK') {
+      if ((await deps.bulkWorker.failRow(ref, text, now)) === 'OK') failed++;
+    } else if ((await deps.bulkWorker.redrive(ref, now)) === 'OK') {
       redriven++;
     }
   }

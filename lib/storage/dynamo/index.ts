@@ -1,5 +1,7 @@
 import type { Stores } from '../ports';
 import { DynamoBulkImportStore } from './dynamo-bulk-import-store';
+import { DynamoBulkUserImportStore } from './dynamo-bulk-user-import-store';
+import { DynamoBulkWorkerStore } from './dynamo-bulk-worker-store';
 import { DynamoEmailVerificationStore } from './dynamo-email-verification-store';
 import { DynamoMetadataStore } from './dynamo-metadata-store';
 import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
@@ -20,5 +22,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     passwordless: new DynamoPasswordlessStore(ctx),
     tenants: new DynamoTenantStore(ctx),
     bulkImport: new DynamoBulkImportStore(ctx),
+    bulkUserImport: new DynamoBulkUserImportStore(ctx),
+    bulkWorker: new DynamoBulkWorkerStore(ctx),
   };
 }

@@ -1,0 +1,40 @@
+import { bulkLaneOf, keys } from '../keys';
+import { TooManyItemsError } from '../errors';
+import type { BulkRowRef, BulkUserImportStore, BulkUserWrite, BulkUserWriteResult } from '../ports';
+import { rowDone } from './dynamo-bulk-worker-store';
+import { metadataCondition, metadataItem } from './dynamo-metadata-store';
+import { roleIsCurrent, userRoleItem } from './dynamo-role-store';
+import { MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { userChangeWrites } from './user-items';
+
+/**
+ * Importing one bulk user (see `BulkUserImportStore`): `POST /bulk-import/import` and the worker.
+ * A class of its own, apart from the rows (`DynamoBulkImportStore`) and the worker's row writes
+ * (`DynamoBulkWorkerStore`), so that the synchronous import bundles this method and none of theirs
+ * (esbuild keeps every method of a class it keeps).
+ */
+export class DynamoBulkUserImportStore implements BulkUserImportStore {
+  constructor(private readonly ctx: DynamoContext) {}
+
+  async importUser(write: BulkUserWrite, row?: BulkRowRef): Promise<BulkUserWriteResult> {
+    const T = this.ctx.tableName;
+    const writes: TaggedWrite<BulkUserWriteResult>[] = [...(row ? rowDone(this.ctx, row) : []), ...userChangeWrites(this.ctx, [], write.users)];
+    if (write.metadata) {
+      const { userId, metadata, readVersion } = write.metadata;
+      writes.push({ item: { Put: { TableName: T, Item: metadataItem(userId, metadata, (readVersion ?? 0) + 1), ...metadataCondition(readVersion) } }, onConditionFailed: { status: 'STALE' } });
+    }
+    const roles = new Map(write.roles.map((r) => [r.role.role, r.role]));
+    // The worker checks each role on its lane's copy (one writer per lane), the synchronous import
+    // on the role itself: no key is shared by every import of a role.
+    const lane = row ? bulkLaneOf(row.id) : undefined;
+    for (const role of roles.values()) {
+      writes.push(roleIsCurrent(this.ctx, role, { status: 'ROLE_GONE' } as const, lane === undefined ? undefined : keys.roleLane(role.role, lane)));
+    }
+    for (const { tenantId, userId, role } of write.roles) {
+      writes.push({ item: { Put: { TableName: T, Item: userRoleItem(tenantId, userId, role) } }, onConditionFailed: { status: 'STALE' } });
+    }
+    if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);
+    const result = await writeAtomically(this.ctx, writes);
+    return result.ok ? { status: 'OK' } : result.failed;
+  }
+}

@@ -5,6 +5,7 @@ import { createDynamoContext } from '../lib/storage/dynamo';
 import { indexPhoneNumbers, upgradeStorage } from '../lib/storage/dynamo/upgrade';
 import { ensureTable } from './create-table';
 import { createLocalServer } from './server';
+import { WORKER_PARALLELIZATION } from '../lib/recipes/bulkimport/worker';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
 
 /** How often `npm start` runs the sweeper bundle (in AWS: every 5 minutes, by a schedule). */
@@ -22,7 +23,14 @@ function startBulkWorker(bundleDir: string, tableName: string): { stop(): Promis
   const sweeper = (require(join(bundleDir, 'bulkimport-sweeper', 'index.js')) as { handler: () => Promise<unknown> }).handler;
   const log = (message: string) => process.stderr.write(`${message}\n`);
   const retries = Number(process.env.BULK_STREAM_MAX_RETRIES ?? 3);
-  const poller = startStreamPoller({ tableName, handler: worker, log, maxRetries: Number.isSafeInteger(retries) && retries >= 0 ? retries : 3 });
+  const parallelization = Number(process.env.BULK_STREAM_PARALLELIZATION ?? WORKER_PARALLELIZATION);
+  const poller = startStreamPoller({
+    tableName,
+    handler: worker,
+    log,
+    maxRetries: Number.isSafeInteger(retries) && retries >= 0 ? retries : 3,
+    parallelization: Number.isSafeInteger(parallelization) && parallelization >= 1 && parallelization <= 10 ? parallelization : WORKER_PARALLELIZATION,
+  });
   const timer = setInterval(() => void sweeper().catch((err: unknown) => log(`bulk sweeper: ${err instanceof Error ? err.message : String(err)}`)), LOCAL_SWEEP_MS);
   timer.unref();
   return {

@@ -9,15 +9,12 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WORKER_FILTER_PATTERNS } from '../../lib/recipes/bulkimport/worker';
+import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS, WORKER_PARALLELIZATION } from '../../lib/recipes/bulkimport/worker';
 import { backgroundFunction } from '../routes';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
-/** Records per worker invocation, and how long the mapping gathers them (SPEC §15: within seconds). */
-export const WORKER_BATCH_SIZE = 100;
+/** How long the mapping gathers records for a batch (SPEC §15: within seconds). */
 export const WORKER_BATCHING_WINDOW_SECONDS = 1;
-/** Concurrent batches per stream shard; records of one partition key (one lane) stay in order. */
-export const WORKER_PARALLELIZATION = 10;
 /** A failing batch is retried (halved each time) this often before it goes to the dead-letter queue. */
 export const WORKER_RETRY_ATTEMPTS = 3;
 /** A batch of 100 rows with plain-text passwords to hash, and retries of lost races, fit easily. */

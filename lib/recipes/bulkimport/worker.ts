@@ -12,6 +12,13 @@ type WorkerDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'bulkWorker' | 'metada
 
 /** Lanes one invocation works on at once (each lane's rows one after another). */
 export const LANES_IN_FLIGHT = 16;
+/**
+ * The event source mapping's records per invocation, and its concurrent batches per stream shard
+ * (records of one partition key, one lane, stay in order): the stack sets these, and `npm start`'s
+ * stream poller does the same with DynamoDB Local's stream.
+ */
+export const WORKER_BATCH_SIZE = 100;
+export const WORKER_PARALLELIZATION = 10;
 /** A row whose import ended in an internal error this often is failed by the sweeper. */
 export const MAX_ATTEMPTS = 3;
 /** A row `NEW` or `PROCESSING` unchanged this long is handed to the worker again by the sweeper. */

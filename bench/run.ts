@@ -23,7 +23,7 @@ import { keys } from '../lib/storage/keys';
 import { startApi, TEST_API_KEY, type TestApi } from '../test/support/api';
 import { VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../test/fixtures/password-vectors';
 import { startCountingProxy } from '../test/support/dynamo-proxy';
-import { percentile, round, runPool, table, timed } from './stats';
+import { cpuMsOf, ownCpuMs, percentile, round, runPool, table, timed } from './stats';
 import { mixedUser } from '../test/support/bulk-users';
 import { configFromEnv } from '../lib/config/config';
 import { cryptoRandom, systemClock, type Deps } from '../lib/recipes/deps';
@@ -552,6 +552,21 @@ async function coldStart(endpoint: string): Promise<void> {
 }
 
 /**
+ * Waits until no bulk row is `NEW` or `PROCESSING`. Each count reads the 288 counter items on the
+ * DynamoDB Local the worker writes to, on the same two cores: asked ten times a second throughout
+ * (as this did at first), the counts took CPU from the very import they timed. So once a second
+ * while many rows are left, ten times a second for the last few hundred (the time is exact to
+ * about 0.1 s either way).
+ */
+async function untilNoRowLeft(count: (status: string) => Promise<number>): Promise<void> {
+  for (;;) {
+    const left = (await count('NEW')) || (await count('PROCESSING'));
+    if (left === 0) return;
+    await new Promise((r) => setTimeout(r, left > 300 ? 1000 : 100));
+  }
+}
+
+/**
  * Bulk import end to end: users/s from the first `POST /bulk-import/users` until no row is `NEW`
  * or `PROCESSING` (staging, the stream, the worker bundle), against the same users imported by the
  * same engine in-process straight into DynamoDB Local at the worker's concurrency, on a DynamoDB
@@ -565,7 +580,10 @@ async function bulkImport(): Promise<void> {
   const directDynamo = await startDynamoDbLocal();
   const rawDynamo = await startDynamoDbLocal();
   const env = { ARGON2_MEMORY_KIB: '19456' };
-  const api = await startApi({ ...env, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, BULK_WORKER: 'on', VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey });
+  // One batch of the stream at a time (16 lanes in flight, `LANES_IN_FLIGHT`): the concurrency of
+  // the baseline. With the mapping's factor of 10, as `npm start` runs, up to 160 rows are in
+  // flight; measured on 2 cores it imports no faster (both sides use the two cores whole).
+  const api = await startApi({ ...env, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, BULK_WORKER: 'on', BULK_STREAM_PARALLELIZATION: '1', VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey });
   const client = new DynamoDBClient({ endpoint: directDynamo.endpoint });
   const rawClient = new DynamoDBClient({ endpoint: rawDynamo.endpoint });
   // Every write the in-process side commits, as sent: the baseline the issue names (the same user
@@ -591,13 +609,18 @@ async function bulkImport(): Promise<void> {
     const count = async (status: string) => (await api.get(`/bulk-import/users/count?status=${status}`)).json.count as number;
 
     const staged = Array.from({ length: users }, (_, i) => mixedUser('bulk', i).user);
+    // CPU each side uses per user, DynamoDB Local's (java) apart from Node's: both sides keep the
+    // two cores busy, so their rates stand in about the inverse ratio of their CPU per user.
+    const cpu = (java: number | undefined, ...node: (number | undefined)[]) => ({ java, node: node.reduce<number | undefined>((a, b) => (a === undefined || b === undefined ? undefined : a + b), 0) });
+    const bulkCpu0 = cpu(cpuMsOf(dynamo.pid), cpuMsOf(api.pid), ownCpuMs());
     const { ms: bulkMs } = await timed(async () => {
       for (let i = 0; i < staged.length; i += 1000) {
         const res = await api.post('/bulk-import/users', { users: staged.slice(i, i + 1000) });
         if (res.status !== 200) throw new Error(`staging failed: ${res.status} ${res.text.slice(0, 200)}`);
       }
-      while ((await count('NEW')) + (await count('PROCESSING')) > 0) await new Promise((r) => setTimeout(r, 100));
+      await untilNoRowLeft(count);
     });
+    const bulkCpu1 = cpu(cpuMsOf(dynamo.pid), cpuMsOf(api.pid), ownCpuMs());
     const failed = await count('FAILED');
 
     // The same users, imported by the same engine in-process into a table of their own.
@@ -619,12 +642,14 @@ async function bulkImport(): Promise<void> {
       return r.user;
     });
     const setup = committed.splice(0);
+    const directCpu0 = cpu(cpuMsOf(directDynamo.pid), ownCpuMs());
     const { ms: directMs } = await timed(() =>
       runPool(parsed.length, LANES_IN_FLIGHT, async (i) => {
         const outcome = await importBulkUser(deps, parsed[i]);
         if (outcome.status !== 'OK') throw new Error(`direct import failed: ${JSON.stringify(outcome)}`);
       }),
     );
+    const directCpu1 = cpu(cpuMsOf(directDynamo.pid), ownCpuMs());
     // The same user items, written straight: each user's committed transaction sent again with
     // the SDK, at the same concurrency, into a table of the same shape on a fresh DynamoDB Local.
     const userWrites = committed.splice(0);
@@ -633,7 +658,15 @@ async function bulkImport(): Promise<void> {
     }
     await ensureTable(rawClient, 'bench-bulk-direct');
     for (const w of setup) await resend(w);
+    const rawCpu0 = cpu(cpuMsOf(rawDynamo.pid), ownCpuMs());
     const { ms: rawMs } = await timed(() => runPool(userWrites.length, LANES_IN_FLIGHT, (i) => resend(userWrites[i])));
+    const rawCpu1 = cpu(cpuMsOf(rawDynamo.pid), ownCpuMs());
+    const perUser = (a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>) => ({
+      javaMs: a.java === undefined || b.java === undefined ? undefined : round((b.java - a.java) / users, 1),
+      nodeMs: a.node === undefined || b.node === undefined ? undefined : round((b.node - a.node) / users, 1),
+    });
+    const cpuPerUser = { bulk: perUser(bulkCpu0, bulkCpu1), direct: perUser(directCpu0, directCpu1), raw: perUser(rawCpu0, rawCpu1) };
+    const cpuCells = (c: { javaMs?: number; nodeMs?: number }) => [c.javaMs ?? '', c.nodeMs ?? ''];
 
     const bulkRate = users / (bulkMs / 1000);
     const directRate = users / (directMs / 1000);
@@ -647,17 +680,18 @@ async function bulkImport(): Promise<void> {
       directUsersPerSecond: round(directRate, 0),
       ratioToEngine: round(bulkRate / directRate),
       failedRows: failed,
+      cpuMsPerUser: cpuPerUser,
     };
     say(`\n### 6. Bulk import (${users} mixed users: every recipe and hash format, linked, external ids, metadata, roles)\n`);
     say(
       table(
-        ['path', 'users/s', 'seconds'],
+        ['path', 'users/s', 'seconds', 'CPU ms per user: DynamoDB Local', 'CPU ms per user: Node'],
         [
-          ['staged in requests of 1,000, imported by the worker through the stream', round(bulkRate, 0), round(bulkMs / 1000, 1)],
-          [`the same user items written straight with the SDK (each user's transaction), ${LANES_IN_FLIGHT} at a time`, round(rawRate, 0), round(rawMs / 1000, 1)],
-          ['ratio (target ≥ 0.7)', round(bulkRate / rawRate), ''],
-          [`same users, same engine in-process (reads, Argon2id of plain-text passwords, the transaction), ${LANES_IN_FLIGHT} at a time`, round(directRate, 0), round(directMs / 1000, 1)],
-          ['ratio to the engine in-process', round(bulkRate / directRate), ''],
+          ['staged in requests of 1,000, imported by the worker through the stream', round(bulkRate, 0), round(bulkMs / 1000, 1), ...cpuCells(cpuPerUser.bulk)],
+          [`the same user items written straight with the SDK (each user's transaction), ${LANES_IN_FLIGHT} at a time`, round(rawRate, 0), round(rawMs / 1000, 1), ...cpuCells(cpuPerUser.raw)],
+          ['ratio (target ≥ 0.7)', round(bulkRate / rawRate), '', '', ''],
+          [`same users, same engine in-process (reads, Argon2id of plain-text passwords, the transaction), ${LANES_IN_FLIGHT} at a time`, round(directRate, 0), round(directMs / 1000, 1), ...cpuCells(cpuPerUser.direct)],
+          ['ratio to the engine in-process', round(bulkRate / directRate), '', '', ''],
         ],
       ),
     );
@@ -718,7 +752,7 @@ async function migrationCommand(): Promise<void> {
           const res = await api.post('/bulk-import/users', { users: bulk.slice(i, i + 1000) });
           if (res.status !== 200) throw new Error(`staging failed: ${res.status} ${res.text.slice(0, 200)}`);
         }
-        while ((await count('NEW')) + (await count('PROCESSING')) > 0) await new Promise((r) => setTimeout(r, 100));
+        await untilNoRowLeft(count);
       });
       sides.push({ name: 'the same users mapped in-process, staged straight through the bulk API', imported: bulk.length, ms });
     } finally {

@@ -1,9 +1,32 @@
+import { readFileSync } from 'node:fs';
+
 /** Percentile (nearest rank) of a list of numbers. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank];
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from Linux's `/proc/<pid>/stat`
+ * (clock ticks of 1/100 s, Linux's USER_HZ); `undefined` where there is no `/proc`.
+ */
+export function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').slice(-1)[0].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system, ms) this process has used so far. */
+export function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 export const round = (n: number, digits = 2): number => Number(n.toFixed(digits));

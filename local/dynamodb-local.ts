@@ -11,6 +11,8 @@ export const JAVA_MISSING =
 export interface DynamoDbLocal {
   readonly endpoint: string;
   readonly port: number;
+  /** The java process's id (the bench reads its CPU time). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -92,6 +94,7 @@ export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string 
   return {
     endpoint,
     port,
+    pid: child.pid,
     stop: async () => {
       process.off('exit', killOnExit);
       if (exited === undefined) {

@@ -21,6 +21,8 @@ export interface ApiResponse {
 export interface TestApi {
   readonly baseUrl: string;
   readonly tableName: string;
+  /** The server process's id (the bench reads its CPU time). */
+  readonly pid: number | undefined;
   /** Every line the server process wrote to stdout or stderr so far. */
   readonly logs: string[];
   /**
@@ -110,6 +112,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
   return {
     baseUrl,
     tableName,
+    pid: child.pid,
     logs,
     logLine: async (matches, timeoutMs = 5000) => {
       const until = Date.now() + timeoutMs;

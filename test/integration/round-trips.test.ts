@@ -1,3 +1,4 @@
+import bcrypt from 'bcryptjs';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
 import { startApi, type TestApi } from '../support/api';
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -80,6 +81,19 @@ describe('DynamoDB calls per operation', () => {
     const email = uniqueEmail('rt-ep');
     await api.post('/recipe/signup', { email, password: 'pw-123456' });
     expect(await callsOf(() => api.post('/recipe/signin', { email, password: 'pw-123456' }))).toEqual({ GetItem: 1, Query: 1 });
+  });
+
+  it('email-password sign-in with a bcrypt hash: the user is read while the hash is verified, not after', async () => {
+    // bcryptjs verifies on the main thread in blocks of 100 ms (cost 11: ~170 ms, two blocks): a
+    // read started beside it but not yet on its socket waits for the first block at least.
+    const email = uniqueEmail('rt-bc');
+    const passwordHash = bcrypt.hashSync('pw-123456', 11);
+    expect((await api.post('/recipe/user/passwordhash/import', { email, passwordHash })).json.status).toBe('OK');
+    proxy.reset();
+    expect((await api.post('/recipe/signin', { email, password: 'pw-123456' })).json.status).toBe('OK');
+    const at = (operation: string) => proxy.arrivals.find((a) => a.operation === operation)?.at ?? NaN;
+    // The Query leaves right after the guard's answer (a few ms), not a block of 100 ms later.
+    expect(at('Query') - at('GetItem')).toBeLessThan(50);
   });
 });
 

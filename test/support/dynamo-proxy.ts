@@ -38,6 +38,8 @@ export interface CountingProxy {
    */
   dropRepliesNext(n: number, only: (operation: string) => boolean): void;
   readonly dropped: { count: number };
+  /** Each request as it arrived (operation, `performance.now()` of this process), since the last `reset`. */
+  readonly arrivals: { operation: string; at: number }[];
   total(): number;
   close(): Promise<void>;
 }
@@ -57,9 +59,11 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   let throttle = 0;
   let throttleOnly: ((operation: string) => boolean) | undefined;
   let indexAnswer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined;
+  const arrivals: { operation: string; at: number }[] = [];
   const server: Server = createServer((req, res) => {
     const op = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
     counts.set(op, (counts.get(op) ?? 0) + 1);
+    arrivals.push({ operation: op, at: performance.now() });
     if (throttle > 0 && (throttleOnly === undefined || throttleOnly(op))) {
       throttle--;
       req.resume();
@@ -124,8 +128,10 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
     counts,
     writes,
     transactionKeys,
+    arrivals,
     reset: () => {
       counts.clear();
+      arrivals.length = 0;
       transactionKeys.clear();
       writes.transactional = 0;
       writes.single = 0;

@@ -11,9 +11,8 @@ import { BACKGROUND_FUNCTIONS, ROUTES, type RouteDef } from '../../infra/routes'
 import { buildLambdaFunctions } from '../../scripts/build';
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
 import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
-import { WORKER_BATCH_SIZE } from '../../lib/recipes/bulkimport/worker';
 import { secretsOf } from '../../infra/constructs/route-function';
-import { WORKER_FILTER_PATTERNS } from '../../lib/recipes/bulkimport/worker';
+import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS } from '../../lib/recipes/bulkimport/worker';
 import { lambdaBundles, ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
 
 const ROOT = resolve(__dirname, '..', '..');

@@ -340,7 +340,6 @@ export function handlerRouteOf(route: RouteDef): HandlerRoute {
   return { id, method, path, auth, scope, maxBodyBytes, bulk, tooLargeText: tooLargeText(route) };
 }
 
-
 /** Looks a route up by id; throws on an unknown id (a programming error caught by the tests). */
 export function routeById(id: string): RouteDef {
   const found = ROUTES.find((r) => r.id === id);

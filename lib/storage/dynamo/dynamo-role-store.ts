@@ -242,25 +242,28 @@ export class DynamoRoleStore implements RoleStore {
     return result.ok;
   }
 
-  async rolesOfUser(tenantId: string, userId: string): Promise<string[]> {
+  /**
+   * A user id's assignments whose sort key starts with `prefix` (one tenant's, or every tenant's),
+   * read consistently, of roles still in the incarnation assigned: leftovers of removed roles
+   * (removing a role deletes its assignments after the role) are not among them.
+   */
+  private async currentAssignments(userId: string, prefix: string): Promise<Record<string, unknown>[]> {
     const items = await queryAll(this.ctx, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :tenant)',
-      ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId), ':tenant': keys.userRolesOfTenantPrefix(tenantId) },
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId), ':prefix': prefix },
       ConsistentRead: true,
     });
-    const uids = await this.currentUids(items.map((i) => i.role as string));
-    return items.filter((i) => uids.get(i.role as string) === i.roleUid).map((i) => i.role as string);
+    const uids = await this.currentUids([...new Set(items.map((i) => i.role as string))]);
+    return items.filter((i) => uids.get(i.role as string) === i.roleUid);
+  }
+
+  async rolesOfUser(tenantId: string, userId: string): Promise<string[]> {
+    return (await this.currentAssignments(userId, keys.userRolesOfTenantPrefix(tenantId))).map((i) => i.role as string);
   }
 
   async countAssignments(userId: string): Promise<number> {
-    const items = await queryAll(this.ctx, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :assignment)',
-      ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId), ':assignment': 'T#' },
-      ConsistentRead: true,
-    });
-    // Leftovers of removed roles (removing a role deletes its assignments after the role) do not count.
-    const uids = await this.currentUids([...new Set(items.map((i) => i.role as string))]);
-    return items.filter((i) => uids.get(i.role as string) === i.roleUid).length;
+    // `T#`: the assignments of every tenant, not the counter (`keys.userRolesVersion`).
+    return (await this.currentAssignments(userId, 'T#')).length;
   }
 
   async usersWithRole(tenantId: string, role: RoleRecord): Promise<string[]> {

@@ -356,7 +356,6 @@ export function leavingIdWrites(ctx: DynamoContext, leaving: readonly LeavingId[
   });
 }
 
-
 const keyOf = (key: Key): string => `${key.pk}\u0000${key.sk}`;
 
 /** Items are built by one function each, so equal content serialises equally. */

@@ -6,3 +6,6 @@ export async function inPool<T>(items: readonly T[], limit: number, work: (item:
   });
   await Promise.all(runners);
 }
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

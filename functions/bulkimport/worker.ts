@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
-import { processRecords, type RowRecord } from '../../lib/recipes/bulkimport/worker';
+import { processRecords, THROTTLED_RETRY_WINDOW_MS, type RowRecord } from '../../lib/recipes/bulkimport/worker';
 import { bulkRowFromImage } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
 import { DynamoBulkUserImportStore } from '../../lib/storage/dynamo/dynamo-bulk-user-import-store';
 import { DynamoBulkWorkerStore } from '../../lib/storage/dynamo/dynamo-bulk-worker-store';
@@ -18,5 +18,7 @@ const log = createLogger({ function: 'bulkimport-worker' });
  * poller invokes this very bundle with the same event.
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
-  return processRecords(await loadDeps(), event.Records as RowRecord[], log, bulkRowFromImage);
+  // `BULK_THROTTLED_RETRY_WINDOW_MS` shortens how long throttled rows are waited on (tests).
+  const retryWindow = Number(process.env.BULK_THROTTLED_RETRY_WINDOW_MS ?? THROTTLED_RETRY_WINDOW_MS);
+  return processRecords(await loadDeps(), event.Records as RowRecord[], log, bulkRowFromImage, Number.isSafeInteger(retryWindow) && retryWindow >= 0 ? retryWindow : THROTTLED_RETRY_WINDOW_MS);
 }

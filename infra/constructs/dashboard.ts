@@ -108,6 +108,7 @@ export class MigrationDashboard extends Construct {
             width: 12,
             left: [
               tableThrottles(props.table, minute),
+              own('BulkRowThrottles', 'Sum', minute, 'bulk rows waited on for capacity (worker)'),
               new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum', period: minute, label: 'Lambda throttles (account)' }),
             ],
           }),

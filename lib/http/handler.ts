@@ -6,7 +6,7 @@ import { MetricUnit, recordMetrics } from '../log/metrics';
 import { SignerKeyNotConfiguredError } from '../password/errors';
 import { InvalidInputDocumentError, InvalidInputError, PasswordSourceUnavailableError } from '../recipes/errors';
 import { tenantExists } from '../recipes/multitenancy/tenants';
-import { TooManyItemsError } from '../storage/errors';
+import { isThrottlingError, TooManyItemsError } from '../storage/errors';
 import { isValidApiKey, presentedApiKey } from './api-key';
 import { bundledRoute } from './bundled-route';
 import { APP_WIDE_ONLY, BadRequestError, HttpError, TENANT_NOT_FOUND } from './errors';
@@ -35,14 +35,6 @@ export interface ApiRequest {
 export type ApiHandler<K extends StoreName = never> = (req: ApiRequest, deps: DepsWith<K>) => Promise<unknown>;
 
 export const SUPPORTED_CDI_VERSIONS = ['5.0', '5.1', '5.2', '5.3', '5.4'] as const;
-
-/** Errors DynamoDB raises when it sheds load; the SDK has already retried them. */
-const THROTTLING = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'TooManyRequestsException',
-]);
 
 /** The Lambda context, extended by the first middleware with the request's logger. */
 interface RequestContext extends LambdaContext {
@@ -156,7 +148,7 @@ function errorResult(err: unknown, requestId: string, log: Logger): HttpApiResul
     log.error('vendor_password_hashing_signer_key is not configured', {});
     return textResult(500, err.message, requestId);
   }
-  if (err instanceof Error && THROTTLING.has(err.name)) {
+  if (isThrottlingError(err)) {
     log.warn('storage throttled', describeError(err));
     return textResult(503, `Service is busy, try again later (request id ${requestId})`, requestId);
   }

@@ -4,6 +4,7 @@ import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
 import { Ledger, ReportWriter } from './report';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
 import { eventBodyBytes } from '../http/body-size';
+import { sleep } from '../pool';
 
 /**
  * One migration run (SPEC §17): read the source twice (first to count and hash every identity,
@@ -50,7 +51,6 @@ export interface RunResult {
 /** A dry run compares with what the service holds when it holds at most this many users (they are read into memory). */
 const DRY_RUN_MAX_SERVICE_USERS = 200_000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Every this many polls, a full one lists the rows left (the others read counts)... */
 const FULL_POLL_EVERY = 5;
 /** ...while at most this many rows are left; with more, every `FULL_POLL_EVERY_BUSY` polls. */

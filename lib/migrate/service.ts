@@ -1,3 +1,4 @@
+import { sleep } from '../pool';
 import { UsageError } from './errors';
 
 /**
@@ -17,7 +18,6 @@ export class ServiceError extends Error {
 }
 
 const RETRIES = 4;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class ServiceClient {
   constructor(

@@ -13,3 +13,23 @@ export class TooManyItemsError extends Error {
     this.name = 'TooManyItemsError';
   }
 }
+
+/** The names of DynamoDB's errors for a call refused for load (the SDK has already retried them). */
+const THROTTLED_CALLS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException']);
+
+/** The reasons DynamoDB gives for cancelling a transaction for load: an item's table or index had no capacity. */
+const THROTTLED_ITEMS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/**
+ * Whether DynamoDB refused a call for load: a throttled call, or a transaction cancelled because an
+ * item's table or index had no capacity for it (and no condition failed). Nothing was written, and
+ * the same call may succeed later: the HTTP layer answers 503, and the bulk worker waits and tries
+ * the row again instead of counting an attempt that failed.
+ */
+export function isThrottlingError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (THROTTLED_CALLS.has(err.name)) return true;
+  if (err.name !== 'TransactionCanceledException') return false;
+  const codes = ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+  return codes.some((code) => THROTTLED_ITEMS.has(code)) && !codes.includes('ConditionalCheckFailed');
+}

@@ -302,6 +302,64 @@ describe('the bulk-import worker after a crash or an outage', () => {
     }
   }, 300_000);
 
+  /** A TransactWriteItems that imports a row's user: it deletes the row. */
+  const importsRow = (items: Record<string, unknown>[]) => items.some((i) => ((i.Delete as { Key?: { sk?: { S?: string } } } | undefined)?.Key?.sk?.S ?? '').startsWith('ROW#'));
+  /** The `throttled` waits the worker's invocations logged. */
+  const throttledWaits = (api: TestApi) => api.logs.filter((l) => l.includes('bulk rows processed')).reduce((n, l) => n + (JSON.parse(l) as { throttled?: number }).throttled!, 0);
+
+  it('waits while DynamoDB is short of capacity for the imports: nothing marked, no attempt counted, no row failed, each user imported once', async () => {
+    const proxy = await startCountingProxy(dynamo.endpoint);
+    // The sweeper runs every second and fails a row after 3 attempts: were a refusal for load
+    // counted as an attempt (an internal error, as it was), rows here would end FAILED.
+    const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });
+    try {
+      const before = await userCount(api);
+      const users = Array.from({ length: 8 }, (_, i) => ({ externalUserId: `busy-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `busy-${i}@example.com` }] }));
+      proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+      await stageAll(api, users);
+      // Ten refusals per row on average: more than a transaction's own retries (5 tries) absorb.
+      proxy.cancelTransactionsNext(80, importsRow);
+      proxy.throttleNext(0);
+      await drained(api);
+      expect(proxy.cancelled.count).toBe(80);
+      expect(await count(api, 'FAILED')).toBe(0);
+      expect(await userCount(api)).toBe(before + users.length);
+      expect(throttledWaits(api)).toBeGreaterThan(0);
+      expect(api.logs.filter((l) => l.includes('bulk row import failed') || l.includes('handed back'))).toEqual([]);
+      for (const { externalUserId } of users.slice(0, 3)) {
+        expect((await api.get(`/user/id?userId=${externalUserId}`)).json.user.loginMethods).toHaveLength(1);
+      }
+    } finally {
+      await api.stop();
+      await proxy.close();
+    }
+  }, 300_000);
+
+  it('hands a row still refused for load back to the stream without marking it, and imports it once capacity returns', async () => {
+    const proxy = await startCountingProxy(dynamo.endpoint);
+    // No wait inside an invocation: each refusal hands the record back to the poller at once.
+    const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_THROTTLED_RETRY_WINDOW_MS: '0', BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });
+    try {
+      const before = await userCount(api);
+      const users = Array.from({ length: 6 }, (_, i) => ({ externalUserId: `refused-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `refused-${i}@example.com` }] }));
+      proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+      await stageAll(api, users);
+      proxy.cancelTransactionsNext(Infinity, importsRow);
+      proxy.throttleNext(0);
+      expect(await api.logLine((line) => line.includes('bulk row handed back to the stream: storage still throttled'), 60_000)).toBeDefined();
+      // Handed back, not marked: the rows are still NEW, none PROCESSING (an attempt) or FAILED.
+      expect([await count(api, 'NEW'), await count(api, 'PROCESSING'), await count(api, 'FAILED')]).toEqual([users.length, 0, 0]);
+      proxy.cancelTransactionsNext(0);
+      await drained(api);
+      expect(await count(api, 'FAILED')).toBe(0);
+      expect(await userCount(api)).toBe(before + users.length);
+      expect(api.logs.filter((l) => l.includes('bulk row import failed'))).toEqual([]);
+    } finally {
+      await api.stop();
+      await proxy.close();
+    }
+  }, 300_000);
+
   it('hands rows over again once DynamoDB answers again (the sweeper), importing each once', async () => {
     const proxy = await startCountingProxy(dynamo.endpoint);
     const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_STREAM_MAX_RETRIES: '0', BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });

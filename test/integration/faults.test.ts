@@ -81,4 +81,31 @@ describe('DynamoDB throttling', () => {
       await proxy.close();
     }
   });
+
+  it('of a transaction (cancelled for capacity, which the SDK does not retry) is retried, and answers 503 when it goes on', async () => {
+    const proxy = await startCountingProxy(process.env.TEST_DYNAMODB_ENDPOINT as string);
+    const api = await startApi({ AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
+    try {
+      // The import of a new email is one TransactWriteItems (the user and its email guard).
+      proxy.cancelTransactionsNext(2);
+      const email = uniqueEmail('cancelled');
+      const retried = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: HASH });
+      expect(proxy.cancelled.count).toBe(2);
+      expect(retried.status).toBe(200);
+      expect(retried.json).toMatchObject({ status: 'OK', didUserAlreadyExist: false });
+      expect((await api.post('/recipe/signin', { email, password: 'testPass123' })).json.user.id).toBe(retried.json.user.id);
+
+      proxy.cancelTransactionsNext(Infinity);
+      const shed = await api.post('/recipe/user/passwordhash/import', { email: uniqueEmail('cancelled-shed'), passwordHash: HASH });
+      expect(shed.status).toBe(503);
+      expect(shed.text).toMatch(/^Service is busy, try again later \(request id [0-9a-f-]{36}\)$/);
+      expect(api.logs.some((l) => l.includes('"level":"warn"') && l.includes('storage throttled') && l.includes('TransactionCanceledException'))).toBe(true);
+
+      proxy.cancelTransactionsNext(0);
+      expect((await api.post('/recipe/user/passwordhash/import', { email: uniqueEmail('cancelled-after'), passwordHash: HASH })).status).toBe(200);
+    } finally {
+      await api.stop();
+      await proxy.close();
+    }
+  });
 });

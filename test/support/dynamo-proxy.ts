@@ -4,7 +4,8 @@ import { createServer, request, type Server } from 'node:http';
  * A pass-through proxy in front of DynamoDB Local that counts requests by operation
  * (`X-Amz-Target`), so the benchmarks report how many DynamoDB calls each API operation makes
  * from what went over the wire, not from reading the code. It can also answer the next requests
- * with DynamoDB's `ThrottlingException`, as DynamoDB does when it sheds load, and answer Queries
+ * with DynamoDB's `ThrottlingException`, as DynamoDB does when it sheds load, cancel transactions
+ * as DynamoDB does when an item's table or index is short of capacity, and answer Queries
  * of an index itself, to stand in for an index lagging its table (DynamoDB Local's never lag),
  * and drop the answers of writes it passed on.
  */
@@ -25,6 +26,14 @@ export interface CountingProxy {
    * prefix, so the Streams API's are `DynamoDBStreams_20120810.<operation>`).
    */
   throttleNext(n: number, only?: (operation: string) => boolean): void;
+  /**
+   * Answers the next `n` TransactWriteItems whose items `only` accepts (each as sent, in
+   * DynamoDB's JSON) with a `TransactionCanceledException` whose first item's reason is `code`
+   * (`ThrottlingError`: the item's table or index is short of capacity) and the others' `None`,
+   * without passing them on. `cancelled` counts them.
+   */
+  cancelTransactionsNext(n: number, only?: (items: Record<string, unknown>[]) => boolean, code?: string): void;
+  readonly cancelled: { count: number };
   /**
    * Answers each Query of an index (`IndexName` set) for which `answer` gives a body (in
    * DynamoDB's JSON), instead of DynamoDB; `undefined` stops it.
@@ -58,6 +67,8 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   let dropOnly: ((operation: string) => boolean) | undefined;
   let throttle = 0;
   let throttleOnly: ((operation: string) => boolean) | undefined;
+  const cancelled = { count: 0 };
+  let cancel: { n: number; only?: (items: Record<string, unknown>[]) => boolean; code: string } = { n: 0, code: 'ThrottlingError' };
   let indexAnswer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined;
   const arrivals: { operation: string; at: number }[] = [];
   const server: Server = createServer((req, res) => {
@@ -89,6 +100,20 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
       if (op === 'PutItem' || op === 'UpdateItem' || op === 'DeleteItem') writes.single++;
       if (op === 'TransactWriteItems') {
         const items = (JSON.parse(body.toString('utf8')) as { TransactItems?: Record<string, { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } } }>[] }).TransactItems ?? [];
+        if (cancel.n > 0 && (cancel.only === undefined || cancel.only(items))) {
+          cancel.n--;
+          cancelled.count++;
+          const reasons = items.map((_, i) => (i === 0 ? { Code: cancel.code, Message: 'Throughput exceeds the current capacity of your table or index.' } : { Code: 'None' }));
+          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'proxy' });
+          res.end(
+            JSON.stringify({
+              __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+              Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
+              CancellationReasons: reasons,
+            }),
+          );
+          return;
+        }
         writes.transactional += items.length;
         for (const action of items.flatMap((i) => Object.values(i))) {
           const pk = (action.Key ?? action.Item)?.pk?.S;
@@ -140,6 +165,10 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
       throttle = n;
       throttleOnly = only;
     },
+    cancelTransactionsNext: (n, only, code = 'ThrottlingError') => {
+      cancel = { n, only, code };
+    },
+    cancelled,
     answerIndexQueries: (answer) => {
       indexAnswer = answer;
     },

@@ -1,6 +1,7 @@
 import type { Logger } from '../../log/logger';
-import { inPool } from '../../pool';
+import { inPool, sleep } from '../../pool';
 import { describeError } from '../../log/logger';
+import { isThrottlingError } from '../../storage/errors';
 import type { BulkRowRef } from '../../storage/ports';
 import { BULK_IMPORT_STATUSES, type BulkImportRow } from '../../storage/model';
 import { MetricUnit, recordMetrics } from '../../log/metrics';
@@ -25,6 +26,15 @@ export const MAX_ATTEMPTS = 3;
 export const STALE_AFTER_MS = 10 * 60 * 1000;
 /** Rows the sweeper handles per run. */
 export const SWEEP_LIMIT = 1000;
+/**
+ * A row DynamoDB refused for load (`isThrottlingError`: the table or an index short of capacity)
+ * is tried again in the same invocation, after 100 ms doubling up to 5 s (jittered), while the
+ * invocation has run less than this; past it, its record is handed back to the stream. Either way
+ * the row is not marked: nothing was written, so the refusal is not an attempt that counts
+ * towards `MAX_ATTEMPTS`. The table's capacity sets the pace of an import and never fails a user.
+ * The worker's timeout (120 s) leaves room for the last wait and the lane's other rows.
+ */
+export const THROTTLED_RETRY_WINDOW_MS = 60_000;
 
 /** What a stream record must be for the worker: a row staged, or a row the sweeper handed on again. */
 export interface RowRecord {
@@ -59,7 +69,8 @@ export type RowOutcome = 'IMPORTED' | 'FAILED' | 'SKIPPED';
  * Imports one staged row (SPEC §15): its user in one transaction that also deletes the row, or
  * the row marked `FAILED` with the core's text. A row gone or already failed is skipped, so a
  * record handed over twice does nothing the second time. An internal error marks the row
- * `PROCESSING` (one attempt more) and is thrown, for the stream to hand the row over again.
+ * `PROCESSING` (one attempt more) and is thrown, for the stream to hand the row over again; a
+ * refusal for load (`isThrottlingError`) is thrown without marking anything.
  * `seen` is the row as the stream record showed it: it saves reading the row, and every write is
  * conditional on the status it shows; when the row has moved since (an attempt that ended in an
  * internal error marked it `PROCESSING`), it is read and tried again.
@@ -80,6 +91,8 @@ export async function processRow(deps: WorkerDeps, id: string, laneRoles = new L
       if (fresh) return 'SKIPPED';
       row = await deps.bulkWorker.getRow(id);
     } catch (err) {
+      // Refused for load: nothing was written, and the caller waits and tries again.
+      if (isThrottlingError(err)) throw err;
       const marked = await deps.bulkWorker.markProcessing(ref, deps.clock.now()).catch(() => undefined);
       if (marked === 'ROW_GONE' && !fresh) {
         // The record's status was old: count the attempt on the row as it is.
@@ -93,9 +106,11 @@ export async function processRow(deps: WorkerDeps, id: string, laneRoles = new L
 
 /**
  * Handles a batch of stream records: rows grouped by lane (their partition), the lanes at once
- * and each lane's rows in order, so a lane's counter has one writer. A lane stops at its first
- * internal error; that record's sequence number is reported (Lambda's batch item failures), and
- * the stream hands it and what follows over again (rows done by then are skipped).
+ * and each lane's rows in order, so a lane's counter has one writer. A row DynamoDB refuses for
+ * load is tried again after a wait (`THROTTLED_RETRY_WINDOW_MS`). A lane stops at its first
+ * internal error, or refusal past that window; that record's sequence number is reported
+ * (Lambda's batch item failures), and the stream hands it and what follows over again (rows done
+ * by then are skipped).
  */
 export async function processRecords(
   deps: WorkerDeps,
@@ -103,6 +118,7 @@ export async function processRecords(
   log: Logger,
   /** The row a record's new image shows (as it was when it changed); without it, each row is read. */
   rowOfImage?: (image: NonNullable<NonNullable<RowRecord['dynamodb']>['NewImage']>) => BulkImportRow | undefined,
+  throttledRetryWindowMs = THROTTLED_RETRY_WINDOW_MS,
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const lanes = new Map<string, { id: string; sequenceNumber: string; seen?: BulkImportRow }[]>();
   for (const record of records) {
@@ -117,26 +133,43 @@ export async function processRecords(
   const started = Date.now();
   const failures: { itemIdentifier: string }[] = [];
   const counts: Record<RowOutcome, number> = { IMPORTED: 0, FAILED: 0, SKIPPED: 0 };
+  let throttled = 0;
   // Roles are read once per invocation, and checked on each lane's copy of them.
   const laneRoles = new LaneRoles(deps);
+  /** A row, tried again after a wait while DynamoDB refuses it for load, within the window. */
+  const importRow = async (id: string, seen: BulkImportRow | undefined): Promise<RowOutcome> => {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await processRow(deps, id, laneRoles, seen);
+      } catch (err) {
+        const wait = Math.min(5_000, 100 * 2 ** retry) * (0.5 + Math.random());
+        if (!isThrottlingError(err) || Date.now() + wait > started + throttledRetryWindowMs) throw err;
+        throttled++;
+        await sleep(wait);
+      }
+    }
+  };
   await inPool([...lanes.values()], LANES_IN_FLIGHT, async (lane) => {
     for (const { id, sequenceNumber, seen } of lane) {
       try {
-        counts[await processRow(deps, id, laneRoles, seen)]++;
+        counts[await importRow(id, seen)]++;
       } catch (err) {
-        log.error('bulk row import failed', { rowId: id, ...describeError(err) });
+        if (isThrottlingError(err)) log.warn('bulk row handed back to the stream: storage still throttled', { rowId: id, ...describeError(err) });
+        else log.error('bulk row import failed', { rowId: id, ...describeError(err) });
         failures.push({ itemIdentifier: sequenceNumber });
         break;
       }
     }
   });
-  log.info('bulk rows processed', { records: records.length, ...counts, failures: failures.length, lanes: lanes.size, durationMs: Date.now() - started });
+  log.info('bulk rows processed', { records: records.length, ...counts, failures: failures.length, throttled, lanes: lanes.size, durationMs: Date.now() - started });
   // Imports per minute and failures, on the migration dashboard; internal errors are handed over again.
   recordMetrics(
     [
       { name: 'BulkRowsImported', value: counts.IMPORTED, unit: MetricUnit.Count },
       { name: 'BulkRowsFailed', value: counts.FAILED, unit: MetricUnit.Count },
       { name: 'BulkRowErrors', value: failures.length, unit: MetricUnit.Count },
+      // Waits for capacity: the table sets the pace (its ThrottledRequests show where).
+      { name: 'BulkRowThrottles', value: throttled, unit: MetricUnit.Count },
     ],
     {},
   );

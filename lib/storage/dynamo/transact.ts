@@ -12,7 +12,8 @@ import {
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { MAX_TRANSACTION_ITEMS } from '../errors';
+import { sleep } from '../../pool';
+import { isThrottlingError, MAX_TRANSACTION_ITEMS } from '../errors';
 
 /** The document client and the table every adapter works on. */
 export interface DynamoContext {
@@ -112,17 +113,16 @@ export interface TaggedWrite<T> {
 export { MAX_TRANSACTION_ITEMS };
 
 /**
- * How often a transaction cancelled only by `TransactionConflict` (another transaction touching
- * the same item at that moment) is tried again. Conditions are evaluated anew each time, so a
- * retry never lets two racing writers both win.
+ * How often a transaction cancelled without a failed condition, by `TransactionConflict` (another
+ * transaction touching the same item at that moment) or for capacity (`isThrottlingError`), is
+ * tried again. Conditions are evaluated anew each time, so a retry never lets two racing writers
+ * both win.
  */
 const CONFLICT_RETRIES = 4;
 
 function isConditionFailure(err: unknown): boolean {
   return err instanceof Error && err.name === 'ConditionalCheckFailedException';
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs writes atomically: all or none. Returns `{ ok: true }`, or the tag of the first write whose
@@ -157,9 +157,11 @@ export async function writeAtomically<T>(
       const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
       const failedAt = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
       if (failedAt >= 0) return { ok: false, failed: writes[failedAt].onConditionFailed };
-      const conflictOnly = reasons.some((r) => r.Code === 'TransactionConflict');
-      if (!conflictOnly || attempt >= CONFLICT_RETRIES) throw err;
-      await sleep(10 * 2 ** attempt * (0.5 + Math.random()));
+      const throttled = isThrottlingError(err);
+      if (!(throttled || reasons.some((r) => r.Code === 'TransactionConflict')) || attempt >= CONFLICT_RETRIES) throw err;
+      // A conflict clears in milliseconds; a table or index short of capacity (which the SDK
+      // does not retry inside a transaction) in tenths of a second, as the SDK waits for a throttled call.
+      await sleep((throttled ? 50 : 10) * 2 ** attempt * (0.5 + Math.random()));
     }
   }
 }

@@ -12,7 +12,8 @@ import { buildLambdaFunctions } from '../../scripts/build';
 import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
 import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
 import { secretsOf } from '../../infra/constructs/route-function';
-import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS } from '../../lib/recipes/bulkimport/worker';
+import { WORKER_TIMEOUT_SECONDS } from '../../infra/constructs/bulk-import';
+import { THROTTLED_RETRY_WINDOW_MS, WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS } from '../../lib/recipes/bulkimport/worker';
 import { lambdaBundles, ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -647,6 +648,14 @@ describe('bulk import (SPEC §15)', () => {
     expect(render(mapping.Properties?.DestinationConfig.OnFailure.Destination)).toMatch(/^<BulkImportDeadLetters[^.>]*\.Arn>$/);
     expect(mapping.Properties?.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual(WORKER_FILTER_PATTERNS);
     expect(render(mapping.Properties?.FunctionName)).toMatch(/BulkImportWorker/);
+  });
+
+  it('gives the worker time for its longest wait for capacity and the rows after it', () => {
+    // A row DynamoDB refuses for load is waited on for up to THROTTLED_RETRY_WINDOW_MS of an
+    // invocation; the timeout must leave as much again for the last wait (5 s) and the lanes' other rows.
+    const [[, worker]] = ofType(dev.resources, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('BulkImportWorker'));
+    expect(worker.Properties?.Timeout).toBe(WORKER_TIMEOUT_SECONDS);
+    expect(THROTTLED_RETRY_WINDOW_MS).toBeLessThanOrEqual((WORKER_TIMEOUT_SECONDS * 1000) / 2);
   });
 
   it('lets the worker read only its stream and send only to its dead-letter queue, beside the write grants of a route', () => {

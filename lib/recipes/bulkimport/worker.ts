@@ -128,7 +128,10 @@ export async function processRecords(
     if (!pk || !sk?.startsWith('ROW#')) continue;
     const image = record.dynamodb?.NewImage;
     const seen = image && rowOfImage ? rowOfImage(image) : undefined;
-    lanes.set(pk, [...(lanes.get(pk) ?? []), { id: sk.slice('ROW#'.length), sequenceNumber: record.dynamodb?.SequenceNumber ?? '', ...(seen ? { seen } : {}) }]);
+    const row = { id: sk.slice('ROW#'.length), sequenceNumber: record.dynamodb?.SequenceNumber ?? '', ...(seen ? { seen } : {}) };
+    const lane = lanes.get(pk);
+    if (lane) lane.push(row);
+    else lanes.set(pk, [row]);
   }
   const started = Date.now();
   const failures: { itemIdentifier: string }[] = [];

@@ -3,8 +3,11 @@ import { UsageError } from './errors';
 
 /**
  * The service as the migration command uses it: the bulk-import API (SPEC §15) and a few reads,
- * over HTTP with the API key. Network errors, 429 and 5xx are retried with backoff; what is left
- * is the caller's to report. The API key is sent in its header only, never logged.
+ * over HTTP with the API key. Network errors and 5xx are retried 4 times with backoff; 429 and 503
+ * (the stage throttle, and the service or DynamoDB busy) are back-pressure and retried for up to
+ * five minutes: a migration slows while the table is short of capacity instead of reporting its
+ * users as failed. What is left is the caller's to report. The API key is sent in its header
+ * only, never logged.
  */
 
 export interface ServiceResponse {
@@ -19,17 +22,34 @@ export class ServiceError extends Error {
 
 const RETRIES = 4;
 
+/** How the client waits between tries (tests shorten it). */
+export interface RetryTiming {
+  /** The first wait; each next one doubles, up to `maxMs`, jittered down by up to half. */
+  readonly baseMs: number;
+  readonly maxMs: number;
+  /** How long 429 and 503 (back-pressure) are tried again before the request fails. */
+  readonly busyForMs: number;
+}
+
+export const RETRY_TIMING: RetryTiming = { baseMs: 250, maxMs: 8000, busyForMs: 5 * 60_000 };
+
+/** Answers that mean "slow down", not "failed": the stage throttle, and the service busy. */
+const isBusy = (status: number) => status === 429 || status === 503;
+
 export class ServiceClient {
   constructor(
     readonly url: string,
     private readonly apiKey: string | undefined,
     private readonly timeoutMs = 60_000,
+    private readonly retry: RetryTiming = RETRY_TIMING,
   ) {}
 
   async request(method: string, path: string, body?: unknown): Promise<ServiceResponse> {
     let lastError = '';
-    for (let attempt = 0; attempt <= RETRIES; attempt++) {
-      if (attempt > 0) await sleep(Math.min(8000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2));
+    let failures = 0;
+    let busySince: number | undefined;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) await sleep(Math.min(this.retry.maxMs, this.retry.baseMs * 2 ** attempt) * (0.5 + Math.random() / 2));
       try {
         const res = await fetch(new URL(path, this.url), {
           method,
@@ -38,9 +58,17 @@ export class ServiceClient {
           signal: AbortSignal.timeout(this.timeoutMs),
         });
         const text = await res.text();
-        if (res.status === 429 || res.status >= 500) {
+        if (isBusy(res.status)) {
           lastError = `HTTP ${res.status}`;
-          continue;
+          busySince ??= Date.now();
+          if (Date.now() - busySince < this.retry.busyForMs) continue;
+          break;
+        }
+        busySince = undefined;
+        if (res.status >= 500) {
+          lastError = `HTTP ${res.status}`;
+          if (++failures <= RETRIES) continue;
+          break;
         }
         let json: unknown;
         try {
@@ -51,9 +79,15 @@ export class ServiceClient {
         return { status: res.status, text, json };
       } catch (err) {
         lastError = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+        busySince = undefined;
+        if (++failures > RETRIES) break;
       }
     }
-    throw new ServiceError(`${method} ${path} failed ${RETRIES + 1} times (${lastError})`);
+    throw new ServiceError(
+      busySince !== undefined
+        ? `${method} ${path} was refused as busy for ${Math.round((Date.now() - busySince) / 1000)} s (${lastError})`
+        : `${method} ${path} failed ${RETRIES + 1} times (${lastError})`,
+    );
   }
 
   /** Checks the service answers and takes the key, and that the tenant exists: usage errors otherwise. */

@@ -1,0 +1,83 @@
+import { createServer, type Server } from 'node:http';
+import { ServiceClient, ServiceError, type RetryTiming } from '../../lib/migrate/service';
+
+/** Waits of a millisecond or two: the tries, not the time, are what is checked. */
+const FAST: RetryTiming = { baseMs: 1, maxMs: 2, busyForMs: 2_000 };
+
+/** A service that answers each request with the next status of `statuses` (the last one ever after). */
+async function serviceAnswering(statuses: number[]): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let n = 0;
+  const server: Server = createServer((req, res) => {
+    const status = statuses[Math.min(n++, statuses.length - 1)];
+    req.resume();
+    res.writeHead(status, { 'content-type': status === 200 ? 'application/json' : 'text/plain' });
+    res.end(status === 200 ? '{"status":"OK"}' : status === 503 ? 'Service is busy, try again later (request id x)' : 'Internal error (request id x)');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, requests: () => n, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/**
+ * The migration command's HTTP client: 429 and 503 are back-pressure (the stage throttle, the
+ * service or its table busy) and are tried again for as long as `busyForMs`; any other 5xx, and a
+ * network error, 4 times more. A staging request answered busy for a while must get through, not
+ * end its 1,000 users as `service-error`.
+ */
+describe('ServiceClient retries', () => {
+  it('keeps trying a request answered 503 or 429 well past the 5 tries other errors get, and returns its answer', async () => {
+    const service = await serviceAnswering([503, 429, 503, 503, 429, 503, 503, 503, 503, 503, 503, 200]);
+    try {
+      const res = await new ServiceClient(service.url, 'key', 5_000, FAST).request('POST', '/bulk-import/users', { users: [] });
+      expect([res.status, res.json]).toEqual([200, { status: 'OK' }]);
+      expect(service.requests()).toBe(12);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('gives a request that stays busy up after busyForMs, saying so', async () => {
+    const service = await serviceAnswering([503]);
+    try {
+      const started = Date.now();
+      const client = new ServiceClient(service.url, 'key', 5_000, { ...FAST, busyForMs: 300 });
+      await expect(client.request('GET', '/bulk-import/users/count')).rejects.toThrow(/^GET \/bulk-import\/users\/count was refused as busy for \d+ s \(HTTP 503\)$/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+      expect(service.requests()).toBeGreaterThan(5);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('tries a 500 five times in all, then fails', async () => {
+    const service = await serviceAnswering([500]);
+    try {
+      const client = new ServiceClient(service.url, 'key', 5_000, FAST);
+      const err = await client.request('POST', '/bulk-import/users', { users: [] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServiceError);
+      expect((err as Error).message).toBe('POST /bulk-import/users failed 5 times (HTTP 500)');
+      expect(service.requests()).toBe(5);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('returns a 4xx at once: the caller reads it', async () => {
+    const service = await serviceAnswering([400]);
+    try {
+      const res = await new ServiceClient(service.url, 'key', 5_000, FAST).request('POST', '/bulk-import/users', { users: [] });
+      expect(res.status).toBe(400);
+      expect(service.requests()).toBe(1);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('tries a refused connection five times in all, then fails naming the cause', async () => {
+    const service = await serviceAnswering([200]);
+    await service.close();
+    const err = await new ServiceClient(service.url, 'key', 5_000, FAST).request('GET', '/hello').catch((e: unknown) => e);
+    expect((err as Error).message).toBe('GET /hello failed 5 times (ECONNREFUSED)');
+  });
+});

@@ -79,6 +79,19 @@ export interface StageSettings {
    * Unset: DynamoDB's default. Above the account's per-table quota (40,000) it needs a quota raise.
    */
   readonly warmWriteUnitsPerSecond?: number;
+  /**
+   * Provisioned capacity for a migration window instead of on-demand (bench/SCALE.md: 10 million
+   * users for about a third of the on-demand price, when the import uses the capacity fully, which
+   * the worker can: a row refused for capacity waits, it is never failed). Table units; each GSI
+   * gets its `GSI_PROVISIONED_SHARE` of both. Unset: on-demand. Deploy without it after the window.
+   */
+  readonly provisionedCapacity?: ProvisionedCapacity;
+}
+
+/** A table's provisioned read and write capacity units. */
+export interface ProvisionedCapacity {
+  readonly writeUnits: number;
+  readonly readUnits: number;
 }
 
 /** A context value is malformed: synth stops with a message naming the key. */
@@ -167,7 +180,8 @@ function functionEnvironment(read: ContextReader): Record<string, string> {
 /**
  * Turns the CDK context into stage settings. Keys: `stage` (default `dev`), `productionStages`,
  * `arch` (`x86_64` | `arm64`), `throttleRateLimit`, `throttleBurstLimit`, `functionEnvironment`,
- * `alarmTopicArn`, `warmWriteUnitsPerSecond`. Throws a `SettingsError` naming the key when a value is malformed.
+ * `alarmTopicArn`, `warmWriteUnitsPerSecond`, `provisionedWriteUnits` with `provisionedReadUnits`. Throws a
+ * `SettingsError` naming the key when a value is malformed.
  */
 export function settingsFromContext(read: ContextReader): StageSettings {
   const stage = str(read, 'stage') ?? 'dev';
@@ -192,6 +206,10 @@ export function settingsFromContext(read: ContextReader): StageSettings {
     throw new SettingsError(`Context "alarmTopicArn" must be an SNS topic ARN, got "${alarmTopicArn}"`);
   }
   const warm = read('warmWriteUnitsPerSecond') === undefined ? undefined : positiveInt(read, 'warmWriteUnitsPerSecond', 0);
+  const provisionedCapacity = provisioned(read);
+  if (provisionedCapacity && warm !== undefined) {
+    throw new SettingsError('Context "warmWriteUnitsPerSecond" is for an on-demand table: with "provisionedWriteUnits" the provisioned capacity is the warm throughput, leave it out');
+  }
   return {
     stage,
     isProduction,
@@ -200,5 +218,18 @@ export function settingsFromContext(read: ContextReader): StageSettings {
     functionEnvironment: functionEnvironment(read),
     ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
     ...(warm !== undefined ? { warmWriteUnitsPerSecond: warm } : {}),
+    ...(provisionedCapacity ? { provisionedCapacity } : {}),
   };
+}
+
+/** `provisionedWriteUnits` and `provisionedReadUnits`: both or neither. */
+function provisioned(read: ContextReader): ProvisionedCapacity | undefined {
+  const given = (key: string) => ![undefined, null, ''].includes(read(key) as string | null | undefined);
+  const [hasWrite, hasRead] = [given('provisionedWriteUnits'), given('provisionedReadUnits')];
+  if (!hasWrite && !hasRead) return undefined;
+  if (!hasWrite || !hasRead) {
+    const [missing, present] = hasWrite ? ['provisionedReadUnits', 'provisionedWriteUnits'] : ['provisionedWriteUnits', 'provisionedReadUnits'];
+    throw new SettingsError(`Context "${missing}" must be given with "${present}": a provisioned table needs both (the reads of sign-ins and listings during the window too)`);
+  }
+  return { writeUnits: positiveInt(read, 'provisionedWriteUnits', 0), readUnits: positiveInt(read, 'provisionedReadUnits', 0) };
 }

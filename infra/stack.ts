@@ -9,7 +9,7 @@ import { RouteFunction } from './constructs/route-function';
 import { AuthTable } from './constructs/table';
 import { passwordMigrationSourceOf } from '../lib/config/config';
 import { ROUTES, type RouteDef } from './routes';
-import { parameterNames, resourceName, type LambdaArch, type Throttling } from './settings';
+import { parameterNames, resourceName, type LambdaArch, type ProvisionedCapacity, type Throttling } from './settings';
 
 /** Props of {@link AuthCoreStack}; `settingsFromContext` builds most of them from the CDK context. */
 export interface AuthCoreStackProps extends StackProps {
@@ -22,6 +22,8 @@ export interface AuthCoreStackProps extends StackProps {
   readonly routes?: readonly RouteDef[];
   /** Warm throughput of the table (write units per second) for a bulk migration. @default DynamoDB's */
   readonly warmWriteUnitsPerSecond?: number;
+  /** Provisioned capacity of the table for a migration window. @default on-demand */
+  readonly provisionedCapacity?: ProvisionedCapacity;
   /** Configuration variables for every function. @default none */
   readonly functionEnvironment?: Readonly<Record<string, string>>;
   readonly alarmTopicArn?: string;
@@ -58,6 +60,7 @@ export class AuthCoreStack extends Stack {
       tableName: resourceName(props.stage),
       isProduction: props.isProduction,
       ...(props.warmWriteUnitsPerSecond !== undefined ? { warmWriteUnitsPerSecond: props.warmWriteUnitsPerSecond } : {}),
+      ...(props.provisionedCapacity !== undefined ? { provisionedCapacity: props.provisionedCapacity } : {}),
     });
 
     const common = {

@@ -31,6 +31,18 @@ describe('stage settings from the CDK context', () => {
     expect(() => settingsFromContext(read({ alarmTopicArn: 'my-topic' }))).toThrow('Context "alarmTopicArn"');
   });
 
+  it('takes provisioned capacity for a migration window as both units together, never beside warm throughput', () => {
+    expect(settingsFromContext(read({ provisionedWriteUnits: '36000', provisionedReadUnits: 2000 })).provisionedCapacity).toEqual({ writeUnits: 36000, readUnits: 2000 });
+    expect(settingsFromContext(read({})).provisionedCapacity).toBeUndefined();
+    expect(() => settingsFromContext(read({ provisionedWriteUnits: '36000' }))).toThrow('Context "provisionedReadUnits" must be given with "provisionedWriteUnits"');
+    expect(() => settingsFromContext(read({ provisionedReadUnits: '2000' }))).toThrow('Context "provisionedWriteUnits" must be given with "provisionedReadUnits"');
+    expect(() => settingsFromContext(read({ provisionedWriteUnits: 'lots', provisionedReadUnits: '2000' }))).toThrow('Context "provisionedWriteUnits" must be a positive integer');
+    expect(() => settingsFromContext(read({ provisionedWriteUnits: '36000', provisionedReadUnits: '0' }))).toThrow('Context "provisionedReadUnits" must be a positive integer');
+    expect(() => settingsFromContext(read({ provisionedWriteUnits: '36000', provisionedReadUnits: '2000', warmWriteUnitsPerSecond: '40000' }))).toThrow(
+      'Context "warmWriteUnitsPerSecond" is for an on-demand table',
+    );
+  });
+
   it('accepts configuration variables but never secrets in the function environment', () => {
     expect(settingsFromContext(read({ functionEnvironment: { PASSWORD_REHASH_ON_SIGNIN: false } })).functionEnvironment).toEqual({
       PASSWORD_REHASH_ON_SIGNIN: 'false',

@@ -686,4 +686,28 @@ describe('bulk import (SPEC §15)', () => {
     expect(dev.template.toJSON().Resources.StorageTableB43FDCE7?.Properties?.WarmThroughput).toBeUndefined();
     for (const g of dev.template.toJSON().Resources.StorageTableB43FDCE7?.Properties?.GlobalSecondaryIndexes ?? []) expect(g.WarmThroughput).toBeUndefined();
   });
+
+  it('provisions the table and each GSI (its share of it) for a migration window when the stage asks, on-demand otherwise', () => {
+    const window = synthStage({ stage: 'migration', provisionedWriteUnits: 36000, provisionedReadUnits: 2001 }, { bundleDir });
+    const [table] = Object.values(window.template.findResources('AWS::DynamoDB::Table'));
+    expect(table.Properties).toMatchObject({ BillingMode: 'PROVISIONED', ProvisionedThroughput: { WriteCapacityUnits: 36000, ReadCapacityUnits: 2001 } });
+    expect(table.Properties.WarmThroughput).toBeUndefined();
+    const gsis = table.Properties.GlobalSecondaryIndexes as { IndexName: string; ProvisionedThroughput?: unknown }[];
+    // gsi1 a quarter (the user list and the rows' status index), gsi2 an eighth (emails, phones, a role's users); rounded up.
+    expect(Object.fromEntries(gsis.map((g) => [g.IndexName, g.ProvisionedThroughput]))).toEqual({
+      gsi1: { WriteCapacityUnits: 9000, ReadCapacityUnits: 501 },
+      gsi2: { WriteCapacityUnits: 4500, ReadCapacityUnits: 251 },
+    });
+    expect(gsis.map((g) => g.IndexName).sort()).toEqual(TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName).sort());
+    // Everything else is the stage as it is on demand: the stream the worker reads, PITR, the resources.
+    expect(table.Properties).toMatchObject({ StreamSpecification: { StreamViewType: 'NEW_IMAGE' }, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } });
+    expect(Object.keys(window.resources).length).toBe(Object.keys(dev.resources).length);
+    const report = new AwsSolutionsChecks(window.app).validateScope(window.stack);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+
+    const onDemand = dev.template.toJSON().Resources.StorageTableB43FDCE7?.Properties;
+    expect(onDemand?.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(onDemand?.ProvisionedThroughput).toBeUndefined();
+    for (const g of onDemand?.GlobalSecondaryIndexes ?? []) expect(g.ProvisionedThroughput).toBeUndefined();
+  });
 });

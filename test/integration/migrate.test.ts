@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
+import { startCountingProxy } from '../support/dynamo-proxy';
 import { expectedSet, MIGRATION_FIXTURES, type ExpectedSet, type ExpectedUser } from '../support/migration';
 
 /**
@@ -209,6 +210,33 @@ describe('migrating the Firebase fixture', () => {
       else await checkNotThere(api, o);
     }
   });
+});
+
+describe('the Firebase fixture while the table is short of capacity', () => {
+  it('waits out 15 s of staging refused for capacity (503 Service is busy) and imports every user as the fixture expects', async () => {
+    const set = expectedSet(FIREBASE);
+    const proxy = await startCountingProxy(dynamo.endpoint);
+    const api = await startApi({ ...serviceEnv(), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
+    try {
+      // Every staging transaction (it puts NEW rows) is cancelled for capacity, as DynamoDB does
+      // when a table or index is short of it, until 15 s have passed: the service answers 503,
+      // which the command used to give up on after 5 tries (about 8-12 s) as a service-error.
+      const staging = (items: Record<string, unknown>[]) => items.some((i) => (i.Put as { Item?: { type?: { S?: string }; status?: { S?: string } } } | undefined)?.Item?.status?.S === 'NEW');
+      proxy.cancelTransactionsNext(Infinity, staging);
+      const capacityBack = setTimeout(() => proxy.cancelTransactionsNext(0), 15_000);
+      const run = await migrate(api, dir, ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'hash-config.txt')]);
+      clearTimeout(capacityBack);
+      expect(proxy.cancelled.count).toBeGreaterThan(5);
+      expect(run.report.summary).toEqual(set.summary);
+      expect(outcomes(run.report)).toEqual(expectedOutcomes(set));
+      expect(api.logs.some((l) => l.includes('storage throttled'))).toBe(true);
+      for (const want of set.users.filter((u) => u.outcome === 'imported').slice(0, 4)) await checkImported(api, want);
+      expect(await rowCount(api)).toBe(0);
+    } finally {
+      await api.stop();
+      await proxy.close();
+    }
+  }, 180_000);
 });
 
 describe('--no-hash migrate-on-signin against a service that migrates passwords through a webhook (SPEC §16)', () => {

@@ -1,3 +1,5 @@
+import { sleep } from '../pool';
+
 /** DynamoDB allows at most 100 items in one TransactWriteItems. */
 export const MAX_TRANSACTION_ITEMS = 100;
 
@@ -32,4 +34,22 @@ export function isThrottlingError(err: unknown): boolean {
   if (err.name !== 'TransactionCanceledException') return false;
   const codes = ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
   return codes.some((code) => THROTTLED_ITEMS.has(code)) && !codes.includes('ConditionalCheckFailed');
+}
+
+/**
+ * Runs `run` again while DynamoDB refuses it for load (`isThrottlingError`), after 100 ms doubling
+ * up to 5 s (jittered), as long as the next try would start before `until` (epoch ms); then, or on
+ * any other error, throws. `onWait` hears of each wait. Conditions are evaluated anew by each try.
+ */
+export async function whileThrottled<T>(run: () => Promise<T>, until: number, onWait?: () => void): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await run();
+    } catch (err) {
+      const wait = Math.min(5_000, 100 * 2 ** retry) * (0.5 + Math.random());
+      if (!isThrottlingError(err) || Date.now() + wait > until) throw err;
+      onWait?.();
+      await sleep(wait);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import { BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../fixtures/password-vectors';
 import { startApi, type TestApi } from '../support/api';
+import { startCountingProxy } from '../support/dynamo-proxy';
 
 /**
  * Staging bulk users (SPEC §15): `POST /bulk-import/users` validates all and stages all or none,
@@ -242,4 +243,29 @@ describe('POST /bulk-import/users/remove', () => {
       expect([res.status, res.text]).toEqual([400, text]);
     }
   });
+});
+
+describe('staging while DynamoDB is short of capacity', () => {
+  it('waits for capacity chunk by chunk: the request answers 200 and stages each user once, not a part of them to be sent again', async () => {
+    const proxy = await startCountingProxy(process.env.TEST_DYNAMODB_ENDPOINT as string);
+    const busy = await startApi({ VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
+    try {
+      const users = Array.from({ length: 1000 }, passwordlessUser);
+      // The first three staging transactions (99 rows each) go in; then every one is cancelled for
+      // capacity for 3 s. The request used to answer 503 after a transaction's own 5 tries, with
+      // a third of its users staged: sent again, they would have been staged twice.
+      let staging = 0;
+      const putsNewRows = (items: Record<string, unknown>[]) => items.some((i) => (i.Put as { Item?: { status?: { S?: string } } } | undefined)?.Item?.status?.S === 'NEW');
+      proxy.cancelTransactionsNext(Infinity, (items) => putsNewRows(items) && ++staging > 3);
+      const capacityBack = setTimeout(() => proxy.cancelTransactionsNext(0), 3000);
+      const res = await busy.post('/bulk-import/users', { users });
+      clearTimeout(capacityBack);
+      expect(proxy.cancelled.count).toBeGreaterThan(5);
+      expect([res.status, res.json.users?.length]).toEqual([200, 1000]);
+      expect((await busy.get('/bulk-import/users/count?status=NEW')).json.count).toBe(1000);
+    } finally {
+      await busy.stop();
+      await proxy.close();
+    }
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type Server, type ServerResponse } from 'node:http';
 
 /**
  * A pass-through proxy in front of DynamoDB Local that counts requests by operation
@@ -35,6 +35,17 @@ export interface CountingProxy {
   cancelTransactionsNext(n: number, only?: (items: Record<string, unknown>[]) => boolean, code?: string): void;
   readonly cancelled: { count: number };
   /**
+   * Stands in for a table's provisioned write capacity: `unitsPerSecond` write units, refilled
+   * continuously into a bucket of one second's worth (at least 250, so the largest transaction
+   * fits). A write the bucket cannot pay for is refused as DynamoDB refuses it: a transaction
+   * cancelled with `ThrottlingError`, a single or batch write with
+   * `ProvisionedThroughputExceededException`. A write costs 1 unit per item, 2 inside a transaction
+   * (items taken as at most 1 KB; GSI copies not counted). `undefined` lifts the limit.
+   */
+  limitWriteUnits(unitsPerSecond: number | undefined): void;
+  /** Write units paid for (the writes passed on) and refused, since the proxy started. */
+  readonly writeUnits: { consumed: number; refused: number };
+  /**
    * Answers each Query of an index (`IndexName` set) for which `answer` gives a body (in
    * DynamoDB's JSON), instead of DynamoDB; `undefined` stops it.
    */
@@ -69,6 +80,36 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   let throttleOnly: ((operation: string) => boolean) | undefined;
   const cancelled = { count: 0 };
   let cancel: { n: number; only?: (items: Record<string, unknown>[]) => boolean; code: string } = { n: 0, code: 'ThrottlingError' };
+  const writeUnits = { consumed: 0, refused: 0 };
+  let capacity: { rate: number; size: number; tokens: number; at: number } | undefined;
+  /** Whether the capacity (if limited) pays for `cost` write units now; counts them either way. */
+  const payFor = (cost: number): boolean => {
+    if (capacity) {
+      const now = performance.now();
+      capacity.tokens = Math.min(capacity.size, capacity.tokens + ((now - capacity.at) / 1000) * capacity.rate);
+      capacity.at = now;
+      if (capacity.tokens < cost) {
+        writeUnits.refused += cost;
+        return false;
+      }
+      capacity.tokens -= cost;
+    }
+    writeUnits.consumed += cost;
+    return true;
+  };
+  const refuse = (res: ServerResponse, body: Record<string, unknown>) => {
+    res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'proxy' });
+    res.end(JSON.stringify(body));
+  };
+  /** A TransactWriteItems cancelled for capacity: the first item's reason `code`, the others' `None`. */
+  const cancelTransaction = (res: ServerResponse, items: unknown[], code: string) => {
+    const reasons = items.map((_, i) => (i === 0 ? { Code: code, Message: 'Throughput exceeds the current capacity of your table or index.' } : { Code: 'None' }));
+    refuse(res, {
+      __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+      Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
+      CancellationReasons: reasons,
+    });
+  };
   let indexAnswer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined;
   const arrivals: { operation: string; at: number }[] = [];
   const server: Server = createServer((req, res) => {
@@ -97,21 +138,24 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
           return;
         }
       }
-      if (op === 'PutItem' || op === 'UpdateItem' || op === 'DeleteItem') writes.single++;
+      if (op === 'PutItem' || op === 'UpdateItem' || op === 'DeleteItem' || op === 'BatchWriteItem') {
+        const cost = op === 'BatchWriteItem' ? Object.values((JSON.parse(body.toString('utf8')) as { RequestItems?: Record<string, unknown[]> }).RequestItems ?? {}).flat().length : 1;
+        if (!payFor(cost)) {
+          refuse(res, { __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'The level of configured provisioned throughput for the table was exceeded.' });
+          return;
+        }
+        if (op !== 'BatchWriteItem') writes.single++;
+      }
       if (op === 'TransactWriteItems') {
         const items = (JSON.parse(body.toString('utf8')) as { TransactItems?: Record<string, { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } } }>[] }).TransactItems ?? [];
         if (cancel.n > 0 && (cancel.only === undefined || cancel.only(items))) {
           cancel.n--;
           cancelled.count++;
-          const reasons = items.map((_, i) => (i === 0 ? { Code: cancel.code, Message: 'Throughput exceeds the current capacity of your table or index.' } : { Code: 'None' }));
-          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'proxy' });
-          res.end(
-            JSON.stringify({
-              __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-              Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
-              CancellationReasons: reasons,
-            }),
-          );
+          cancelTransaction(res, items, cancel.code);
+          return;
+        }
+        if (!payFor(2 * items.length)) {
+          cancelTransaction(res, items, 'ThrottlingError');
           return;
         }
         writes.transactional += items.length;
@@ -169,6 +213,11 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
       cancel = { n, only, code };
     },
     cancelled,
+    limitWriteUnits: (unitsPerSecond) => {
+      const size = unitsPerSecond === undefined ? 0 : Math.max(250, unitsPerSecond);
+      capacity = unitsPerSecond === undefined ? undefined : { rate: unitsPerSecond, size, tokens: size, at: performance.now() };
+    },
+    writeUnits,
     answerIndexQueries: (answer) => {
       indexAnswer = answer;
     },

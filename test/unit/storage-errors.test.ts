@@ -1,4 +1,4 @@
-import { isThrottlingError } from '../../lib/storage/errors';
+import { isThrottlingError, whileThrottled } from '../../lib/storage/errors';
 
 /** An error as the SDK raises it: its name, and for a cancelled transaction the reason of each item. */
 function sdkError(name: string, codes?: string[]): Error {
@@ -32,5 +32,43 @@ describe('isThrottlingError', () => {
     expect(isThrottlingError(new Error('socket hang up'))).toBe(false);
     expect(isThrottlingError({ name: 'ThrottlingException' })).toBe(false);
     expect(isThrottlingError(undefined)).toBe(false);
+  });
+});
+
+describe('whileThrottled', () => {
+  it('tries again after a wait while DynamoDB refuses for load, and returns the answer that comes', async () => {
+    let tries = 0;
+    let waits = 0;
+    const answer = await whileThrottled(
+      async () => {
+        if (++tries < 4) throw sdkError('TransactionCanceledException', ['ThrottlingError']);
+        return 'written';
+      },
+      Date.now() + 10_000,
+      () => waits++,
+    );
+    expect([answer, tries, waits]).toEqual(['written', 4, 3]);
+  });
+
+  it('throws any other error at once', async () => {
+    let tries = 0;
+    const failing = whileThrottled(async () => {
+      tries++;
+      throw sdkError('ValidationException');
+    }, Date.now() + 10_000);
+    await expect(failing).rejects.toThrow('ValidationException from DynamoDB');
+    expect(tries).toBe(1);
+  });
+
+  it('gives up with the refusal when the next try would start after the deadline', async () => {
+    let tries = 0;
+    const started = Date.now();
+    const refused = whileThrottled(async () => {
+      tries++;
+      throw sdkError('ProvisionedThroughputExceededException');
+    }, started + 300);
+    await expect(refused).rejects.toThrow('ProvisionedThroughputExceededException from DynamoDB');
+    expect(tries).toBeGreaterThan(1);
+    expect(Date.now() - started).toBeLessThan(300);
   });
 });

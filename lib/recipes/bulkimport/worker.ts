@@ -1,7 +1,7 @@
 import type { Logger } from '../../log/logger';
-import { inPool, sleep } from '../../pool';
+import { inPool } from '../../pool';
 import { describeError } from '../../log/logger';
-import { isThrottlingError } from '../../storage/errors';
+import { isThrottlingError, whileThrottled } from '../../storage/errors';
 import type { BulkRowRef } from '../../storage/ports';
 import { BULK_IMPORT_STATUSES, type BulkImportRow } from '../../storage/model';
 import { MetricUnit, recordMetrics } from '../../log/metrics';
@@ -139,23 +139,12 @@ export async function processRecords(
   let throttled = 0;
   // Roles are read once per invocation, and checked on each lane's copy of them.
   const laneRoles = new LaneRoles(deps);
-  /** A row, tried again after a wait while DynamoDB refuses it for load, within the window. */
-  const importRow = async (id: string, seen: BulkImportRow | undefined): Promise<RowOutcome> => {
-    for (let retry = 0; ; retry++) {
-      try {
-        return await processRow(deps, id, laneRoles, seen);
-      } catch (err) {
-        const wait = Math.min(5_000, 100 * 2 ** retry) * (0.5 + Math.random());
-        if (!isThrottlingError(err) || Date.now() + wait > started + throttledRetryWindowMs) throw err;
-        throttled++;
-        await sleep(wait);
-      }
-    }
-  };
   await inPool([...lanes.values()], LANES_IN_FLIGHT, async (lane) => {
     for (const { id, sequenceNumber, seen } of lane) {
       try {
-        counts[await importRow(id, seen)]++;
+        // Tried again after a wait while DynamoDB refuses it for load, within the window.
+        const outcome = await whileThrottled(() => processRow(deps, id, laneRoles, seen), started + throttledRetryWindowMs, () => throttled++);
+        counts[outcome]++;
       } catch (err) {
         if (isThrottlingError(err)) log.warn('bulk row handed back to the stream: storage still throttled', { rowId: id, ...describeError(err) });
         else log.error('bulk row import failed', { rowId: id, ...describeError(err) });

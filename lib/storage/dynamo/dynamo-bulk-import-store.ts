@@ -1,5 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { inPool } from '../../pool';
+import { isThrottlingError, whileThrottled } from '../errors';
 import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
 import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
 import type { BulkImportStore, BulkRowCursor } from '../ports';
@@ -15,6 +16,13 @@ export const BULK_COUNTER_TYPE = 'bulkCounter';
 const MAX_STAGING_TRANSACTION_BYTES = 3_500_000;
 /** Staging transactions of one request in flight at once. */
 const STAGING_CONCURRENCY = 8;
+/**
+ * How long a staging request goes on trying chunks DynamoDB refuses for load before it answers
+ * 503: well inside the staging function's 29 s (validation of 10,000 users takes a few seconds).
+ */
+export const STAGING_THROTTLED_WINDOW_MS = 15_000;
+/** The fewest rows a staging transaction refused for capacity is split down to. */
+const MIN_STAGING_CHUNK = 12;
 /** Row removals in flight at once. */
 const REMOVAL_CONCURRENCY = 16;
 /** A removal that keeps finding its row changed gives up after this many reads. */
@@ -171,16 +179,38 @@ export class DynamoBulkImportStore implements BulkImportStore {
         bytes += size;
       }
     }
-    await inPool(chunks, STAGING_CONCURRENCY, async (chunk) => {
-      const writes: TaggedWrite<string>[] = chunk.map((row) => ({
-        item: { Put: { TableName: this.ctx.tableName, Item: bulkRowItem(row), ...ifAbsent } },
-        onConditionFailed: row.user.id,
-      }));
-      writes.push({ item: counterUpdate(this.ctx, keys.bulkCounter('STAGE', randomShard()), { NEW: chunk.length }), onConditionFailed: '' });
-      const result = await writeAtomically(this.ctx, writes);
-      // Row ids are fresh random UUIDs: a taken one is a broken random source, not a race.
-      if (!result.ok) throw new Error(`Bulk row id ${result.failed} is taken`);
-    });
+    const until = Date.now() + STAGING_THROTTLED_WINDOW_MS;
+    /**
+     * A chunk in one transaction. Refused for capacity (writeAtomically has tried it 5 times), it
+     * is staged as two halves: a transaction of fewer rows touches fewer partitions and needs fewer
+     * units at once, so it gets through a table the worker keeps busy. At `MIN_STAGING_CHUNK` rows
+     * it is tried again after a wait, until the window ends: a request answered 503 half staged
+     * would have the chunks that went in staged twice when it is sent again.
+     */
+    const stageChunk = async (chunk: readonly BulkImportRow[]): Promise<void> => {
+      if (chunk.length <= MIN_STAGING_CHUNK) return whileThrottled(() => this.stageTransaction(chunk), until);
+      try {
+        await this.stageTransaction(chunk);
+      } catch (err) {
+        if (!isThrottlingError(err) || Date.now() >= until) throw err;
+        const half = Math.ceil(chunk.length / 2);
+        await stageChunk(chunk.slice(0, half));
+        await stageChunk(chunk.slice(half));
+      }
+    };
+    await inPool(chunks, STAGING_CONCURRENCY, stageChunk);
+  }
+
+  /** Rows and their count in one transaction. */
+  private async stageTransaction(chunk: readonly BulkImportRow[]): Promise<void> {
+    const writes: TaggedWrite<string>[] = chunk.map((row) => ({
+      item: { Put: { TableName: this.ctx.tableName, Item: bulkRowItem(row), ...ifAbsent } },
+      onConditionFailed: row.user.id,
+    }));
+    writes.push({ item: counterUpdate(this.ctx, keys.bulkCounter('STAGE', randomShard()), { NEW: chunk.length }), onConditionFailed: '' });
+    const result = await writeAtomically(this.ctx, writes);
+    // Row ids are fresh random UUIDs: a taken one is a broken random source, not a race.
+    if (!result.ok) throw new Error(`Bulk row id ${result.failed} is taken`);
   }
 
   async listRows(query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor }): Promise<{ rows: BulkImportRow[]; next?: BulkRowCursor }> {

@@ -105,6 +105,41 @@ export async function processRow(deps: WorkerDeps, id: string, laneRoles = new L
 }
 
 /**
+ * The rows of an invocation in flight at once, across its lanes: halved at each wait for capacity
+ * and grown back by one for about as many rows done (additive increase, multiplicative decrease),
+ * so a worker DynamoDB refuses sends less, and what else writes to the table (staging, sign-ins)
+ * gets through, instead of every lane trying again at once.
+ */
+export class CapacityGate {
+  private inFlight = 0;
+  private limit: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly max: number) {
+    this.limit = max;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    while (this.inFlight >= Math.floor(this.limit)) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.inFlight++;
+    try {
+      return await work();
+    } finally {
+      this.inFlight--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  refused(): void {
+    this.limit = Math.max(1, this.limit / 2);
+  }
+
+  done(): void {
+    this.limit = Math.min(this.max, this.limit + 1 / this.limit);
+  }
+}
+
+/**
  * Handles a batch of stream records: rows grouped by lane (their partition), the lanes at once
  * and each lane's rows in order, so a lane's counter has one writer. A row DynamoDB refuses for
  * load is tried again after a wait (`THROTTLED_RETRY_WINDOW_MS`). A lane stops at its first
@@ -139,11 +174,18 @@ export async function processRecords(
   let throttled = 0;
   // Roles are read once per invocation, and checked on each lane's copy of them.
   const laneRoles = new LaneRoles(deps);
+  const gate = new CapacityGate(LANES_IN_FLIGHT);
   await inPool([...lanes.values()], LANES_IN_FLIGHT, async (lane) => {
     for (const { id, sequenceNumber, seen } of lane) {
       try {
         // Tried again after a wait while DynamoDB refuses it for load, within the window.
-        const outcome = await whileThrottled(() => processRow(deps, id, laneRoles, seen), started + throttledRetryWindowMs, () => throttled++);
+        const outcome = await gate.run(() =>
+          whileThrottled(() => processRow(deps, id, laneRoles, seen), started + throttledRetryWindowMs, () => {
+            throttled++;
+            gate.refused();
+          }),
+        );
+        gate.done();
         counts[outcome]++;
       } catch (err) {
         if (isThrottlingError(err)) log.warn('bulk row handed back to the stream: storage still throttled', { rowId: id, ...describeError(err) });

@@ -66,7 +66,6 @@ export class DynamoRoleStore implements RoleStore {
     return new Map(items.map((item) => [item.role as string, item.roleUid as string]));
   }
 
-
   async createRole(role: RoleRecord): Promise<boolean> {
     const result = await writeAtomically(this.ctx, [
       {

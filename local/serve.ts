@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
+import { knobFrom } from '../lib/config/config';
 import { readLocalSettings } from '../lib/config/local-settings';
 import { createDynamoContext } from '../lib/storage/dynamo';
 import { indexPhoneNumbers, upgradeStorage } from '../lib/storage/dynamo/upgrade';
@@ -22,14 +23,12 @@ function startBulkWorker(bundleDir: string, tableName: string): { stop(): Promis
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const sweeper = (require(join(bundleDir, 'bulkimport-sweeper', 'index.js')) as { handler: () => Promise<unknown> }).handler;
   const log = (message: string) => process.stderr.write(`${message}\n`);
-  const retries = Number(process.env.BULK_STREAM_MAX_RETRIES ?? 3);
-  const parallelization = Number(process.env.BULK_STREAM_PARALLELIZATION ?? WORKER_PARALLELIZATION);
   const poller = startStreamPoller({
     tableName,
     handler: worker,
     log,
-    maxRetries: Number.isSafeInteger(retries) && retries >= 0 ? retries : 3,
-    parallelization: Number.isSafeInteger(parallelization) && parallelization >= 1 && parallelization <= 10 ? parallelization : WORKER_PARALLELIZATION,
+    maxRetries: knobFrom(process.env, 'BULK_STREAM_MAX_RETRIES', 3),
+    parallelization: knobFrom(process.env, 'BULK_STREAM_PARALLELIZATION', WORKER_PARALLELIZATION, 1, 10),
   });
   const timer = setInterval(() => void sweeper().catch((err: unknown) => log(`bulk sweeper: ${err instanceof Error ? err.message : String(err)}`)), LOCAL_SWEEP_MS);
   timer.unref();

@@ -6,6 +6,7 @@ import {
   GetShardIteratorCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
+import { sleep } from '../lib/pool';
 import { isWorkerRecord, WORKER_BATCH_SIZE, WORKER_PARALLELIZATION, type RowRecord } from '../lib/recipes/bulkimport/worker';
 
 /** The worker bundle's handler: Lambda's DynamoDB stream event in, batch item failures out. */
@@ -24,8 +25,6 @@ export interface StreamPollerOptions {
   readonly maxRetries?: number;
   readonly log?: (message: string) => void;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The earliest of some stream sequence numbers (decimal strings of any length). */
 function earliest(sequenceNumbers: readonly (string | undefined)[]): string | undefined {

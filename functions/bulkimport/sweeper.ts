@@ -1,3 +1,4 @@
+import { knobFrom } from '../../lib/config/config';
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
 import { recordRowsLeft, STALE_AFTER_MS, sweepRows } from '../../lib/recipes/bulkimport/worker';
@@ -10,9 +11,8 @@ const log = createLogger({ function: 'bulkimport-sweeper' });
 /** Runs on a schedule: hands rows a crash left `NEW` or `PROCESSING` to the worker again (SPEC §15). */
 export async function handler(): Promise<{ redriven: number; failed: number }> {
   // `BULK_STALE_AFTER_MS` shortens the wait (tests); a row is stale after 10 minutes otherwise.
-  const staleAfter = Number(process.env.BULK_STALE_AFTER_MS ?? STALE_AFTER_MS);
   const deps = await loadDeps();
-  const result = await sweepRows(deps, Number.isSafeInteger(staleAfter) && staleAfter >= 0 ? staleAfter : STALE_AFTER_MS);
+  const result = await sweepRows(deps, knobFrom(process.env, 'BULK_STALE_AFTER_MS', STALE_AFTER_MS));
   log.info('bulk rows swept', result);
   await recordRowsLeft(deps);
   return result;

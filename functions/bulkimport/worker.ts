@@ -1,4 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { knobFrom } from '../../lib/config/config';
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
 import { processRecords, THROTTLED_RETRY_WINDOW_MS, type RowRecord } from '../../lib/recipes/bulkimport/worker';
@@ -19,6 +20,6 @@ const log = createLogger({ function: 'bulkimport-worker' });
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   // `BULK_THROTTLED_RETRY_WINDOW_MS` shortens how long throttled rows are waited on (tests).
-  const retryWindow = Number(process.env.BULK_THROTTLED_RETRY_WINDOW_MS ?? THROTTLED_RETRY_WINDOW_MS);
-  return processRecords(await loadDeps(), event.Records as RowRecord[], log, bulkRowFromImage, Number.isSafeInteger(retryWindow) && retryWindow >= 0 ? retryWindow : THROTTLED_RETRY_WINDOW_MS);
+  const retryWindow = knobFrom(process.env, 'BULK_THROTTLED_RETRY_WINDOW_MS', THROTTLED_RETRY_WINDOW_MS);
+  return processRecords(await loadDeps(), event.Records as RowRecord[], log, bulkRowFromImage, retryWindow);
 }

@@ -74,6 +74,16 @@ export function parseApiKeys(raw: string | undefined): string[] {
   return keys;
 }
 
+/**
+ * A tuning knob from the environment (the bulk engine's, mostly shortened by tests): `fallback`
+ * when unset or not an integer from `min` to `max`. Configuration proper (`intFrom`) refuses a
+ * malformed value instead.
+ */
+export function knobFrom(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(env[name] ?? fallback);
+  return Number.isSafeInteger(value) && value >= min && value <= max ? value : fallback;
+}
+
 function intFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;

@@ -1,4 +1,4 @@
-import { ConfigError, configFromEnv, createConfigLoader, parseApiKeys, passwordMigrationFromEnv } from '../../lib/config/config';
+import { ConfigError, configFromEnv, createConfigLoader, knobFrom, parseApiKeys, passwordMigrationFromEnv } from '../../lib/config/config';
 import { passwordMigrationSource } from '../../lib/password-migration/sources';
 import { startParametersExtension, type ParametersExtension } from '../support/parameters-extension';
 import { createLogger } from '../../lib/log/logger';
@@ -147,5 +147,18 @@ describe('the logger', () => {
     expect(lines[0]).not.toContain('hunter2');
     expect(lines[0]).not.toContain('$2a$');
     expect(entry.linkCode).toBe('[redacted]');
+  });
+});
+
+describe('knobFrom (tuning knobs: the bulk engine\'s, shortened by tests)', () => {
+  it('reads an integer in range, and falls back on one unset, malformed or out of range', () => {
+    expect(knobFrom({ K: '1500' }, 'K', 600_000)).toBe(1500);
+    expect(knobFrom({ K: '0' }, 'K', 3)).toBe(0);
+    expect(knobFrom({}, 'K', 3)).toBe(3);
+    expect(knobFrom({ K: 'soon' }, 'K', 3)).toBe(3);
+    expect(knobFrom({ K: '-1' }, 'K', 3)).toBe(3);
+    expect(knobFrom({ K: '2.5' }, 'K', 3)).toBe(3);
+    expect(knobFrom({ K: '11' }, 'K', 10, 1, 10)).toBe(10);
+    expect(knobFrom({ K: '4' }, 'K', 10, 1, 10)).toBe(4);
   });
 });

@@ -38,6 +38,13 @@ async function drained(api: TestApi, timeoutMs = Number(process.env.DRAIN_MS ?? 
 /** A login method reduced to what the mixed batch checks: recipe, identity and its own verified state. */
 const loginMethodFacts = (lm: ExpectedLoginMethod) => ({ recipeId: lm.recipeId, email: lm.email, phoneNumber: lm.phoneNumber, thirdParty: lm.thirdParty && { id: lm.thirdParty.id, userId: lm.thirdParty.userId }, verified: lm.verified });
 
+/** `n` users with one passwordless email each and external ids `<prefix>-<i>` (with `extra` fields). */
+const passwordlessUsers = (prefix: string, n: number, extra: Record<string, unknown> = {}) =>
+  Array.from({ length: n }, (_, i) => ({ externalUserId: `${prefix}-${i}`, ...extra, loginMethods: [{ recipeId: 'passwordless', email: `${prefix}-${i}@example.com` }] }));
+
+/** Holds the stream back (its API refused, as when it sheds load) until `proxy.throttleNext(0)`: the worker sees nothing staged meanwhile. */
+const holdStream = (proxy: CountingProxy): void => proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+
 async function stageAll(api: TestApi, users: unknown[], perRequest = 1000): Promise<void> {
   for (let i = 0; i < users.length; i += perRequest) {
     const res = await api.post('/bulk-import/users', { users: users.slice(i, i + perRequest) });
@@ -170,7 +177,7 @@ describe('the bulk-import worker on rows that conflict with users imported after
 
     // The stream is held back (its API refused, as when it sheds load) while the rows are staged and
     // the role they name is deleted: the worker sees them only after both.
-    proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+    holdStream(proxy);
     await stageAll(api, [
       { externalUserId: 'tp-taken', loginMethods: [{ recipeId: 'thirdparty', email: 'other@example.com', thirdPartyId: 'google', thirdPartyUserId: 'g-holder' }] },
       { externalUserId: 'email-taken', loginMethods: [{ recipeId: 'passwordless', email }] },
@@ -199,7 +206,7 @@ describe('the bulk-import worker on rows that conflict with users imported after
     const touches = (prefix: string) => [...proxy.transactionKeys].filter(([pk]) => pk.startsWith(prefix));
     const failedBefore = await count(api, 'FAILED');
     expect((await api.put('/recipe/role', { role: 'crowd' })).json.createdNewRole).toBe(true);
-    const crowd = Array.from({ length: 300 }, (_, i) => ({ externalUserId: `crowd-${i}`, userRoles: [{ role: 'crowd', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', email: `crowd-${i}@example.com` }] }));
+    const crowd = passwordlessUsers('crowd', 300, { userRoles: [{ role: 'crowd', tenantIds: ['public'] }] });
     proxy.reset();
     await stageAll(api, crowd);
     await drained(api);
@@ -261,7 +268,7 @@ describe('the bulk-import worker after a crash or an outage', () => {
   afterAll(() => dynamo.stop());
   it('finishes every row after the server is killed mid-import, importing none twice', async () => {
     const first = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
-    const users = Array.from({ length: 1500 }, (_, i) => ({ externalUserId: `crash-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `crash-${i}@example.com` }] }));
+    const users = passwordlessUsers('crash', 1500);
     await stageAll(first, users, 1500);
     // Kill it once the worker has started on the rows.
     const until = Date.now() + 60_000;
@@ -282,9 +289,9 @@ describe('the bulk-import worker after a crash or an outage', () => {
     const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
     try {
       const before = await userCount(api);
-      const users = Array.from({ length: 60 }, (_, i) => ({ externalUserId: `lost-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `lost-${i}@example.com` }] }));
+      const users = passwordlessUsers('lost', 60);
       // Staged while the stream is held back, so the dropped answers are the worker's.
-      proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+      holdStream(proxy);
       await stageAll(api, users);
       proxy.dropRepliesNext(20, (operation) => operation === 'TransactWriteItems');
       proxy.throttleNext(0);
@@ -314,8 +321,8 @@ describe('the bulk-import worker after a crash or an outage', () => {
     const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });
     try {
       const before = await userCount(api);
-      const users = Array.from({ length: 8 }, (_, i) => ({ externalUserId: `busy-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `busy-${i}@example.com` }] }));
-      proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+      const users = passwordlessUsers('busy', 8);
+      holdStream(proxy);
       await stageAll(api, users);
       // Ten refusals per row on average: more than a transaction's own retries (5 tries) absorb.
       proxy.cancelTransactionsNext(80, importsRow);
@@ -341,8 +348,8 @@ describe('the bulk-import worker after a crash or an outage', () => {
     const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_THROTTLED_RETRY_WINDOW_MS: '0', BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });
     try {
       const before = await userCount(api);
-      const users = Array.from({ length: 6 }, (_, i) => ({ externalUserId: `refused-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `refused-${i}@example.com` }] }));
-      proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
+      const users = passwordlessUsers('refused', 6);
+      holdStream(proxy);
       await stageAll(api, users);
       proxy.cancelTransactionsNext(Infinity, importsRow);
       proxy.throttleNext(0);
@@ -364,7 +371,7 @@ describe('the bulk-import worker after a crash or an outage', () => {
     const proxy = await startCountingProxy(dynamo.endpoint);
     const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_STREAM_MAX_RETRIES: '0', BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });
     try {
-      const users = Array.from({ length: 300 }, (_, i) => ({ externalUserId: `outage-${i}`, loginMethods: [{ recipeId: 'passwordless', email: `outage-${i}@example.com` }] }));
+      const users = passwordlessUsers('outage', 300);
       await stageAll(api, users);
       // The table refuses every call while its stream still delivers (as when DynamoDB sheds
       // load): the worker fails on the rows it gets, and the poller gives up on at least one of

@@ -19,6 +19,16 @@ async function serviceAnswering(statuses: number[]): Promise<{ url: string; requ
   return { url: `http://127.0.0.1:${port}`, requests: () => n, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
+/** Runs `check` against a service answering `statuses` (see `serviceAnswering`), then closes it. */
+async function withService(statuses: number[], check: (service: Awaited<ReturnType<typeof serviceAnswering>>) => Promise<void>): Promise<void> {
+  const service = await serviceAnswering(statuses);
+  try {
+    await check(service);
+  } finally {
+    await service.close();
+  }
+}
+
 /**
  * The migration command's HTTP client: 429 and 503 are back-pressure (the stage throttle, the
  * service or its table busy) and are tried again for as long as `busyForMs`; any other 5xx, and a
@@ -27,51 +37,39 @@ async function serviceAnswering(statuses: number[]): Promise<{ url: string; requ
  */
 describe('ServiceClient retries', () => {
   it('keeps trying a request answered 503 or 429 well past the 5 tries other errors get, and returns its answer', async () => {
-    const service = await serviceAnswering([503, 429, 503, 503, 429, 503, 503, 503, 503, 503, 503, 200]);
-    try {
+    await withService([503, 429, 503, 503, 429, 503, 503, 503, 503, 503, 503, 200], async (service) => {
       const res = await new ServiceClient(service.url, 'key', 5_000, FAST).request('POST', '/bulk-import/users', { users: [] });
       expect([res.status, res.json]).toEqual([200, { status: 'OK' }]);
       expect(service.requests()).toBe(12);
-    } finally {
-      await service.close();
-    }
+    });
   });
 
   it('gives a request that stays busy up after busyForMs, saying so', async () => {
-    const service = await serviceAnswering([503]);
-    try {
+    await withService([503], async (service) => {
       const started = Date.now();
       const client = new ServiceClient(service.url, 'key', 5_000, { ...FAST, busyForMs: 300 });
       await expect(client.request('GET', '/bulk-import/users/count')).rejects.toThrow(/^GET \/bulk-import\/users\/count was refused as busy for \d+ s \(HTTP 503\)$/);
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
       expect(service.requests()).toBeGreaterThan(5);
-    } finally {
-      await service.close();
-    }
+    });
   });
 
   it('tries a 500 five times in all, then fails', async () => {
-    const service = await serviceAnswering([500]);
-    try {
+    await withService([500], async (service) => {
       const client = new ServiceClient(service.url, 'key', 5_000, FAST);
       const err = await client.request('POST', '/bulk-import/users', { users: [] }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ServiceError);
       expect((err as Error).message).toBe('POST /bulk-import/users failed 5 times (HTTP 500)');
       expect(service.requests()).toBe(5);
-    } finally {
-      await service.close();
-    }
+    });
   });
 
   it('returns a 4xx at once: the caller reads it', async () => {
-    const service = await serviceAnswering([400]);
-    try {
+    await withService([400], async (service) => {
       const res = await new ServiceClient(service.url, 'key', 5_000, FAST).request('POST', '/bulk-import/users', { users: [] });
       expect(res.status).toBe(400);
       expect(service.requests()).toBe(1);
-    } finally {
-      await service.close();
-    }
+    });
   });
 
   it('tries a refused connection five times in all, then fails naming the cause', async () => {

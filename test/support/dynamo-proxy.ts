@@ -119,9 +119,7 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
     if (throttle > 0 && (throttleOnly === undefined || throttleOnly(op))) {
       throttle--;
       req.resume();
-      const body = JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' });
-      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'proxy' });
-      res.end(body);
+      refuse(res, { __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' });
       return;
     }
     // The body is read whole before it is forwarded, so the writes it holds can be counted.

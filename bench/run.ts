@@ -711,7 +711,7 @@ async function bulkImport(): Promise<void> {
  * cannot pay for refused as DynamoDB refuses it). The mixed users of figure 6: the worker alone
  * (staged while the stream is held back) with no limit, its write units per second measured; the
  * worker alone with the limit at half that; and staging during the import under the same limit,
- * a request answered 503 sent again as the migration command does. The worker waits for capacity
+ * a request answered 503 sent again as the migration command does (with the same idempotency key). The worker waits for capacity
  * instead of failing rows, and staging waits chunk by chunk instead of answering 503 half done, so
  * the import should go at the capacity's pace, every user imported once and no row `FAILED`.
  */
@@ -738,8 +738,10 @@ async function bulkUnderCapacity(): Promise<void> {
       let busy = 0;
       const stageAll = async () => {
         for (let i = 0; i < staged.length; i += 1000) {
+          // Every try of a request with the same key, as the migration command sends it.
+          const key = randomUUID();
           for (;;) {
-            const res = await api.post('/bulk-import/users', { users: staged.slice(i, i + 1000) });
+            const res = await api.post('/bulk-import/users', { users: staged.slice(i, i + 1000) }, { 'idempotency-key': key });
             if (res.status === 200) break;
             if (res.status !== 503) throw new Error(`staging failed: ${res.status} ${res.text.slice(0, 200)}`);
             busy++;

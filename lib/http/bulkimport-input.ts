@@ -16,6 +16,18 @@ export function usersOf(body: Fields): unknown[] {
   return users;
 }
 
+/** The header of a staging request's idempotency key (beyond the core; the migration command sends one). */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The idempotency key of a staging request: absent, or 1–255 visible ASCII characters. */
+export function idempotencyKeyOf(headers: Readonly<Record<string, string>>): string | undefined {
+  const key = headers[IDEMPOTENCY_KEY_HEADER];
+  if (key === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) throw new BadRequestError(`The ${IDEMPOTENCY_KEY_HEADER} header must be 1 to 255 visible ASCII characters.`);
+  return key;
+}
+
 /** `status` of a bulk GET: one of the three, or absent for all. */
 export function statusParam(query: Fields): BulkImportStatus | undefined {
   const status = optionalString(query, 'status');

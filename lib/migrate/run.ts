@@ -3,7 +3,9 @@ import { InterruptedBeforeWriting } from './errors';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
 import { Ledger, ReportWriter } from './report';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
+import { randomUUID } from 'node:crypto';
 import { eventBodyBytes } from '../http/body-size';
+import { IDEMPOTENCY_KEY_HEADER } from '../http/bulkimport-input';
 import { sleep } from '../pool';
 
 /**
@@ -217,7 +219,9 @@ class Stager {
     const service = this.run.service!;
     let res;
     try {
-      res = await service.request('POST', '/bulk-import/users', { users: users.map((m) => m.user) });
+      // One key for every try of this request: a try answered 503, or whose answer was lost after
+      // the service staged its users, is sent again without staging them twice.
+      res = await service.request('POST', '/bulk-import/users', { users: users.map((m) => m.user) }, { [IDEMPOTENCY_KEY_HEADER]: randomUUID() });
     } catch (err) {
       this.fail(users, 'service-error', `staging failed: ${(err as Error).message}; run the command again`);
       return;

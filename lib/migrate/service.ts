@@ -44,7 +44,8 @@ export class ServiceClient {
     private readonly retry: RetryTiming = RETRY_TIMING,
   ) {}
 
-  async request(method: string, path: string, body?: unknown): Promise<ServiceResponse> {
+  /** Sends a request, trying again as above; every try sends the same `headers` and body. */
+  async request(method: string, path: string, body?: unknown, headers: Readonly<Record<string, string>> = {}): Promise<ServiceResponse> {
     let lastError = '';
     let failures = 0;
     let busySince: number | undefined;
@@ -53,7 +54,7 @@ export class ServiceClient {
       try {
         const res = await fetch(new URL(path, this.url), {
           method,
-          headers: { ...(this.apiKey ? { 'api-key': this.apiKey } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          headers: { ...headers, ...(this.apiKey ? { 'api-key': this.apiKey } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
           body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
           signal: AbortSignal.timeout(this.timeoutMs),
         });

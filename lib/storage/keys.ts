@@ -26,6 +26,7 @@ import type { AccountInfo, RecipeId } from './model';
  * | EV token     | `EVTOKEN#<sha256>` and `EVTOKENS#<t>#<recipeUserId>#<email>` | `EVTOKEN` / `<sha256>` |     |                             |
  * | bulk row     | `BULK#<lane>`                       | `ROW#<rowId>`       | `BULKROWS#<status>#<s>` / `<createdAt>#<rowId>` |      |
  * | bulk counter | `BULKCOUNT#<family>#<n>`            | `COUNT`             |                              |                             |
+ * | staged mark  | `BULKSTAGED#<first rowId>`          | `CHUNK`             |                              |                             |
  *
  * A user's partition (`USER#<userId>`) holds all its login methods, so a primary user is read with
  * one Query; a login method linked to another user leaves a `LINK` item in its own partition.
@@ -212,6 +213,8 @@ export const keys = {
   },
   /** A staged bulk-import row, in its lane's partition (see `BULK_LANES`). */
   bulkRow: (lane: number, rowId: string): Key => ({ pk: `BULK#${lane}`, sk: `ROW#${rowId}` }),
+  /** The mark of a chunk of rows an idempotent staging request staged, by its first row's id. */
+  bulkStaged: (firstRowId: string): Key => ({ pk: `BULKSTAGED#${firstRowId}`, sk: 'CHUNK' }),
   /** One counter item of bulk rows by status (signed counts: their sum over every item is the count). */
   bulkCounter: (family: BulkCounterFamily, n: number): Key => ({ pk: `BULKCOUNT#${family}#${n}`, sk: 'COUNT' }),
   /** gsi1 partition: one shard of the bulk rows in a status, newest first by `bulkRowPosition`. */

@@ -261,8 +261,13 @@ export interface BulkRowCursor {
  * hold a row that just left, and never misses one that is there.
  */
 export interface BulkImportStore {
-  /** Stages rows (status `NEW`), in transactions of up to 99 rows with their counter. */
-  stageRows(rows: readonly BulkImportRow[]): Promise<void>;
+  /**
+   * Stages rows (status `NEW`), in transactions of up to 99 rows with their counter. With
+   * `idempotent`, the row ids are the request's own (`requestIds`): a row already there was staged by
+   * an earlier try of the same request and is left as it is (not counted again); without, a taken
+   * row id is an error.
+   */
+  stageRows(rows: readonly BulkImportRow[], opts?: { idempotent?: boolean }): Promise<void>;
   /** A page of rows, newest first, of one status or all; `next` only when another page follows. */
   listRows(query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor }): Promise<{ rows: BulkImportRow[]; next?: BulkRowCursor }>;
   /** How many rows there are in a status, or in all. */

@@ -1,5 +1,7 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../fixtures/password-vectors';
-import { startApi, type TestApi } from '../support/api';
+import { startApi, tableProblems, type TestApi } from '../support/api';
 import { startCountingProxy } from '../support/dynamo-proxy';
 
 /**
@@ -19,18 +21,18 @@ let n = 0;
 const unique = () => `${Date.now().toString(36)}-${n++}`;
 const passwordlessUser = () => ({ loginMethods: [{ recipeId: 'passwordless', email: `pl-${unique()}@example.com` }] });
 const stage = (users: unknown[]) => api.post('/bulk-import/users', { users });
-const count = async (status?: string) => {
-  const res = await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`);
+const count = async (status?: string, target = api) => {
+  const res = await target.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`);
   expect(res.status).toBe(200);
   return res.json.count as number;
 };
-const list = (query: string) => api.get(`/bulk-import/users?${query}`);
+const list = (query: string, target = api) => target.get(`/bulk-import/users?${query}`);
 /** Every row of a status, following the pagination tokens. */
-async function allRows(status: string, limit = 500): Promise<{ id: string }[]> {
+async function allRows(status: string, limit = 500, target = api): Promise<{ id: string }[]> {
   const rows: { id: string }[] = [];
   let token: string | undefined;
   do {
-    const res = await list(`status=${status}&limit=${limit}${token ? `&paginationToken=${encodeURIComponent(token)}` : ''}`);
+    const res = await list(`status=${status}&limit=${limit}${token ? `&paginationToken=${encodeURIComponent(token)}` : ''}`, target);
     expect(res.status).toBe(200);
     rows.push(...res.json.users);
     token = res.json.nextPaginationToken;
@@ -268,4 +270,101 @@ describe('staging while DynamoDB is short of capacity', () => {
       await proxy.close();
     }
   }, 60_000);
+});
+
+describe('staging with an idempotency key (beyond the core)', () => {
+  const stageWithKey = (target: TestApi, users: unknown[], key: string) => target.post('/bulk-import/users', { users }, { 'idempotency-key': key });
+  const idsOf = (res: { json: { users: { userId: string; loginMethods: { userId: string }[] }[] } }) =>
+    res.json.users.map((u) => [u.userId, ...u.loginMethods.map((lm) => lm.userId)]);
+
+  it('stages a request sent again with its key once, and answers the same ids; another key or other users are staged anew', async () => {
+    const users = Array.from({ length: 250 }, passwordlessUser);
+    const key = `batch-${unique()}`;
+    const before = await count('NEW');
+    const first = await stageWithKey(api, users, key);
+    expect(first.status).toBe(200);
+    expect(await count('NEW')).toBe(before + 250);
+
+    const again = await stageWithKey(api, users, key);
+    expect(again.status).toBe(200);
+    expect(idsOf(again)).toEqual(idsOf(first));
+    expect(await count('NEW')).toBe(before + 250);
+    const listed = new Set((await allRows('NEW')).map((r) => r.id));
+    expect(first.json.users.every((u: { userId: string }) => listed.has(u.userId))).toBe(true);
+
+    const otherKey = await stageWithKey(api, users, `${key}-b`);
+    const otherUsers = await stageWithKey(api, [...users.slice(1), passwordlessUser()], key);
+    expect([otherKey.status, otherUsers.status]).toEqual([200, 200]);
+    const firstIds = new Set(idsOf(first).flat());
+    expect(idsOf(otherKey).flat().some((id) => firstIds.has(id))).toBe(false);
+    expect(idsOf(otherUsers).flat().some((id) => firstIds.has(id))).toBe(false);
+    expect(await count('NEW')).toBe(before + 750);
+  });
+
+  it('stages only what no earlier try staged: not the chunks a failed try put in, nor rows of theirs imported or removed since', async () => {
+    const proxy = await startCountingProxy(process.env.TEST_DYNAMODB_ENDPOINT as string);
+    const failing = await startApi({ VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
+    try {
+      const users = Array.from({ length: 500 }, passwordlessUser);
+      const key = `batch-${unique()}`;
+      const before = await count('NEW', failing);
+      // Two staging transactions go in (98 rows each, with the chunk's mark and the counter), the
+      // others are cancelled for a reason no retry mends: the request fails part way.
+      let staging = 0;
+      proxy.cancelTransactionsNext(Infinity, (items) => items.some((i) => (i.Put as { Item?: { type?: { S?: string } } } | undefined)?.Item?.type?.S === 'bulkRow') && ++staging > 2, 'ValidationError');
+      const broken = await stageWithKey(failing, users, key);
+      proxy.cancelTransactionsNext(0);
+      expect(broken.status).toBeGreaterThanOrEqual(500);
+      expect(broken.text).not.toMatch(/bulk|row|at /i);
+      expect(await count('NEW', failing)).toBe(before + 196);
+      const staged = (await allRows('NEW', 500, failing)).map((r) => r.id);
+      // Two of them leave before the request is sent again (imported, or removed).
+      const gone = staged.slice(0, 2);
+      expect((await failing.post('/bulk-import/users/remove', { ids: gone })).json.deletedIds.sort()).toEqual([...gone].sort());
+
+      const again = await stageWithKey(failing, users, key);
+      expect([again.status, again.json.users?.length]).toEqual([200, 500]);
+      expect(await count('NEW', failing)).toBe(before + 498);
+      const third = await stageWithKey(failing, users, key);
+      expect(idsOf(third)).toEqual(idsOf(again));
+      expect(await count('NEW', failing)).toBe(before + 498);
+      const listed = new Set((await allRows('NEW', 500, failing)).map((r) => r.id));
+      expect(gone.some((id) => listed.has(id))).toBe(false);
+      expect(await tableProblems(failing.tableName)).toEqual([]);
+
+      // Once the marks have expired (DynamoDB's TTL deleted them), the rows still there are enough;
+      // the two that left are staged again.
+      const doc = DynamoDBDocumentClient.from(
+        new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+      );
+      const marks: Record<string, unknown>[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new ScanCommand({ TableName: failing.tableName, FilterExpression: '#type = :t', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':t': 'bulkStaged' }, ExclusiveStartKey: startKey }),
+        );
+        marks.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      // One mark per chunk of 98 rows: the failed try's 2, the next try's 4.
+      expect(marks.length).toBe(6);
+      for (const mark of marks) await doc.send(new DeleteCommand({ TableName: failing.tableName, Key: { pk: mark.pk, sk: mark.sk } }));
+      expect((await stageWithKey(failing, users, key)).status).toBe(200);
+      expect(await count('NEW', failing)).toBe(before + 500);
+      expect(await tableProblems(failing.tableName)).toEqual([]);
+    } finally {
+      await failing.stop();
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it('refuses a key that is empty, too long or not visible ASCII, staging nothing', async () => {
+    const before = await count();
+    for (const key of ['', 'x'.repeat(256), 'two words', 'clé']) {
+      const res = await stageWithKey(api, [passwordlessUser()], key);
+      expect([res.status, res.text]).toEqual([400, 'The idempotency-key header must be 1 to 255 visible ASCII characters.']);
+    }
+    expect((await stageWithKey(api, [passwordlessUser()], 'k'.repeat(255))).status).toBe(200);
+    expect(await count()).toBe(before + 1);
+  });
 });

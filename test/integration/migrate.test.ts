@@ -1,3 +1,4 @@
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,6 +114,13 @@ async function checkImported(api: TestApi, want: ExpectedUser): Promise<void> {
 async function checkNotThere(api: TestApi, want: ExpectedUser): Promise<void> {
   const got = await api.get(`/user/id?userId=${encodeURIComponent(want.sourceId)}`);
   expect([want.label, got.json.status]).toEqual([want.label, 'UNKNOWN_USER_ID_ERROR']);
+}
+
+/** The rows ever staged into a table: the sum of its staging counters (`BULKCOUNT#STAGE#<n>`, which only grow). */
+async function stagedEver(endpoint: string, tableName: string): Promise<number> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const out = await client.send(new ScanCommand({ TableName: tableName, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': { S: 'BULKCOUNT#STAGE#' } } }));
+  return (out.Items ?? []).reduce((total, item) => total + Number(item.NEW?.N ?? 0), 0);
 }
 
 const rowCount = async (api: TestApi, status?: string) => (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
@@ -237,6 +245,53 @@ describe('the Firebase fixture while the table is short of capacity', () => {
       await proxy.close();
     }
   }, 180_000);
+});
+
+describe('a staging answer lost on the way back', () => {
+  it('the command sends the request again with the same idempotency key, and the service stages no user twice', async () => {
+    const set = expectedSet(FIREBASE);
+    const proxy = await startCountingProxy(dynamo.endpoint);
+    const api = await startApi({ ...serviceEnv(), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
+    // Between the command and the service: the first staging request goes through, and once the
+    // service has answered, the connection is cut (a reply lost on the network).
+    const keys: (string | undefined)[] = [];
+    const forwarder = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const staging = req.method === 'POST' && req.url === '/bulk-import/users';
+      if (staging) keys.push(req.headers['idempotency-key'] as string | undefined);
+      const upstream = await fetch(new URL(req.url!, api.baseUrl), {
+        method: req.method,
+        headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
+      const text = await upstream.text();
+      if (staging && keys.length === 1) return req.socket.destroy();
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' });
+      res.end(text);
+    });
+    await new Promise<void>((r) => forwarder.listen(0, '127.0.0.1', r));
+    try {
+      const through = { ...api, baseUrl: `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}` };
+      const run = await migrate(through, dir, ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'hash-config.txt')]);
+      expect(keys.length).toBeGreaterThanOrEqual(2);
+      expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(keys[1]).toBe(keys[0]);
+      expect(run.report.summary).toEqual(set.summary);
+      expect(outcomes(run.report)).toEqual(expectedOutcomes(set));
+      // Every row ever staged is counted on the staging counters (they only grow): one per user
+      // sent, which here are the users imported (the command keeps the duplicates and the skipped
+      // ones back). Sent again without the key, the first request's users were staged twice.
+      const sent = run.report.users.filter((u: { outcome: string }) => u.outcome === 'imported').length;
+      expect(sent).toBeGreaterThan(0);
+      expect(await stagedEver(dynamo.endpoint, api.tableName)).toBe(sent);
+      expect(await rowCount(api)).toBe(0);
+    } finally {
+      await new Promise((r) => forwarder.close(r));
+      await api.stop();
+      await proxy.close();
+    }
+  }, 120_000);
 });
 
 describe('--no-hash migrate-on-signin against a service that migrates passwords through a webhook (SPEC §16)', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BulkImportRow, BulkLoginMethod, BulkUser } from '../../storage/model';
 import type { Deps } from '../deps';
 import { InvalidInputDocumentError } from '../errors';
@@ -8,6 +9,30 @@ import { parseBulkUser, type BulkValidationContext } from './bulk-user';
 export const MAX_USERS_PER_REQUEST = 10_000;
 /** Role names the index does not list yet (made a moment ago) are read one by one, at most this many. */
 const MAX_ROLE_READS = 100;
+
+/** A UUID v5 namespace of its own for the ids of staging requests with an idempotency key. */
+const REQUEST_ID_NAMESPACE = Buffer.from('3b0f5e4e9d6a4c1f8e2b7a9d0c4f6e18', 'hex');
+
+/** A name-based UUID (version 5, RFC 9562: SHA-1 of the namespace and the name). */
+function uuidV5(namespace: Buffer, name: string): string {
+  const b = createHash('sha1').update(namespace).update(name, 'utf8').digest().subarray(0, 16);
+  b[6] = (b[6] & 0x0f) | 0x50;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * The ids of a staging request sent with an idempotency key, in the order validation asks for
+ * them (each user's id, then its login methods'): the same for every try of the same request (the
+ * key and the users as sent), so a try sent again finds the rows an earlier one staged. Another
+ * key, or other users under the same key, gives other ids.
+ */
+export function requestIds(idempotencyKey: string, users: readonly unknown[]): () => string {
+  const request = createHash('sha256').update(idempotencyKey, 'utf8').update('\n').update(JSON.stringify(users), 'utf8').digest('hex');
+  let n = 0;
+  return () => uuidV5(REQUEST_ID_NAMESPACE, `${request}#${n++}`);
+}
 
 /** How the core shows a staged user: its id to the outside, and each login method's new id. */
 export interface StagedUserView {
@@ -71,18 +96,22 @@ export async function validationContext(
 /**
  * `POST /bulk-import/users`: validates every user (the errors of each invalid one, by index;
  * nothing is staged if any is invalid), then stages them all as `NEW` rows. The import itself
- * happens later, row by row (SPEC §15).
+ * happens later, row by row (SPEC §15). With an idempotency key (beyond the core), the ids are
+ * the request's own (`requestIds`): the same request sent again, after a 503 or a lost answer,
+ * stages only what the earlier tries did not, and answers the same ids.
  */
 export async function stageUsers(
   deps: Pick<Deps, 'bulkImport' | 'roles' | 'tenants' | 'clock' | 'random' | 'config'>,
   users: readonly unknown[],
+  idempotencyKey?: string,
 ): Promise<{ status: 'OK'; users?: StagedUserView[] }> {
   if (users.length === 0) return { status: 'OK' };
   if (users.length > MAX_USERS_PER_REQUEST) {
     const error = `You can only add ${MAX_USERS_PER_REQUEST} users at a time.`;
     throw new InvalidInputDocumentError({ error }, error);
   }
-  const ctx = await validationContext(deps, users);
+  const base = await validationContext(deps, users);
+  const ctx = idempotencyKey === undefined ? base : { ...base, newId: requestIds(idempotencyKey, users) };
   const now = ctx.now;
   const valid: BulkUser[] = [];
   const invalid: { index: number; errors: string[] }[] = [];
@@ -96,6 +125,6 @@ export async function stageUsers(
     throw new InvalidInputDocumentError({ error, users: invalid }, error);
   }
   const rows: BulkImportRow[] = valid.map((user) => ({ user, status: 'NEW', createdAt: now, updatedAt: now }));
-  await deps.bulkImport.stageRows(rows);
+  await deps.bulkImport.stageRows(rows, { idempotent: idempotencyKey !== undefined });
   return { status: 'OK', users: valid.map(stagedView) };
 }

@@ -2,7 +2,7 @@ import { ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../model';
 import type { DynamoContext } from './transact';
-import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
+import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
@@ -33,6 +33,7 @@ export interface ConsistencyProblem {
     | 'code-without-device'
     | 'device-without-code'
     | 'bulk-row-unreadable'
+    | 'bulk-mark-unreadable'
     | 'bulk-count-differs'
     | 'unknown-item';
   readonly key: string;
@@ -235,6 +236,11 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
           rowsByStatus.set(row.status, (rowsByStatus.get(row.status) ?? 0) + 1);
         } catch {
           problems.push({ kind: 'bulk-row-unreadable', key: pk, detail: 'a bulk row whose user, status or keys are not as staged rows are' });
+        }
+        break;
+      case BULK_STAGED_TYPE:
+        if (!Number.isInteger(item.rows) || (item.rows as number) < 1 || typeof item.ttl !== 'number' || pk !== keys.bulkStaged(item.id as string).pk) {
+          problems.push({ kind: 'bulk-mark-unreadable', key: pk, detail: 'a staged chunk mark without its first row id, its number of rows or its expiry' });
         }
         break;
       case BULK_COUNTER_TYPE:

@@ -8,6 +8,13 @@ import { batchGetAll, ifAbsent, MAX_TRANSACTION_ITEMS, writeAtomically, type Dyn
 
 export const BULK_ROW_TYPE = 'bulkRow';
 export const BULK_COUNTER_TYPE = 'bulkCounter';
+export const BULK_STAGED_TYPE = 'bulkStaged';
+/**
+ * How long the mark of a chunk an idempotent staging request staged is kept (DynamoDB's TTL
+ * deletes it some time after): a try of the request sent again within it stages none of the
+ * chunk's rows, also when they were imported or removed since.
+ */
+export const STAGED_MARK_TTL_S = 24 * 60 * 60;
 
 /**
  * A staging transaction holds at most this many bytes of rows: DynamoDB takes 4 MB per
@@ -54,6 +61,18 @@ export function bulkRowItem(row: BulkImportRow): Record<string, unknown> {
     attempts: row.attempts,
     [ATTR.gsi1pk]: keys.bulkRowsWithStatus(row.status, statusShard(row.user.id)),
     [ATTR.gsi1sk]: keys.bulkRowPosition(row.createdAt, row.user.id),
+  };
+}
+
+/** The mark of a chunk an idempotent request staged: its first row's id, how many rows, when it goes. */
+function stagedMarkItem(chunk: readonly BulkImportRow[]): Record<string, unknown> {
+  const first = chunk[0];
+  return {
+    ...keys.bulkStaged(first.user.id),
+    type: BULK_STAGED_TYPE,
+    id: first.user.id,
+    rows: chunk.length,
+    [ATTR.ttl]: Math.floor(first.createdAt / 1000) + STAGED_MARK_TTL_S,
   };
 }
 
@@ -165,13 +184,16 @@ export async function readRow(ctx: DynamoContext, id: string): Promise<BulkImpor
 export class DynamoBulkImportStore implements BulkImportStore {
   constructor(private readonly ctx: DynamoContext) {}
 
-  async stageRows(rows: readonly BulkImportRow[]): Promise<void> {
+  async stageRows(rows: readonly BulkImportRow[], opts: { idempotent?: boolean } = {}): Promise<void> {
+    const idempotent = opts.idempotent === true;
+    // A transaction holds the rows, their counter and, for an idempotent request, the chunk's mark.
+    const maxRows = MAX_TRANSACTION_ITEMS - (idempotent ? 2 : 1);
     const chunks: BulkImportRow[][] = [];
     let bytes = 0;
     for (const row of rows) {
       const size = Buffer.byteLength(JSON.stringify(row.user), 'utf8');
       const last = chunks[chunks.length - 1];
-      if (!last || last.length >= MAX_TRANSACTION_ITEMS - 1 || bytes + size > MAX_STAGING_TRANSACTION_BYTES) {
+      if (!last || last.length >= maxRows || bytes + size > MAX_STAGING_TRANSACTION_BYTES) {
         chunks.push([row]);
         bytes = size;
       } else {
@@ -185,12 +207,12 @@ export class DynamoBulkImportStore implements BulkImportStore {
      * is staged as two halves: a transaction of fewer rows touches fewer partitions and needs fewer
      * units at once, so it gets through a table the worker keeps busy. At `MIN_STAGING_CHUNK` rows
      * it is tried again after a wait, until the window ends: a request answered 503 half staged
-     * would have the chunks that went in staged twice when it is sent again.
+     * and sent again without an idempotency key would have the chunks that went in staged twice.
      */
     const stageChunk = async (chunk: readonly BulkImportRow[]): Promise<void> => {
-      if (chunk.length <= MIN_STAGING_CHUNK) return whileThrottled(() => this.stageTransaction(chunk), until);
+      if (chunk.length <= MIN_STAGING_CHUNK) return whileThrottled(() => this.stageTransaction(chunk, idempotent), until);
       try {
-        await this.stageTransaction(chunk);
+        await this.stageTransaction(chunk, idempotent);
       } catch (err) {
         if (!isThrottlingError(err) || Date.now() >= until) throw err;
         const half = Math.ceil(chunk.length / 2);
@@ -201,16 +223,47 @@ export class DynamoBulkImportStore implements BulkImportStore {
     await inPool(chunks, STAGING_CONCURRENCY, stageChunk);
   }
 
-  /** Rows and their count in one transaction. */
-  private async stageTransaction(chunk: readonly BulkImportRow[]): Promise<void> {
+  /**
+   * Rows and their count in one transaction. An idempotent request's transaction also puts the
+   * chunk's mark (its first row's id, how many rows), if absent: when an earlier try of the request
+   * (the same ids, `requestIds`) staged some of these rows, a condition fails, and the marks and
+   * rows there say which; the rest is staged in runs of its own. So a try answered 503 part way,
+   * or whose answer was lost, is sent again without staging a user twice, also one imported or
+   * removed since; a row still there is enough once its mark has expired.
+   */
+  private async stageTransaction(chunk: readonly BulkImportRow[], idempotent: boolean): Promise<void> {
     const writes: TaggedWrite<string>[] = chunk.map((row) => ({
       item: { Put: { TableName: this.ctx.tableName, Item: bulkRowItem(row), ...ifAbsent } },
       onConditionFailed: row.user.id,
     }));
+    if (idempotent) writes.push({ item: { Put: { TableName: this.ctx.tableName, Item: stagedMarkItem(chunk), ...ifAbsent } }, onConditionFailed: chunk[0].user.id });
     writes.push({ item: counterUpdate(this.ctx, keys.bulkCounter('STAGE', randomShard()), { NEW: chunk.length }), onConditionFailed: '' });
     const result = await writeAtomically(this.ctx, writes);
-    // Row ids are fresh random UUIDs: a taken one is a broken random source, not a race.
-    if (!result.ok) throw new Error(`Bulk row id ${result.failed} is taken`);
+    if (result.ok) return;
+    const runs = idempotent ? await this.unstagedRuns(chunk) : [chunk];
+    // Random row ids (or, for an idempotent request, rows no earlier try staged): a taken one is a
+    // broken random source, not a race.
+    if (runs.length === 1 && runs[0].length === chunk.length) throw new Error(`Bulk row id ${result.failed} is taken`);
+    for (const run of runs) await this.stageTransaction(run, true);
+  }
+
+  /** The runs of a chunk's rows that no earlier try staged: not in a mark's run, and not there. */
+  private async unstagedRuns(chunk: readonly BulkImportRow[]): Promise<BulkImportRow[][]> {
+    const ids = chunk.map((row) => row.user.id);
+    const found = await batchGetAll(this.ctx, ids.flatMap((id) => [keys.bulkStaged(id), rowKey(id)]));
+    const staged = new Set<number>();
+    for (const item of found) {
+      const at = ids.indexOf(item.id as string);
+      const length = item.type === BULK_STAGED_TYPE ? (item.rows as number) : 1;
+      for (let i = at; i >= 0 && i < Math.min(at + length, ids.length); i++) staged.add(i);
+    }
+    const runs: BulkImportRow[][] = [];
+    chunk.forEach((row, i) => {
+      if (staged.has(i)) return;
+      if (i > 0 && !staged.has(i - 1) && runs.length > 0) runs[runs.length - 1].push(row);
+      else runs.push([row]);
+    });
+    return runs;
   }
 
   async listRows(query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor }): Promise<{ rows: BulkImportRow[]; next?: BulkRowCursor }> {

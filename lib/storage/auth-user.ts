@@ -1,4 +1,4 @@
-import type { AccountInfo, AuthUser, PasswordlessIdentity, UserRecord } from './model';
+import type { AccountInfo, AuthUser, LoginMethodView, PasswordlessIdentity, UserRecord, UserView } from './model';
 
 /**
  * Pure helpers on users and their login methods, shared by the recipes and the storage adapter
@@ -33,7 +33,7 @@ export function internalIdOf(user: AuthUser, id: string): string {
 }
 
 /** The id the outside sees for a login method: its external user id once mapped (SPEC §12). */
-export function publicIdOf(lm: UserRecord): string {
+export function publicIdOf(lm: LoginMethodView): string {
   return lm.externalUserId ?? lm.userId;
 }
 
@@ -41,7 +41,7 @@ export function publicIdOf(lm: UserRecord): string {
  * The id the outside sees for a user: the external user id of the login method whose recipe user
  * id the user's id is, when mapped; else the user's id.
  */
-export function publicUserIdOf(user: AuthUser): string {
+export function publicUserIdOf(user: UserView): string {
   return user.loginMethods.find((lm) => lm.userId === user.id)?.externalUserId ?? user.id;
 }
 
@@ -67,12 +67,12 @@ export function withoutLoginMethod(user: AuthUser, recipeUserId: string): AuthUs
 }
 
 /** Every tenant a login method of the user is in, in login-method order, each once. */
-export function tenantsOf(user: AuthUser): string[] {
+export function tenantsOf(user: UserView): string[] {
   return [...new Set(user.loginMethods.flatMap((lm) => lm.tenantIds))];
 }
 
 /** The user's time joined: its oldest login method's. */
-export function timeJoinedOf(user: AuthUser): number {
+export function timeJoinedOf(user: UserView): number {
   return Math.min(...user.loginMethods.map((lm) => lm.timeJoined));
 }
 
@@ -114,7 +114,7 @@ export function sameUserState(a: AuthUser | undefined, b: AuthUser | undefined):
 export const MAX_VERIFIED_EMAILS = 16;
 
 /** Whether the login method's email (or the given one) is verified. */
-export function isEmailVerified(lm: UserRecord, email: string | undefined = lm.email): boolean {
+export function isEmailVerified(lm: LoginMethodView, email: string | undefined = lm.email): boolean {
   return email !== undefined && lm.verifiedEmails.includes(email);
 }
 

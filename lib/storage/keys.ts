@@ -79,8 +79,8 @@ export const userListShard = (userId: string): number => shardOf(userId, USER_LI
 
 /**
  * Lanes of staged bulk-import rows (SPEC §15). A row lives in the partition of its lane, the
- * first byte of its row id (a random UUID): rows spread over 256 partition keys, and, because
- * DynamoDB Streams keeps the order of one partition key, the import worker is never fed two rows
+ * first byte of its row id (a UUID, random or name-based: either spreads evenly): rows spread
+ * over 256 partition keys, and, because DynamoDB Streams keeps the order of one partition key, the import worker is never fed two rows
  * of one lane at once, so the lane's counter item is never written by two workers at once.
  */
 export const BULK_LANES = 256;

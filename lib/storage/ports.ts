@@ -7,6 +7,7 @@ import type {
   DeviceRecord,
   IdentityKind,
   JsonObject,
+  LoginMethodView,
   MetadataRecord,
   RoleRecord,
   VerificationTokenRecord,
@@ -33,6 +34,16 @@ export type UserWriteResult =
 export interface LoginRef {
   readonly recipeUserId: string;
   readonly userId: string;
+}
+
+/**
+ * An email-password login as its email guard holds it (read consistently): the login method and
+ * its user; the password hash; and, for a login method on its own, a copy of the login method,
+ * written in the same transaction as it (storage format 4; older guards have none).
+ */
+export interface EmailPasswordLogin extends LoginRef {
+  readonly passwordHash?: string;
+  readonly loginMethod?: LoginMethodView;
 }
 
 /** What a user id given to the API is: a SuperTokens id, an external user id, or either (SPEC §12). */
@@ -125,10 +136,10 @@ export interface UserStore {
   replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult>;
   /**
    * The email-password login of an email in a tenant, read consistently from its guard: the login
-   * method, its user and (on guards written by this version) the password hash, so sign-in can
-   * verify while it fetches the user.
+   * method, its user, the password hash, and, for a login method on its own (storage format 4),
+   * a copy of it, so sign-in answers from this one read.
    */
-  getEmailPasswordLogin(tenantId: string, email: string): Promise<(LoginRef & { passwordHash?: string }) | undefined>;
+  getEmailPasswordLogin(tenantId: string, email: string): Promise<EmailPasswordLogin | undefined>;
   /**
    * A page of a tenant's users in join order (a primary user once, at its oldest login method's
    * time); `hasMore` tells whether another page follows.

@@ -2,8 +2,10 @@ import bcrypt from 'bcryptjs';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
 import { startApi, type TestApi } from '../support/api';
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { copyLoginMethodsToGuards } from '../../lib/storage/dynamo/upgrade';
 import { keys } from '../../lib/storage/keys';
 import { consumeLink, createCode, passwordlessSignIn, uniqueEmail, uniquePhone } from '../support/flows';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { testDocClient } from '../support/table';
 
 /**
@@ -77,18 +79,58 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(() => api.post('/recipe/signinup', identity))).toEqual({ GetItem: 1, Query: 1 });
   });
 
-  it('email-password sign-in: the guard (with the hash) and the user, 2 calls', async () => {
+  it('email-password sign-in of a login method on its own: its guard alone, 1 call, answering as GET /user/id does after each change', async () => {
     const email = uniqueEmail('rt-ep');
-    await api.post('/recipe/signup', { email, password: 'pw-123456' });
+    const id = (await api.post('/recipe/signup', { email, password: 'pw-123456' })).json.user.id as string;
+    const signInIsOneRead = async () => {
+      let res: { json: { status: string; user: unknown; recipeUserId: string } } | undefined;
+      expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email, password: 'pw-123456' })))).toEqual({ GetItem: 1 });
+      const byId = (await api.get(`/user/id?userId=${id}`)).json.user;
+      expect([res!.json.status, res!.json.user, res!.json.recipeUserId]).toEqual(['OK', byId, byId.loginMethods[0].recipeUserId]);
+      return byId;
+    };
+    expect((await signInIsOneRead()).loginMethods[0].verified).toBe(false);
+    // The guard's copy is written with the login method: its email verified, then its external id.
+    const token = (await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token;
+    expect((await api.post('/recipe/user/email/verify', { method: 'token', token })).json.status).toBe('OK');
+    expect((await signInIsOneRead()).loginMethods[0].verified).toBe(true);
+    expect((await api.post('/recipe/userid/map', { superTokensUserId: id, externalUserId: `ext-${id}` })).json.status).toBe('OK');
+    expect((await signInIsOneRead()).id).toBe(`ext-${id}`);
+    // A wrong password: the same one read.
+    expect(await callsOf(() => api.post('/recipe/signin', { email, password: 'wrong-pw-1' }))).toEqual({ GetItem: 1 });
+  });
+
+  it('email-password sign-in of a primary user, or through a guard without the copy (stored before format 4): the guard and the user, 2 calls', async () => {
+    const email = uniqueEmail('rt-ep-primary');
+    const id = (await api.post('/recipe/signup', { email, password: 'pw-123456' })).json.user.id as string;
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: id })).json.status).toBe('OK');
     expect(await callsOf(() => api.post('/recipe/signin', { email, password: 'pw-123456' }))).toEqual({ GetItem: 1, Query: 1 });
+
+    const old = uniqueEmail('rt-ep-old');
+    const oldId = (await api.post('/recipe/signup', { email: old, password: 'pw-123456' })).json.user.id as string;
+    const doc = testDocClient();
+    try {
+      await doc.send(new UpdateCommand({ TableName: api.tableName, Key: keys.emailGuard('public', 'emailpassword', old), UpdateExpression: 'REMOVE loginMethod' }));
+      let res: { json: { status: string; user: { id: string } } } | undefined;
+      expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email: old, password: 'pw-123456' })))).toEqual({ GetItem: 1, Query: 1 });
+      expect([res!.json.status, res!.json.user.id]).toEqual(['OK', oldId]);
+      // The storage upgrade (npm start, npm run upgrade-storage) copies it back: one read again.
+      expect(await copyLoginMethodsToGuards({ doc, tableName: api.tableName })).toBe(1);
+      expect(await callsOf(() => api.post('/recipe/signin', { email: old, password: 'pw-123456' }))).toEqual({ GetItem: 1 });
+    } finally {
+      doc.destroy();
+    }
   });
 
   it('email-password sign-in with a bcrypt hash: the user is read while the hash is verified, not after', async () => {
     // bcryptjs verifies on the main thread in blocks of 100 ms (cost 11: ~170 ms, two blocks): a
-    // read started beside it but not yet on its socket waits for the first block at least.
+    // read started beside it but not yet on its socket waits for the first block at least. A
+    // primary user's guard holds no copy of its login method: its partition is read.
     const email = uniqueEmail('rt-bc');
     const passwordHash = bcrypt.hashSync('pw-123456', 11);
-    expect((await api.post('/recipe/user/passwordhash/import', { email, passwordHash })).json.status).toBe('OK');
+    const imported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash });
+    expect(imported.json.status).toBe('OK');
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: imported.json.user.id })).json.status).toBe('OK');
     proxy.reset();
     expect((await api.post('/recipe/signin', { email, password: 'pw-123456' })).json.status).toBe('OK');
     const at = (operation: string) => proxy.arrivals.find((a) => a.operation === operation)?.at ?? NaN;

@@ -1,14 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../local/create-table';
-import { startApi, type TestApi } from '../support/api';
+import { startApi, tableProblems, type TestApi } from '../support/api';
 import { passwordlessSignIn } from '../support/flows';
 import { BCRYPT } from '../support/linking';
 import { dumpTable, testDocClient } from '../support/table';
 import { standaloneUser } from '../../lib/storage/auth-user';
-import { itemsOfUser } from '../../lib/storage/dynamo/user-items';
-import type { UserRecord } from '../../lib/storage/model';
+import { keys } from '../../lib/storage/keys';
+import { itemsOfUser, loginMethodOfCopy } from '../../lib/storage/dynamo/user-items';
+import type { AuthUser, UserRecord } from '../../lib/storage/model';
 
 /**
  * A table written by the build before account linking (storage format 1: a user item at
@@ -33,6 +34,18 @@ function format2(lm: UserRecord): Record<string, unknown>[] {
     .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
 }
 const enc = encodeURIComponent;
+
+/** A format-3 email-password user in two tenants, and a primary one: their guards had no copy of the login method. */
+const guardUser: UserRecord = {
+  userId: randomUUID(), recipeId: 'emailpassword', tenantIds: ['public', 'old-t'], timeJoined: 1_700_000_000_004,
+  email: 'old-guard@example.com', verifiedEmails: ['old-guard@example.com'], phoneVerified: false, passwordHash: BCRYPT.hash, externalUserId: 'old-ext-1', version: 6,
+};
+const primaryGuardUser: UserRecord = { ...guardUser, userId: randomUUID(), email: 'old-primary@example.com', verifiedEmails: [], externalUserId: undefined, tenantIds: ['public'], timeJoined: 1_700_000_000_005, version: 2 };
+function format3(user: AuthUser): Record<string, unknown>[] {
+  return itemsOfUser(user)
+    .map((d) => (d.role === 'guard' ? { ...d.item, loginMethod: undefined } : d.item))
+    .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
+}
 
 /** A user item exactly as format 1 wrote it (the previous `userItem`), and its guards. */
 function format1(user: Record<string, unknown> & { userId: string; timeJoined: number; email?: string }, guards: Record<string, unknown>[]) {
@@ -65,7 +78,12 @@ beforeAll(async () => {
       [{ pk: `T#public#PL#EMAIL#${enc('old-pl@example.com')}` }, { pk: `T#public#PL#PHONE#${enc('+14155550100')}` }],
     ),
   ];
-  const all: Record<string, unknown>[] = [...items, ...format2(phoneUser)];
+  const all: Record<string, unknown>[] = [
+    ...items,
+    ...format2(phoneUser),
+    ...format3(standaloneUser(guardUser)),
+    ...format3({ id: primaryGuardUser.userId, isPrimary: true, loginMethods: [primaryGuardUser] }),
+  ];
   const doc = testDocClient();
   try {
     for (const Item of all) await doc.send(new PutCommand({ TableName: tableName, Item }));
@@ -84,9 +102,9 @@ describe('upgrading a table of the build before account linking', () => {
 
   it('keeps every user: by id, listed and counted, with the same ids and times', async () => {
     for (const id of Object.values(ids)) expect((await api.get(`/user/id?userId=${id}`)).json.user.id).toBe(id);
-    // (and the format-2 phone user, joined last)
-    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId]);
-    expect((await api.get('/users/count')).json.count).toBe(4);
+    // (and the format-2 phone user, then the format-3 email-password ones, joined last)
+    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId]);
+    expect((await api.get('/users/count')).json.count).toBe(6);
     expect((await api.get(`/user/id?userId=${ids.pl}`)).json.user.phoneNumbers).toEqual(['+14155550100']);
   });
 
@@ -118,5 +136,35 @@ describe('upgrading a table written before phone numbers were indexed', () => {
   it('signs the phone user in as before', async () => {
     const pl = await passwordlessSignIn(api, { phoneNumber: '+14155550111' });
     expect([pl.createdNewUser, pl.user.id]).toEqual([false, phoneUser.userId]);
+  });
+});
+
+describe('upgrading a table written before email guards carried their login method', () => {
+  it('says so at start, and copies a login method on its own onto its email guard in every tenant, a primary user\'s not', async () => {
+    // The format-1 email-password user (a guard in one tenant) and the format-3 one (two).
+    expect(api.logs).toContain('upgraded 3 email guards to storage format 4 (sign-in answers from the guard)');
+    const doc = testDocClient();
+    try {
+      for (const tenantId of guardUser.tenantIds) {
+        const guard = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.emailGuard(tenantId, 'emailpassword', guardUser.email!) }))).Item!;
+        const { version: _v, ...shown } = guardUser;
+        expect([tenantId, loginMethodOfCopy(guard)]).toEqual([tenantId, shown]);
+      }
+      const primaryGuard = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.emailGuard('public', 'emailpassword', primaryGuardUser.email!) }))).Item!;
+      expect(primaryGuard.loginMethod).toBeUndefined();
+    } finally {
+      doc.destroy();
+    }
+  });
+
+  it('signs them in as before, under the external id, and the table is consistent', async () => {
+    const res = await api.post('/recipe/signin', { email: guardUser.email, password: BCRYPT.password });
+    expect([res.json.status, res.json.user.id, res.json.user.loginMethods[0].verified]).toEqual(['OK', 'old-ext-1', true]);
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'old-t' })).status).toBe(200);
+    const inOther = await api.post('/old-t/recipe/signin', { email: guardUser.email, password: BCRYPT.password });
+    expect([inOther.json.status, inOther.json.user.id]).toEqual(['OK', 'old-ext-1']);
+    const primary = await api.post('/recipe/signin', { email: primaryGuardUser.email, password: BCRYPT.password });
+    expect([primary.json.status, primary.json.user.id, primary.json.user.isPrimaryUser]).toEqual(['OK', primaryGuardUser.userId, true]);
+    expect(await tableProblems(tableName)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { isDeviceSuperseded, standaloneUser, withCodesConsumed, withLoginMethod 
 import { TooManyItemsError } from '../../lib/storage/errors';
 import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
-import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
+import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 
 /** The derivation of a user's items and the writes between two states (no DynamoDB needed). */
@@ -33,7 +33,29 @@ describe('itemsOfUser', () => {
     ]);
     expect(items[0].item).toMatchObject({ gsi1pk: keys.usersOfTenant('public', userListShard('ep-1')), gsi1sk: keys.userListPosition(100, 'ep-1'), listRecipeIds: ['emailpassword'], version: 3 });
     expect(items[0].item.primaryUserId).toBeUndefined();
-    expect(items[1].item).toEqual({ pk: 'T#public#EP#EMAIL#a%40b.c', sk: 'GUARD', type: 'guard', userId: 'ep-1', passwordHash: '$2a$10$hash' });
+    // The email guard carries the hash and a copy of the login method (storage format 4): all of it but its version and hash.
+    expect(items[1].item).toEqual({
+      pk: 'T#public#EP#EMAIL#a%40b.c', sk: 'GUARD', type: 'guard', userId: 'ep-1', passwordHash: '$2a$10$hash',
+      loginMethod: { userId: 'ep-1', recipeId: 'emailpassword', tenantIds: ['public'], timeJoined: 100, email: 'a@b.c', verifiedEmails: [], phoneVerified: false },
+    });
+    const { version: _v, ...withoutVersion } = ep;
+    expect(loginMethodOfCopy(items[1].item)).toEqual(withoutVersion);
+  });
+
+  it('copies onto the email guard every attribute sign-in answers with, and only for a login method on its own', () => {
+    const full: UserRecord = { ...ep, verifiedEmails: ['a@b.c'], externalUserId: 'ext-1', externalUserIdInfo: 'from firebase', passwordMigration: { markedAt: 5 }, passwordHash: undefined, tenantIds: ['public', 't2'] };
+    const guards = byRole(standaloneUser(full), 'guard');
+    // Its external id guard and an email guard per tenant; the email guards carry the copy.
+    expect(guards.map((d) => [d.key.pk, d.item.loginMethod !== undefined])).toEqual([
+      ['EXTID#ext-1', false],
+      ['T#public#EP#EMAIL#a%40b.c', true],
+      ['T#t2#EP#EMAIL#a%40b.c', true],
+    ]);
+    const { version: _v, passwordHash: _h, ...shown } = full;
+    expect(loginMethodOfCopy(guards[1].item)).toEqual(shown);
+    // A primary user, even of one login method, and a linked login method: no copy (sign-in reads the partition).
+    expect(byRole({ id: 'ep-1', isPrimary: true, loginMethods: [ep] }, 'guard').map((d) => d.item.loginMethod)).toEqual([undefined]);
+    expect(byRole(primary, 'guard').map((d) => d.item.loginMethod)).toEqual([undefined, undefined]);
   });
 
   it('gives a primary user its login methods in its partition, a link for each other one, and a claim per account info and tenant', () => {
@@ -73,6 +95,20 @@ describe('itemsOfUser', () => {
 describe('userChangeWrites', () => {
   const kinds = (writes: ReturnType<typeof userChangeWrites>) =>
     writes.map((w) => [w.item.Put ? 'Put' : 'Delete', (w.item.Put?.Item ?? w.item.Delete?.Key)?.pk, (w.item.Put?.Item ?? w.item.Delete?.Key)?.sk]);
+
+  it('rewrites the email guard of a login method on its own with it when its copy changes (a verified email): one item more, still ours only', () => {
+    const writes = userChangeWrites(ctx, [standaloneUser(ep)], [standaloneUser({ ...ep, verifiedEmails: ['a@b.c'] })]);
+    expect(kinds(writes)).toEqual([
+      ['Put', 'USER#ep-1', 'LM#ep-1'],
+      ['Put', 'T#public#EP#EMAIL#a%40b.c', 'GUARD'],
+    ]);
+    expect(writes[1].item.Put?.ConditionExpression).toBe('#owner = :owner');
+    expect(writes[1].item.Put?.Item?.loginMethod).toMatchObject({ verifiedEmails: ['a@b.c'] });
+    // The same change in a primary user's login method leaves its guard alone (it holds no copy).
+    expect(kinds(userChangeWrites(ctx, [primary], [withLoginMethod(primary, { ...ep, verifiedEmails: ['a@b.c'] })]))).toEqual([
+      ['Put', 'USER#ep-1', 'LM#ep-1'],
+    ]);
+  });
 
   it('writes only the login method (at its version) and its guard\'s hash copy for a new hash', () => {
     const writes = userChangeWrites(ctx, [primary], [withLoginMethod(primary, { ...ep, passwordHash: '$argon2id$new' })]);

@@ -2,6 +2,7 @@ import type { Logger } from '../../log/logger';
 import { countMetric } from '../../log/metrics';
 import { dummyVerify, hashAlgorithmOf, hashPassword, needsRehash, verifyPassword } from '../../password';
 import { publicIdOf } from '../../storage/auth-user';
+import type { LoginMethodView, UserView } from '../../storage/model';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findLogin, updateLoginMethod } from '../users/find-login';
@@ -33,14 +34,22 @@ export async function signIn(
     countMetric('SignIns', { HashFormat: 'none', Outcome: 'WRONG_CREDENTIALS_ERROR' });
     return { status: 'WRONG_CREDENTIALS_ERROR' };
   }
-  // The guard carries the hash: verify while the user is fetched, not after.
-  const [guardVerdict, found] = await Promise.all([
+  // The guard carries the hash: verify at once. For a login method on its own it also carries a
+  // copy of it (written with it), so nothing more is read; else the user is read meanwhile.
+  const copy = login.loginMethod;
+  const [guardVerdict, read] = await Promise.all([
     login.passwordHash === undefined ? Promise.resolve(undefined) : verifyPassword(password, login.passwordHash, ctx),
-    findLogin(deps, login),
+    copy ? Promise.resolve(undefined) : findLogin(deps, login),
   ]);
-  const stored = found?.loginMethod.passwordHash;
-  if (found && stored === undefined && found.loginMethod.passwordMigration) return migratePasswordAtSignIn(deps, tenantId, password, found, log);
-  if (!found || stored === undefined) return { status: 'WRONG_CREDENTIALS_ERROR' };
+  const shown: { user: UserView; loginMethod: LoginMethodView } | undefined = read ?? (copy && { user: { id: copy.userId, isPrimary: false, loginMethods: [copy] }, loginMethod: copy });
+  const stored = shown?.loginMethod.passwordHash;
+  // What sign-in writes (a migrated password, a rehash) it writes over the login method read whole, at its version.
+  const whole = async () => read ?? (await findLogin(deps, login));
+  if (shown && stored === undefined && shown.loginMethod.passwordMigration) {
+    const found = await whole();
+    return found ? migratePasswordAtSignIn(deps, tenantId, password, found, log) : { status: 'WRONG_CREDENTIALS_ERROR' };
+  }
+  if (!shown || stored === undefined) return { status: 'WRONG_CREDENTIALS_ERROR' };
   // The login method item is authoritative: if its hash changed between the two reads, verify that one.
   const ok = login.passwordHash === stored && guardVerdict !== undefined ? guardVerdict : await verifyPassword(password, stored, ctx);
   // Sign-ins by the format of the hash they met: how much of a migrated base still has its old hash.
@@ -48,11 +57,12 @@ export async function signIn(
   countMetric('SignIns', { HashFormat: format, Outcome: ok ? 'OK' : 'WRONG_CREDENTIALS_ERROR' });
   if (!ok) return { status: 'WRONG_CREDENTIALS_ERROR' };
   if (rehashOnSignin && needsRehash(stored, ownHash)) {
-    const passwordHash = await hashPassword(password, ownHash);
-    // A STALE result means the user changed since it was read (e.g. a password change): keep theirs.
-    const rehashed = await updateLoginMethod(deps, found, { ...found.loginMethod, passwordHash });
-    if (rehashed.status === 'OK') countMetric('Rehashes', { HashFormat: format });
+    const [passwordHash, found] = await Promise.all([hashPassword(password, ownHash), whole()]);
+    // Only over the hash just verified; a STALE result means the user changed since it was read
+    // (e.g. a password change): keep theirs.
+    const rehashed = found && found.loginMethod.passwordHash === stored ? await updateLoginMethod(deps, found, { ...found.loginMethod, passwordHash }) : undefined;
+    if (rehashed?.status === 'OK') countMetric('Rehashes', { HashFormat: format });
   }
   // A linked login method signs in as its primary user: `user.id` is the primary user's id.
-  return { status: 'OK', user: toApiUser(found.user), recipeUserId: publicIdOf(found.loginMethod) };
+  return { status: 'OK', user: toApiUser(shown.user), recipeUserId: publicIdOf(shown.loginMethod) };
 }

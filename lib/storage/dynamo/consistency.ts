@@ -23,6 +23,7 @@ export interface ConsistencyProblem {
     | 'entry-not-held'
     | 'link-not-held'
     | 'login-method-differs'
+    | 'guard-stale-copy'
     | 'user-not-one-user'
     | 'metadata-unreadable'
     | 'token-without-entry'
@@ -150,7 +151,7 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       const differs = differingAttributes(d.item, actual);
       if (differs.length === 0) continue;
       if (d.role === 'guard' && actual.userId === d.item.userId) {
-        const kind = differs.includes('passwordHash') ? 'guard-stale-hash' : 'guard-stale-link';
+        const kind = differs.includes('passwordHash') ? 'guard-stale-hash' : differs.includes('loginMethod') ? 'guard-stale-copy' : 'guard-stale-link';
         problems.push({ kind, key: d.key.pk, detail: `the guard's ${differs.join(', ')} differs from login method ${d.ownerId}'s` });
       } else {
         problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id}'s ${d.role} is held by another user` });

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
 import type { AuthUser, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
-import type { LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
+import type { EmailPasswordLogin, LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
 import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
 import {
   externalIdsOf,
@@ -11,6 +11,7 @@ import {
   ITEM_TYPE,
   leavingIdWrites,
   loginMethodFromItem,
+  loginMethodOfCopy,
   loginRefOf,
   userChangeWrites,
   userFromItems,
@@ -274,10 +275,11 @@ export class DynamoUserStore implements UserStore {
     return result.ok ? { status: 'OK' } : result.failed;
   }
 
-  async getEmailPasswordLogin(tenantId: string, email: string): Promise<(LoginRef & { passwordHash?: string }) | undefined> {
+  async getEmailPasswordLogin(tenantId: string, email: string): Promise<EmailPasswordLogin | undefined> {
     const item = await this.guard(keys.emailGuard(tenantId, 'emailpassword', email));
     if (!item) return undefined;
-    return { ...loginRefOf(item), ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}) };
+    const loginMethod = item.primaryUserId === undefined ? loginMethodOfCopy(item) : undefined;
+    return { ...loginRefOf(item), ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}), ...(loginMethod ? { loginMethod } : {}) };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { accountInfoOf, byJoinOrder, tenantsOf, timeJoinedOf } from '../auth-user';
 import { ATTR, keys, timeSortKey, userListShard, type Key } from '../keys';
-import type { AccountInfo, AuthUser, IdentityKind, UserRecord } from '../model';
+import type { AccountInfo, AuthUser, IdentityKind, LoginMethodView, UserRecord } from '../model';
 import type { LoginRef, UserWriteResult } from '../ports';
 import { TooManyItemsError } from '../errors';
 import { ifAbsent, ifVersion, MAX_TRANSACTION_ITEMS, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
@@ -56,20 +56,54 @@ export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[]
  * A guard item: the login method holding the identity and, when that login method is linked to
  * another user, that user's id (`primaryUserId`), so a sign-in reads the user's partition at once
  * instead of following the link (one round trip less; rewritten when the login method is linked or
- * unlinked). The email-password email guard also carries the password hash: sign-in reads the
- * guard and can start verifying at once, fetching the user in parallel, instead of reading guard,
- * then user, then verifying (one DynamoDB round trip less on the slowest path of the service).
- * Every write that changes the hash updates this copy in the same transaction.
+ * unlinked). The email-password email guard also carries the password hash, so sign-in reads the
+ * guard and verifies at once; and, for a login method on its own (not primary, not linked), a
+ * copy of it (`loginMethodCopy`, storage format 4), so sign-in answers from that one read instead
+ * of reading the user's partition too. Both copies are derived here, so every write that changes
+ * the hash or the login method rewrites them in the same transaction (one item more in a write
+ * that changes such a login method without touching its guard: a verified email, a tenant, an
+ * external id).
  */
 export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
   const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';
+  const onItsOwn = !user.isPrimary && user.id === lm.userId;
   return {
     ...key,
     type: ITEM_TYPE.guard,
     userId: lm.userId,
     ...(user.id !== lm.userId ? { primaryUserId: user.id } : {}),
     ...(carriesHash ? { passwordHash: lm.passwordHash } : {}),
+    ...(carriesHash && onItsOwn ? { loginMethod: loginMethodCopy(lm) } : {}),
   };
+}
+
+/**
+ * What a sign-in answers about a login method, as its guard keeps it: every attribute of the
+ * login method item that the user object shows or sign-in checks, in one order (so equal login
+ * methods give equal copies), without the version (nothing is written from a copy) and the hash
+ * (the guard's own `passwordHash`).
+ */
+export function loginMethodCopy(lm: UserRecord): Record<string, unknown> {
+  return {
+    userId: lm.userId,
+    recipeId: lm.recipeId,
+    tenantIds: [...lm.tenantIds],
+    timeJoined: lm.timeJoined,
+    ...(lm.email !== undefined ? { email: lm.email } : {}),
+    verifiedEmails: [...lm.verifiedEmails],
+    phoneVerified: lm.phoneVerified,
+    ...(lm.passwordMigration !== undefined ? { passwordMigration: { markedAt: lm.passwordMigration.markedAt } } : {}),
+    ...(lm.externalUserId !== undefined ? { externalUserId: lm.externalUserId } : {}),
+    ...(lm.externalUserIdInfo !== undefined ? { externalUserIdInfo: lm.externalUserIdInfo } : {}),
+  };
+}
+
+/** The login method a guard's copy holds (see `loginMethodCopy`), with the guard's hash. */
+export function loginMethodOfCopy(guard: Record<string, unknown>): LoginMethodView | undefined {
+  const copy = guard.loginMethod;
+  if (copy === null || typeof copy !== 'object') return undefined;
+  const { version: _none, ...lm } = loginMethodFromItem({ ...(copy as Record<string, unknown>), passwordHash: guard.passwordHash });
+  return lm;
 }
 
 /** The login method a guard item names, and the user holding it. */

@@ -227,13 +227,20 @@ describe('the Firebase fixture while the table is short of capacity', () => {
     const api = await startApi({ ...serviceEnv(), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
     try {
       // Every staging transaction (it puts NEW rows) is cancelled for capacity, as DynamoDB does
-      // when a table or index is short of it, until 15 s have passed: the service answers 503,
-      // which the command used to give up on after 5 tries (about 8-12 s) as a service-error.
+      // when a table or index is short of it, until 15 s have passed and the service has answered
+      // 503 at least once (a staging request waits up to 15 s of its own first, so capacity back
+      // at a fixed time could land inside that wait): the command used to give up on 503 after 5
+      // tries (about 8-12 s) as a service-error.
       const staging = (items: Record<string, unknown>[]) => items.some((i) => (i.Put as { Item?: { type?: { S?: string }; status?: { S?: string } } } | undefined)?.Item?.status?.S === 'NEW');
       proxy.cancelTransactionsNext(Infinity, staging);
-      const capacityBack = setTimeout(() => proxy.cancelTransactionsNext(0), 15_000);
+      const started = Date.now();
+      const capacityBack = setInterval(() => {
+        if (Date.now() - started < 15_000 || !api.logs.some((l) => l.includes('storage throttled'))) return;
+        proxy.cancelTransactionsNext(0);
+        clearInterval(capacityBack);
+      }, 100);
       const run = await migrate(api, dir, ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'hash-config.txt')]);
-      clearTimeout(capacityBack);
+      clearInterval(capacityBack);
       expect(proxy.cancelled.count).toBeGreaterThan(5);
       expect(run.report.summary).toEqual(set.summary);
       expect(outcomes(run.report)).toEqual(expectedOutcomes(set));

@@ -358,6 +358,21 @@ describe('staging with an idempotency key (beyond the core)', () => {
     }
   }, 60_000);
 
+  it('stages each user once when the same request races itself (a retry sent while the first try still runs)', async () => {
+    const users = Array.from({ length: 400 }, passwordlessUser);
+    const key = `race-${unique()}`;
+    const before = await count('NEW');
+    const tries = await Promise.all([0, 1, 2].map(() => stageWithKey(api, users, key)));
+    expect(tries.map((t) => t.status)).toEqual([200, 200, 200]);
+    expect(idsOf(tries[1])).toEqual(idsOf(tries[0]));
+    expect(idsOf(tries[2])).toEqual(idsOf(tries[0]));
+    expect(await count('NEW')).toBe(before + 400);
+    const listed = (await allRows('NEW')).map((r) => r.id);
+    const ours = new Set(tries[0].json.users.map((u: { userId: string }) => u.userId));
+    expect(listed.filter((id) => ours.has(id))).toHaveLength(400);
+    expect(await tableProblems(api.tableName)).toEqual([]);
+  });
+
   it('refuses a key that is empty, too long or not visible ASCII, staging nothing', async () => {
     const before = await count();
     for (const key of ['', 'x'.repeat(256), 'two words', 'clé']) {

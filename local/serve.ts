@@ -63,7 +63,7 @@ export async function serve(bundleDir: string): Promise<{ port: number; close():
   const phones = await indexPhoneNumbers(ctx);
   if (phones > 0) process.stdout.write(`upgraded ${phones} users to storage format 3 (phone numbers indexed)\n`);
   const guards = await copyLoginMethodsToGuards(ctx);
-  if (guards > 0) process.stdout.write(`upgraded ${guards} email guards to storage format 4 (sign-in answers from the guard)\n`);
+  if (guards > 0) process.stdout.write(`upgraded ${guards} guards to storage format 4 (sign-in answers from the guard)\n`);
   client.destroy();
   const server = createLocalServer(bundleDir);
   const worker = bulkWorker ? startBulkWorker(bundleDir, settings.tableName) : undefined;

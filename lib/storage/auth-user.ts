@@ -119,7 +119,7 @@ export function isEmailVerified(lm: LoginMethodView, email: string | undefined =
 }
 
 /** The login method with `email` verified (remembered as the most recent). */
-export function withVerifiedEmail(lm: UserRecord, email: string): UserRecord {
+export function withVerifiedEmail<T extends LoginMethodView>(lm: T, email: string): T {
   const others = lm.verifiedEmails.filter((e) => e !== email);
   return { ...lm, verifiedEmails: [...others, email].slice(-MAX_VERIFIED_EMAILS) };
 }

@@ -39,7 +39,8 @@ export interface LoginRef {
 /**
  * An email-password login as its email guard holds it (read consistently): the login method and
  * its user; the password hash; and, for a login method on its own, a copy of the login method,
- * written in the same transaction as it (storage format 4; older guards have none).
+ * written in the same transaction as it (storage format 4; older guards have none; the
+ * third-party identity's guard holds one too).
  */
 export interface EmailPasswordLogin extends LoginRef {
   readonly passwordHash?: string;
@@ -97,7 +98,12 @@ export interface UserStore {
   /** The login method holding an email-password or passwordless email in a tenant (strongly consistent). */
   getLoginByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<LoginRef | undefined>;
   getLoginByPhone(tenantId: string, phoneNumber: string): Promise<LoginRef | undefined>;
-  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<LoginRef | undefined>;
+  /**
+   * The login method holding a third-party identity in a tenant (strongly consistent), with a copy
+   * of it when it is on its own (storage format 4), so sign-in of an existing identity that
+   * changes nothing answers from this one read.
+   */
+  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<(LoginRef & { readonly loginMethod?: LoginMethodView }) | undefined>;
   /** Users with a login method in the tenant that has this email (any recipe), each once. */
   listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
   /**

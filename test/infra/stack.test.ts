@@ -41,12 +41,14 @@ let bundleDir: string;
 let dev: Synthesized;
 let prod: Synthesized;
 
+// Bundling every function and synthesising two stages takes 40-60 s on two busy cores: more than
+// the default 60 s hook timeout leaves room for.
 beforeAll(async () => {
   bundleDir = await lambdaBundles('x86_64');
   dev = synthStage({ stage: 'dev' }, { bundleDir });
   // Production migrates passwords at sign-in through a webhook (SPEC §16); dev does not.
   prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC, functionEnvironment: PROD_ENV }, { bundleDir });
-});
+}, 180_000);
 
 afterAll(() => {
   for (const dir of [dirname(bundleDir), dev.outdir, prod.outdir]) rmSync(dir, { recursive: true, force: true });

@@ -72,11 +72,22 @@ describe('DynamoDB calls per operation', () => {
     expect(res!.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id } });
   });
 
-  it('third party: an existing identity signs in with 2 calls, a new one is created with 2', async () => {
+  it('third party: a new identity is created with 2 calls; an existing one on its own signs in from its guard alone, 1 call, and one that changes reads and writes', async () => {
     const email = uniqueEmail('rt-tp');
-    const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}`, email: { id: email, isVerified: true } };
+    const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}`, email: { id: email, isVerified: false } };
     expect(await callsOf(() => api.post('/recipe/signinup', identity))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
-    expect(await callsOf(() => api.post('/recipe/signinup', identity))).toEqual({ GetItem: 1, Query: 1 });
+    let res: { json: { status: string; createdNewUser: boolean; user: { id: string; loginMethods: { verified: boolean }[] } } } | undefined;
+    expect(await callsOf(async () => (res = await api.post('/recipe/signinup', identity)))).toEqual({ GetItem: 1 });
+    expect(res!.json.user).toEqual((await api.get(`/user/id?userId=${res!.json.user.id}`)).json.user);
+    expect([res!.json.createdNewUser, res!.json.user.loginMethods[0].verified]).toEqual([false, false]);
+    // The provider now says the email is verified: the guard, the user, the write (guard and login method together).
+    expect(await callsOf(() => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    expect(await callsOf(async () => (res = await api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } })))).toEqual({ GetItem: 1 });
+    expect(res!.json.user).toEqual((await api.get(`/user/id?userId=${res!.json.user.id}`)).json.user);
+    expect(res!.json.user.loginMethods[0].verified).toBe(true);
+    // Linked to a primary user, it reads the primary user's partition: 2 calls.
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: res!.json.user.id })).json.status).toBe('OK');
+    expect(await callsOf(() => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }))).toEqual({ GetItem: 1, Query: 1 });
   });
 
   it('email-password sign-in of a login method on its own: its guard alone, 1 call, answering as GET /user/id does after each change', async () => {

@@ -141,8 +141,8 @@ describe('upgrading a table written before phone numbers were indexed', () => {
 
 describe('upgrading a table written before email guards carried their login method', () => {
   it('says so at start, and copies a login method on its own onto its email guard in every tenant, a primary user\'s not', async () => {
-    // The format-1 email-password user (a guard in one tenant) and the format-3 one (two).
-    expect(api.logs).toContain('upgraded 3 email guards to storage format 4 (sign-in answers from the guard)');
+    // The format-1 email-password and third-party users (a guard each) and the format-3 one (two).
+    expect(api.logs).toContain('upgraded 4 guards to storage format 4 (sign-in answers from the guard)');
     const doc = testDocClient();
     try {
       for (const tenantId of guardUser.tenantIds) {

@@ -53,6 +53,11 @@ describe('itemsOfUser', () => {
     ]);
     const { version: _v, passwordHash: _h, ...shown } = full;
     expect(loginMethodOfCopy(guards[1].item)).toEqual(shown);
+    // A third-party login method on its own: its identity guard carries the copy, its thirdParty included.
+    const tpGuards = byRole(standaloneUser(tp), 'guard');
+    expect(tpGuards.map((d) => d.key.pk)).toEqual(['T#t1#TP#google#g1']);
+    const { version: _tv, ...tpShown } = tp;
+    expect(loginMethodOfCopy(tpGuards[0].item)).toEqual(tpShown);
     // A primary user, even of one login method, and a linked login method: no copy (sign-in reads the partition).
     expect(byRole({ id: 'ep-1', isPrimary: true, loginMethods: [ep] }, 'guard').map((d) => d.item.loginMethod)).toEqual([undefined]);
     expect(byRole(primary, 'guard').map((d) => d.item.loginMethod)).toEqual([undefined, undefined]);

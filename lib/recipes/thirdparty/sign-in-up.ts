@@ -1,5 +1,5 @@
 import { publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
-import type { AuthUser, UserRecord } from '../../storage/model';
+import type { LoginMethodView, UserRecord, UserView } from '../../storage/model';
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
@@ -36,13 +36,14 @@ export async function signInUp(
   input: ThirdPartySignInUpInput,
 ): Promise<ThirdPartySignInUpResult> {
   return retryOnRace<ThirdPartySignInUpResult>('Third-party sign-in', async () => {
-    const existing = await findLogin(deps, await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId));
+    const ref = await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId);
+    // A login method on its own whose guard holds a copy of it: nothing to change, nothing more to read.
+    if (ref?.loginMethod && !changes(ref.loginMethod, input)) return signedIn({ id: ref.loginMethod.userId, isPrimary: false, loginMethods: [ref.loginMethod] }, ref.loginMethod, false);
+    const existing = await findLogin(deps, ref);
     if (existing) {
       const lm = existing.loginMethod;
-      // The provider's `isVerified: true` verifies the email; `false` never takes a verification
-      // back; a changed email is verified only if proven (now, or earlier for this login method).
-      const after: UserRecord = input.isVerified ? withVerifiedEmail({ ...lm, email: input.email }, input.email) : { ...lm, email: input.email };
-      if (lm.email === after.email && lm.verifiedEmails.join('\n') === after.verifiedEmails.join('\n')) return signedIn(existing.user, lm, false);
+      if (!changes(lm, input)) return signedIn(existing.user, lm, false);
+      const after: UserRecord = afterSignIn(lm, input);
       const result = await updateLoginMethod(deps, existing, after);
       if (result.status === 'OK') return signedIn(withLoginMethod(existing.user, after), after, false);
       if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: CHANGE_NOT_ALLOWED_REASON.thirdPartySignIn };
@@ -67,6 +68,21 @@ export async function signInUp(
   });
 }
 
-function signedIn(user: AuthUser, loginMethod: UserRecord, createdNewUser: boolean): ThirdPartySignInUpResult {
+/**
+ * The login method after a sign-in: the provider's `isVerified: true` verifies the email; `false`
+ * never takes a verification back; a changed email is verified only if proven (now, or earlier
+ * for this login method).
+ */
+function afterSignIn<T extends LoginMethodView>(lm: T, input: ThirdPartySignInUpInput): T {
+  return input.isVerified ? withVerifiedEmail({ ...lm, email: input.email }, input.email) : { ...lm, email: input.email };
+}
+
+/** Whether a sign-in changes the login method (its email, or its verified emails). */
+function changes(lm: LoginMethodView, input: ThirdPartySignInUpInput): boolean {
+  const after = afterSignIn(lm, input);
+  return lm.email !== after.email || lm.verifiedEmails.join('\n') !== after.verifiedEmails.join('\n');
+}
+
+function signedIn(user: UserView, loginMethod: LoginMethodView, createdNewUser: boolean): ThirdPartySignInUpResult {
   return { status: 'OK', createdNewUser, user: toApiUser(user), recipeUserId: publicIdOf(loginMethod) };
 }

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
-import type { AuthUser, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
+import type { AuthUser, LoginMethodView, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
 import type { EmailPasswordLogin, LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
 import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
 import {
@@ -113,8 +113,11 @@ export class DynamoUserStore implements UserStore {
     return this.guardOwner(keys.phoneGuard(tenantId, phoneNumber));
   }
 
-  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<LoginRef | undefined> {
-    return this.guardOwner(keys.thirdPartyGuard(tenantId, thirdPartyId, thirdPartyUserId));
+  async getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<(LoginRef & { loginMethod?: LoginMethodView }) | undefined> {
+    const item = await this.guard(keys.thirdPartyGuard(tenantId, thirdPartyId, thirdPartyUserId));
+    if (!item) return undefined;
+    const loginMethod = item.primaryUserId === undefined ? loginMethodOfCopy(item) : undefined;
+    return { ...loginRefOf(item), ...(loginMethod ? { loginMethod } : {}) };
   }
 
   /**

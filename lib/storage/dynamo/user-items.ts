@@ -57,15 +57,16 @@ export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[]
  * another user, that user's id (`primaryUserId`), so a sign-in reads the user's partition at once
  * instead of following the link (one round trip less; rewritten when the login method is linked or
  * unlinked). The email-password email guard also carries the password hash, so sign-in reads the
- * guard and verifies at once; and, for a login method on its own (not primary, not linked), a
- * copy of it (`loginMethodCopy`, storage format 4), so sign-in answers from that one read instead
- * of reading the user's partition too. Both copies are derived here, so every write that changes
+ * guard and verifies at once; and it and the third-party identity's guard carry, for a login
+ * method on its own (not primary, not linked), a copy of it (`loginMethodCopy`, storage format 4),
+ * so sign-in answers from that one read instead of reading the user's partition too. Both copies are derived here, so every write that changes
  * the hash or the login method rewrites them in the same transaction (one item more in a write
  * that changes such a login method without touching its guard: a verified email, a tenant, an
  * external id).
  */
 export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
   const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';
+  const signsIn = carriesHash || (lm.recipeId === 'thirdparty' && identity === 'thirdParty');
   const onItsOwn = !user.isPrimary && user.id === lm.userId;
   return {
     ...key,
@@ -73,7 +74,7 @@ export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: Id
     userId: lm.userId,
     ...(user.id !== lm.userId ? { primaryUserId: user.id } : {}),
     ...(carriesHash ? { passwordHash: lm.passwordHash } : {}),
-    ...(carriesHash && onItsOwn ? { loginMethod: loginMethodCopy(lm) } : {}),
+    ...(signsIn && onItsOwn ? { loginMethod: loginMethodCopy(lm) } : {}),
   };
 }
 
@@ -90,6 +91,7 @@ export function loginMethodCopy(lm: UserRecord): Record<string, unknown> {
     tenantIds: [...lm.tenantIds],
     timeJoined: lm.timeJoined,
     ...(lm.email !== undefined ? { email: lm.email } : {}),
+    ...(lm.thirdParty !== undefined ? { thirdParty: { id: lm.thirdParty.id, userId: lm.thirdParty.userId } } : {}),
     verifiedEmails: [...lm.verifiedEmails],
     phoneVerified: lm.phoneVerified,
     ...(lm.passwordMigration !== undefined ? { passwordMigration: { markedAt: lm.passwordMigration.markedAt } } : {}),

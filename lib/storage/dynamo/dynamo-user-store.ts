@@ -52,16 +52,29 @@ function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = fal
 }
 
 /** `UserStore` on DynamoDB: a partition per user holding its login methods, plus guard and claim items. */
+/** Every item of a user's partition, read consistently. */
+export function readUserPartition(ctx: DynamoContext, userId: string): Promise<Record<string, unknown>[]> {
+  return queryAll(ctx, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
+    ConsistentRead: true,
+  });
+}
+
+/**
+ * The login a guard item names (see `guardItem`): the login method and its user, the hash it
+ * carries, and the copy of a login method on its own (never on a linked one's guard).
+ */
+function loginOfGuard(item: Record<string, unknown>): EmailPasswordLogin {
+  const loginMethod = item.primaryUserId === undefined ? loginMethodOfCopy(item) : undefined;
+  return { ...loginRefOf(item), ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}), ...(loginMethod ? { loginMethod } : {}) };
+}
+
 export class DynamoUserStore implements UserStore {
   constructor(private readonly ctx: DynamoContext) {}
 
-  /** Every item of a user's partition, read consistently. */
   private readPartition(userId: string): Promise<Record<string, unknown>[]> {
-    return queryAll(this.ctx, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-      ConsistentRead: true,
-    });
+    return readUserPartition(this.ctx, userId);
   }
 
   async getUser(userId: string, as: UserIdKind = 'ANY'): Promise<AuthUser | undefined> {
@@ -115,9 +128,7 @@ export class DynamoUserStore implements UserStore {
 
   async getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<(LoginRef & { loginMethod?: LoginMethodView }) | undefined> {
     const item = await this.guard(keys.thirdPartyGuard(tenantId, thirdPartyId, thirdPartyUserId));
-    if (!item) return undefined;
-    const loginMethod = item.primaryUserId === undefined ? loginMethodOfCopy(item) : undefined;
-    return { ...loginRefOf(item), ...(loginMethod ? { loginMethod } : {}) };
+    return item && loginOfGuard(item);
   }
 
   /**
@@ -280,9 +291,7 @@ export class DynamoUserStore implements UserStore {
 
   async getEmailPasswordLogin(tenantId: string, email: string): Promise<EmailPasswordLogin | undefined> {
     const item = await this.guard(keys.emailGuard(tenantId, 'emailpassword', email));
-    if (!item) return undefined;
-    const loginMethod = item.primaryUserId === undefined ? loginMethodOfCopy(item) : undefined;
-    return { ...loginRefOf(item), ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}), ...(loginMethod ? { loginMethod } : {}) };
+    return item && loginOfGuard(item);
   }
 
   /**

@@ -1,7 +1,8 @@
 import { standaloneUser } from '../auth-user';
 import { ATTR, keys } from '../keys';
 import { scanPages } from './consistency';
-import { ifAbsent, ifVersion, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { ifAbsent, ifVersion, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { readUserPartition } from './dynamo-user-store';
 import { itemsOfUser, ITEM_TYPE, loginMethodFromItem, userFromItems } from './user-items';
 
 /** The item type of a user in storage format 1 (before account linking). */
@@ -67,7 +68,7 @@ export async function indexPhoneNumbers(ctx: DynamoContext): Promise<number> {
 }
 
 async function indexPhoneNumbersOf(ctx: DynamoContext, userId: string): Promise<boolean> {
-  const stored = await queryAll(ctx, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.userPartition(userId) }, ConsistentRead: true });
+  const stored = await readUserPartition(ctx, userId);
   const user = userFromItems(userId, stored);
   if (!user) return false;
   const bySk = new Map(stored.map((item) => [item.sk as string, item]));
@@ -89,10 +90,9 @@ async function indexPhoneNumbersOf(ctx: DynamoContext, userId: string): Promise<
  * Upgrades a table to storage format 4 (issue #15: sign-in answers from the guard alone). Format
  * 3's email-password email guard carried the hash; format 4's, and the third-party identity's
  * guard, also carry a copy of their login method when that is on its own (`loginMethodCopy`).
- * For each such guard without one, the
- * user's partition is read and one transaction puts the guard as the user implies it, while it
- * still names that login method and no user it is linked to, and while the login method is at
- * the version read. Idempotent and safe while the service runs (a user changed meanwhile was
+ * For each such guard without one, the user's partition is read and one transaction puts the
+ * guard as the user implies it, while it still names that login method and no user it is linked
+ * to, and while the login method is at the version read. Idempotent and safe while the service runs (a user changed meanwhile was
  * written whole by that change, its guards with it). Until it has run, sign-in of such a user
  * reads its partition too (correct, one call more). Returns how many guards it rewrote. A primary
  * user's own guards hold no copy and stay candidates: each run reads its partition and writes
@@ -113,7 +113,7 @@ export async function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<numb
 
 async function copyLoginMethodTo(ctx: DynamoContext, guard: Record<string, unknown>): Promise<boolean> {
   const userId = guard.userId as string;
-  const stored = await queryAll(ctx, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.userPartition(userId) }, ConsistentRead: true });
+  const stored = await readUserPartition(ctx, userId);
   const user = userFromItems(userId, stored);
   const derived = user && itemsOfUser(user).find((d) => d.role === 'guard' && d.key.pk === guard.pk && d.key.sk === guard.sk);
   const lm = user?.loginMethods.find((m) => m.userId === userId);

@@ -1,16 +1,18 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readLocalSettings } from '../lib/config/local-settings';
 import { createDynamoContext } from '../lib/storage/dynamo';
-import { copyLoginMethodsToGuards, indexPhoneNumbers, upgradeStorage } from '../lib/storage/dynamo/upgrade';
+import { copyLoginMethodsToEntries, copyLoginMethodsToGuards, indexPhoneNumbers, upgradeStorage } from '../lib/storage/dynamo/upgrade';
 
 /**
  * `npm run upgrade-storage`: rewrites users stored by a build before account linking (storage
  * format 1) into format 2, then indexes passwordless phone numbers (format 3), then copies each
- * email-password or third-party login method on its own onto its guard (format 4), in the table named
- * by `TABLE_NAME` (default `auth-core`) at `AWS_ENDPOINT_URL_DYNAMODB` (or AWS). Idempotent;
+ * email-password or third-party login method on its own onto its guard (format 4), then each
+ * passwordless login method on its own onto its email and phone entries (format 5), in the table
+ * named by `TABLE_NAME` (default `auth-core`) at `AWS_ENDPOINT_URL_DYNAMODB` (or AWS). Idempotent;
  * `npm start` does it on its own at start. Until it has run, a consume by phone of a user stored
- * before reads through the guard after its first try (correct, two calls more), and a sign-in
- * reads the user's partition besides its guard (correct, one call more).
+ * before reads through the guard after its first try (correct, two calls more), a sign-in reads
+ * the user's partition besides its guard, and a consume through an entry reads the user's
+ * partition after it (correct, one call more each).
  */
 async function main(): Promise<void> {
   const { tableName } = readLocalSettings();
@@ -21,6 +23,8 @@ async function main(): Promise<void> {
   process.stdout.write(`${phones} user(s) upgraded to storage format 3 (phone numbers indexed) in table ${tableName}\n`);
   const guards = await copyLoginMethodsToGuards(ctx);
   process.stdout.write(`${guards} guard(s) upgraded to storage format 4 (sign-in answers from the guard) in table ${tableName}\n`);
+  const entries = await copyLoginMethodsToEntries(ctx);
+  process.stdout.write(`${entries} entries upgraded to storage format 5 (consume answers from the index) in table ${tableName}\n`);
 }
 
 main().catch((err: unknown) => {

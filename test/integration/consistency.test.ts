@@ -65,6 +65,25 @@ describe('the consistency checker', () => {
     ]);
   });
 
+  it('reports an email or phone entry whose copy of its passwordless login method differs from it (storage format 5)', async () => {
+    const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
+    const email = uniqueEmail('entry-copy');
+    const { user } = await passwordlessSignIn(api, { email });
+    expect((await api.put('/recipe/user', { userId: user.id, email, phoneNumber: '+14155552699' }, { rid: 'passwordless' })).json.status).toBe('OK');
+    expect((await tableProblems(api.tableName)).length).toBe(before.size);
+    const doc = testDocClient();
+    try {
+      // The login method changed behind the service's back: its phone entry's copy is now behind.
+      await doc.send(new UpdateCommand({ TableName: api.tableName, Key: keys.loginMethod(user.id, user.id), UpdateExpression: 'SET version = version + :one', ExpressionAttributeValues: { ':one': 1 } }));
+    } finally {
+      doc.destroy();
+    }
+    const found = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
+    expect(found.map((p) => [p.kind, p.key, p.detail])).toEqual([
+      ['entry-stale-copy', keys.userPartition(user.id), `the entry PHONE#public#${user.id}'s copy of login method ${user.id} differs from it`],
+    ]);
+  });
+
   it('reports metadata it cannot read back', async () => {
     const before = (await tableProblems(api.tableName)).length;
     const doc = testDocClient();

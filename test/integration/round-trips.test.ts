@@ -61,15 +61,48 @@ describe('DynamoDB calls per operation', () => {
     const again = await createCode(api, { phoneNumber });
     expect(await callsOf(() => consumeLink(api, again))).toEqual({ Query: 2, TransactWriteItems: 1 });
     // A login method with an email and a phone is indexed by its email; an entry item in its
-    // partition indexes the phone, so its partition is read (consistently) after the index.
+    // partition indexes the phone, with a copy of the login method (storage format 5).
     const email = uniqueEmail('rt-both');
     const user = (await passwordlessSignIn(api, { email })).user;
     const phone = uniquePhone();
     expect((await api.put('/recipe/user', { userId: user.id, email, phoneNumber: phone }, { rid: 'passwordless' })).json).toEqual({ status: 'OK' });
-    const byPhone = await createCode(api, { phoneNumber: phone });
-    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
-    expect(await callsOf(async () => (res = await consumeLink(api, byPhone)))).toEqual({ Query: 3, TransactWriteItems: 1 });
-    expect(res!.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id } });
+    await consumesThroughEntry({ phoneNumber: phone }, user.id);
+  });
+
+  /**
+   * Two consumes of `identity` in the public tenant, each the device, the index (an entry with a copy of
+   * the login method) and the transaction, answering as `GET /user/id` does; then a device the
+   * second one ended, answered from the index alone.
+   */
+  async function consumesThroughEntry(identity: { email: string } | { phoneNumber: string }, userId: string): Promise<void> {
+    for (let i = 0; i < 2; i++) {
+      const code = await createCode(api, identity);
+      const pending = i === 1 ? await createCode(api, identity) : undefined;
+      let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+      expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ Query: 2, TransactWriteItems: 1 });
+      expect([res!.json.status, res!.json.createdNewUser, res!.json.user]).toEqual(['OK', false, (await api.get(`/user/id?userId=${userId}`)).json.user]);
+      if (pending) expect(await callsOf(async () => expect((await consumeLink(api, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' }))).toEqual({ Query: 2 });
+    }
+  }
+
+  it('passwordless in a tenant other than its login method\'s first: consume 3 through its email entry; linked to a primary user, 4 (its partition)', async () => {
+    const tenantId = `rt-${Date.now().toString(36)}`;
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId })).json.status).toBe('OK');
+    const email = uniqueEmail('rt-tenants');
+    // Its first tenant is the new one, so public is the other: every request in a tenant other than
+    // public first reads that the tenant exists (one GetItem, the handler's), which is not consume's.
+    const imported = await api.post('/bulk-import/import', { loginMethods: [{ recipeId: 'passwordless', email, tenantIds: [tenantId, 'public'] }] });
+    expect(imported.json.status).toBe('OK');
+    const userId = imported.json.user.id as string;
+    await consumesThroughEntry({ email }, userId);
+    // A primary user's login method: the entry holds no copy (the answer is the whole user).
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: userId })).json.status).toBe('OK');
+    const code = await createCode(api, { email });
+    expect(await callsOf(() => consumeLink(api, code))).toEqual({ Query: 3, TransactWriteItems: 1 });
+    // In its first tenant, its own item is in the index: the tenant's check, then 3.
+    expect((await api.post('/recipe/accountlinking/user/unlink', { recipeUserId: userId })).json.status).toBe('OK');
+    const inFirst = await createCode(api, { email }, tenantId);
+    expect(await callsOf(() => consumeLink(api, inFirst, tenantId))).toEqual({ GetItem: 1, Query: 2, TransactWriteItems: 1 });
   });
 
   it('third party: a new identity is created with 2 calls; an existing one on its own signs in from its guard alone, 1 call, and one that changes reads and writes', async () => {
@@ -201,6 +234,31 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     expect(res!.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id } });
     proxy.answerIndexQueries(undefined);
     expect((await api.get(`/users/by-accountinfo?email=${encodeURIComponent(email)}`)).json.users).toHaveLength(1);
+  });
+
+  it('with an entry whose copy is of an older version: the transaction refuses it, and the consume answers the user as it is now', async () => {
+    const tenantId = `lag-${Date.now().toString(36)}`;
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId })).json.status).toBe('OK');
+    const email = uniqueEmail('lag-entry');
+    const userId = (await api.post('/bulk-import/import', { loginMethods: [{ recipeId: 'passwordless', email, tenantIds: [tenantId, 'public'] }] })).json.user.id as string;
+    const entryKey = keys.emailEntry(userId, 'public', userId);
+    const doc = testDocClient();
+    let old: Record<string, AttributeValue> | undefined;
+    try {
+      old = (await doc.send(new GetItemCommand({ TableName: api.tableName, Key: { pk: { S: entryKey.pk }, sk: { S: entryKey.sk } } }))).Item;
+    } finally {
+      doc.destroy();
+    }
+    expect(old?.loginMethod?.M?.version?.N).toBe('1');
+    // A consume writes the login method (its mark, version 2) and the entry's copy with it.
+    await passwordlessSignIn(api, { email });
+    const code = await createCode(api, { email });
+    indexAnswers(email, [old!]);
+    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    // The device, the index (the old copy), the transaction (refused), the guard, the partition, the transaction.
+    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
+    proxy.answerIndexQueries(undefined);
+    expect([res!.json.status, res!.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
   });
 
   it('with an older version of the login method: the transaction refuses it, and the consume answers the user as it is now', async () => {

@@ -8,14 +8,15 @@ import { BCRYPT } from '../support/linking';
 import { dumpTable, testDocClient } from '../support/table';
 import { standaloneUser } from '../../lib/storage/auth-user';
 import { keys } from '../../lib/storage/keys';
-import { itemsOfUser, loginMethodOfCopy } from '../../lib/storage/dynamo/user-items';
+import { itemsOfUser, loginMethodOfCopy, loginMethodOfEntry } from '../../lib/storage/dynamo/user-items';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
 
 /**
  * A table written by the build before account linking (storage format 1: a user item at
  * `USER#<id>` / `USER`) keeps its users: the server upgrades it at start, and they sign in as before.
  * So does one written before phone numbers were indexed (format 2: a passwordless login method
- * without an email had no gsi2 key, and no phone entries existed).
+ * without an email had no gsi2 key, and no phone entries existed), before guards carried a copy of
+ * their login method (format 3), and before email and phone entries did (format 4).
  */
 let api: TestApi;
 const tableName = `test-upgrade-${randomBytes(4).toString('hex')}`;
@@ -44,6 +45,17 @@ const primaryGuardUser: UserRecord = { ...guardUser, userId: randomUUID(), email
 function format3(user: AuthUser): Record<string, unknown>[] {
   return itemsOfUser(user)
     .map((d) => (d.role === 'guard' ? { ...d.item, loginMethod: undefined } : d.item))
+    .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
+}
+
+/** A format-4 passwordless user with an email and a phone in two tenants: its email and phone entries had no copy of it. */
+const entryUser: UserRecord = {
+  userId: randomUUID(), recipeId: 'passwordless', tenantIds: ['public', 'old-t'], timeJoined: 1_700_000_000_006, email: 'old-entry@example.com',
+  phoneNumber: '+14155550122', verifiedEmails: ['old-entry@example.com'], phoneVerified: true, version: 3,
+};
+function format4(user: AuthUser): Record<string, unknown>[] {
+  return itemsOfUser(user)
+    .map((d) => (d.role === 'entry' ? { ...d.item, loginMethod: undefined } : d.item))
     .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
 }
 
@@ -83,6 +95,7 @@ beforeAll(async () => {
     ...format2(phoneUser),
     ...format3(standaloneUser(guardUser)),
     ...format3({ id: primaryGuardUser.userId, isPrimary: true, loginMethods: [primaryGuardUser] }),
+    ...format4(standaloneUser(entryUser)),
   ];
   const doc = testDocClient();
   try {
@@ -102,9 +115,9 @@ describe('upgrading a table of the build before account linking', () => {
 
   it('keeps every user: by id, listed and counted, with the same ids and times', async () => {
     for (const id of Object.values(ids)) expect((await api.get(`/user/id?userId=${id}`)).json.user.id).toBe(id);
-    // (and the format-2 phone user, then the format-3 email-password ones, joined last)
-    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId]);
-    expect((await api.get('/users/count')).json.count).toBe(6);
+    // (and the format-2 phone user, then the format-3 email-password ones and the format-4 passwordless one, joined last)
+    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId, entryUser.userId]);
+    expect((await api.get('/users/count')).json.count).toBe(7);
     expect((await api.get(`/user/id?userId=${ids.pl}`)).json.user.phoneNumbers).toEqual(['+14155550100']);
   });
 
@@ -165,6 +178,32 @@ describe('upgrading a table written before email guards carried their login meth
     expect([inOther.json.status, inOther.json.user.id]).toEqual(['OK', 'old-ext-1']);
     const primary = await api.post('/recipe/signin', { email: primaryGuardUser.email, password: BCRYPT.password });
     expect([primary.json.status, primary.json.user.id, primary.json.user.isPrimaryUser]).toEqual(['OK', primaryGuardUser.userId, true]);
+    expect(await tableProblems(tableName)).toEqual([]);
+  });
+});
+
+describe('upgrading a table written before email and phone entries carried their login method', () => {
+  it('says so at start, and copies a passwordless login method on its own onto each of its entries', async () => {
+    // The format-4 user's email entry in its other tenant and its phone entry in each; the entries
+    // format 3's upgrade added above already carry theirs, and an email-password one never does.
+    expect(api.logs).toContain('upgraded 3 entries to storage format 5 (consume answers from the index)');
+    const doc = testDocClient();
+    try {
+      const entryKeys = [keys.emailEntry(entryUser.userId, 'old-t', entryUser.userId), ...entryUser.tenantIds.map((t) => keys.phoneEntry(entryUser.userId, t, entryUser.userId))];
+      for (const Key of entryKeys) {
+        const entry = (await doc.send(new GetCommand({ TableName: tableName, Key }))).Item!;
+        expect([Key.sk, loginMethodOfEntry(entry)]).toEqual([Key.sk, entryUser]);
+      }
+      const epEntry = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.emailEntry(guardUser.userId, 'old-t', guardUser.userId) }))).Item!;
+      expect([epEntry.type, epEntry.loginMethod]).toEqual(['emailEntry', undefined]);
+    } finally {
+      doc.destroy();
+    }
+  });
+
+  it('signs the user in by its phone as before, and the table is consistent', async () => {
+    const pl = await passwordlessSignIn(api, { phoneNumber: entryUser.phoneNumber! });
+    expect([pl.createdNewUser, pl.user.id, pl.user.emails]).toEqual([false, entryUser.userId, [entryUser.email]]);
     expect(await tableProblems(tableName)).toEqual([]);
   });
 });

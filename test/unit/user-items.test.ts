@@ -2,7 +2,7 @@ import { isDeviceSuperseded, standaloneUser, withCodesConsumed, withLoginMethod 
 import { TooManyItemsError } from '../../lib/storage/errors';
 import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
-import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
+import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, loginMethodOfEntry, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 
 /** The derivation of a user's items and the writes between two states (no DynamoDB needed). */
@@ -286,5 +286,47 @@ describe('a passwordless login method with a phone number', () => {
       ['loginMethod', 'LM#pl-1', 'T#public#EMAIL#p%40l.c'],
       ['phoneEntry', 'PHONE#public#pl-1', 'T#public#PHONE#%2B14155552671'],
     ]);
+  });
+});
+
+describe('the copy of a passwordless login method on its own on its entries (storage format 5)', () => {
+  const both = withCodesConsumed({ ...pl, email: 'p@l.c', tenantIds: ['public', 't1'], verifiedEmails: ['p@l.c'], externalUserId: 'ext-pl' }, 'public', { email: 'p@l.c' }, 1_000);
+  const entries = (user: AuthUser) => itemsOfUser(user).filter((d) => d.item.type === 'emailEntry' || d.item.type === 'phoneEntry');
+
+  it('is the whole login method, its version and its consumes\' marks included, on each email and phone entry', () => {
+    const found = entries(standaloneUser(both));
+    expect(found.map((d) => d.key.sk)).toEqual(['EMAIL#t1#pl-1', 'PHONE#public#pl-1', 'PHONE#t1#pl-1']);
+    for (const d of found) {
+      expect(loginMethodOfEntry(d.item)).toEqual(both);
+      expect(d.role === 'entry' && d.copyOf).toBe('pl-1');
+    }
+  });
+
+  it('is on no entry of a primary or linked user, nor of another recipe', () => {
+    expect(entries({ id: 'pl-1', isPrimary: true, loginMethods: [both] }).map((d) => d.item.loginMethod)).toEqual([undefined, undefined, undefined]);
+    expect(entries({ id: 'ep-1', isPrimary: true, loginMethods: [ep, both] }).map((d) => d.item.loginMethod)).toEqual([undefined, undefined, undefined]);
+    const multi = entries(standaloneUser({ ...ep, tenantIds: ['public', 't1'] }));
+    expect(multi.map((d) => [d.key.sk, d.item.loginMethod])).toEqual([['EMAIL#t1#ep-1', undefined]]);
+    expect(loginMethodOfEntry(multi[0].item)).toBeUndefined();
+  });
+
+  it('is written with the login method at the version written (a consume\'s mark), and not written when the login method is not', () => {
+    const after = withCodesConsumed(both, 't1', { email: 'p@l.c' }, 2_000);
+    const writes = userChangeWrites(ctx, [standaloneUser(both)], [standaloneUser(after)]);
+    const put = (sk: string) => writes.find((w) => w.item.Put?.Item?.sk === sk)?.item.Put;
+    expect(writes.map((w) => w.item.Put?.Item?.sk)).toEqual(['LM#pl-1', 'EMAIL#t1#pl-1', 'PHONE#public#pl-1', 'PHONE#t1#pl-1']);
+    expect(put('LM#pl-1')).toMatchObject({ ConditionExpression: '#version = :version', ExpressionAttributeValues: { ':version': 7 }, Item: { version: 8 } });
+    for (const sk of ['EMAIL#t1#pl-1', 'PHONE#public#pl-1', 'PHONE#t1#pl-1']) {
+      expect(put(sk)?.ConditionExpression).toBe('#owner = :owner');
+      expect(loginMethodOfEntry(put(sk)!.Item!)).toEqual({ ...after, version: 8 });
+    }
+    // Stored as written, the user read back derives the same entries: the checker finds them equal.
+    const stored = standaloneUser({ ...after, version: 8 });
+    for (const d of entries(stored)) expect(d.item).toEqual(put(d.key.sk)!.Item);
+    // Nothing changed: nothing written, the copies included.
+    expect(userChangeWrites(ctx, [standaloneUser(both)], [standaloneUser(both)])).toEqual([]);
+    // A new login method: its entries' copies at its first version.
+    const created = userChangeWrites(ctx, [], [standaloneUser({ ...both, version: 1 })]);
+    expect(created.filter((w) => w.item.Put?.Item?.type === 'phoneEntry').map((w) => loginMethodOfEntry(w.item.Put!.Item!)?.version)).toEqual([1, 1]);
   });
 });

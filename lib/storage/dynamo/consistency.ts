@@ -24,6 +24,7 @@ export interface ConsistencyProblem {
     | 'link-not-held'
     | 'login-method-differs'
     | 'guard-stale-copy'
+    | 'entry-stale-copy'
     | 'user-not-one-user'
     | 'metadata-unreadable'
     | 'token-without-entry'
@@ -153,6 +154,8 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       if (d.role === 'guard' && actual.userId === d.item.userId) {
         const kind = differs.includes('passwordHash') ? 'guard-stale-hash' : differs.includes('loginMethod') ? 'guard-stale-copy' : 'guard-stale-link';
         problems.push({ kind, key: d.key.pk, detail: `the guard's ${differs.join(', ')} differs from login method ${d.ownerId}'s` });
+      } else if (d.role === 'entry' && actual.userId === d.item.userId && differs.every((name) => name === 'loginMethod')) {
+        problems.push({ kind: 'entry-stale-copy', key: d.key.pk, detail: `the entry ${d.key.sk}'s copy of login method ${String(d.copyOf)} differs from it` });
       } else {
         problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id}'s ${d.role} is held by another user` });
       }

@@ -12,6 +12,7 @@ import {
   leavingIdWrites,
   loginMethodFromItem,
   loginMethodOfCopy,
+  loginMethodOfEntry,
   loginRefOf,
   userChangeWrites,
   userFromItems,
@@ -180,12 +181,15 @@ export class DynamoUserStore implements UserStore {
       lm.tenantIds.includes(tenantId) &&
       ('email' in identity ? lm.email === identity.email : lm.phoneNumber === identity.phoneNumber);
     // Partitions to read: a primary user's (its item says it is linked), or the one behind an
-    // email or phone entry (which does not say its recipe).
+    // email or phone entry without a copy of a passwordless login method on its own (which does
+    // not say its recipe).
     const partitions = new Set<string>();
     for (const item of items) {
       const userId = keys.userIdOfPartition(item.pk as string);
       if (item.type !== ITEM_TYPE.loginMethod) {
-        partitions.add(userId);
+        const copy = loginMethodOfEntry(item);
+        if (copy && isIt(copy)) return { user: standaloneUser(copy), loginMethod: copy };
+        if (!copy) partitions.add(userId);
         continue;
       }
       const lm = loginMethodFromItem(item);

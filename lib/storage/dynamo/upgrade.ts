@@ -111,11 +111,38 @@ export async function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<numb
   return upgraded;
 }
 
-async function copyLoginMethodTo(ctx: DynamoContext, guard: Record<string, unknown>): Promise<boolean> {
-  const userId = guard.userId as string;
-  const stored = await readUserPartition(ctx, userId);
-  const user = userFromItems(userId, stored);
-  const derived = user && itemsOfUser(user).find((d) => d.role === 'guard' && d.key.pk === guard.pk && d.key.sk === guard.sk);
+/**
+ * Upgrades a table to storage format 5 (issue #15: consume finds a passwordless login method on
+ * its own in the index alone, also by its email in another tenant or by its phone beside an
+ * email). Format 4's email and phone entries only named their user, whose partition consume then
+ * read; format 5's, for such a login method, carry a copy of it with its version
+ * (`passwordlessCopy`). Each entry without a copy is put again as its user implies it, as
+ * `copyLoginMethodsToGuards` does for guards (the same conditions, the same read). Until it has
+ * run, such a consume reads the partition too (correct, one call more). Returns how many entries it
+ * rewrote. The entries of other login methods (email-password in several tenants, a primary
+ * user's) hold no copy and stay candidates: each run reads their partitions and writes nothing.
+ */
+export async function copyLoginMethodsToEntries(ctx: DynamoContext): Promise<number> {
+  let upgraded = 0;
+  const candidates = scanPages(ctx, {
+    FilterExpression: '(#type = :email OR #type = :phone) AND attribute_not_exists(loginMethod)',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':email': ITEM_TYPE.emailEntry, ':phone': ITEM_TYPE.phoneEntry },
+  });
+  for await (const page of candidates) {
+    for (const entry of page) if (await copyLoginMethodTo(ctx, entry)) upgraded++;
+  }
+  return upgraded;
+}
+
+/**
+ * Puts a guard or an entry of a login method on its own (named by its `userId`, which is also its
+ * user's) as the user implies it, with its copy; `false` when it implies none or it changed.
+ */
+async function copyLoginMethodTo(ctx: DynamoContext, stored: Record<string, unknown>): Promise<boolean> {
+  const userId = stored.userId as string;
+  const user = userFromItems(userId, await readUserPartition(ctx, userId));
+  const derived = user && itemsOfUser(user).find((d) => (d.role === 'guard' || d.role === 'entry') && d.key.pk === stored.pk && d.key.sk === stored.sk);
   const lm = user?.loginMethods.find((m) => m.userId === userId);
   if (!derived || !lm || derived.item.loginMethod === undefined) return false;
   const result = await writeAtomically(ctx, [

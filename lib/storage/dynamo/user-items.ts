@@ -29,7 +29,7 @@ export type DerivedItem =
   | { readonly role: 'link'; readonly key: Key; readonly item: Record<string, unknown> }
   | { readonly role: 'guard'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string }
   | { readonly role: 'primaryInfo'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind }
-  | { readonly role: 'entry'; readonly key: Key; readonly item: Record<string, unknown> };
+  | { readonly role: 'entry'; readonly key: Key; readonly item: Record<string, unknown>; readonly copyOf?: string };
 
 /**
  * The guard items a login method holds: one per unique identity per tenant, within its recipe,
@@ -67,16 +67,18 @@ export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[]
 export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
   const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';
   const signsIn = carriesHash || (lm.recipeId === 'thirdparty' && identity === 'thirdParty');
-  const onItsOwn = !user.isPrimary && user.id === lm.userId;
   return {
     ...key,
     type: ITEM_TYPE.guard,
     userId: lm.userId,
     ...(user.id !== lm.userId ? { primaryUserId: user.id } : {}),
     ...(carriesHash ? { passwordHash: lm.passwordHash } : {}),
-    ...(signsIn && onItsOwn ? { loginMethod: loginMethodCopy(lm) } : {}),
+    ...(signsIn && onItsOwn(user, lm) ? { loginMethod: loginMethodCopy(lm) } : {}),
   };
 }
+
+/** A login method that is its user: not primary, not linked (what a copy of it can answer for). */
+const onItsOwn = (user: AuthUser, lm: UserRecord): boolean => !user.isPrimary && user.id === lm.userId;
 
 /**
  * What a sign-in answers about a login method, as its guard keeps it: every attribute of the
@@ -98,6 +100,31 @@ export function loginMethodCopy(lm: UserRecord): Record<string, unknown> {
     ...(lm.externalUserId !== undefined ? { externalUserId: lm.externalUserId } : {}),
     ...(lm.externalUserIdInfo !== undefined ? { externalUserIdInfo: lm.externalUserIdInfo } : {}),
   };
+}
+
+/**
+ * What consume's first try needs of a passwordless login method on its own, on each entry that
+ * indexes it in gsi2 where its own item does not (its email in another tenant, its phone beside an
+ * email; storage format 5): every attribute of its item, the version and the consumes' marks
+ * included, so the consume answers and writes at that version from the index alone, as it does
+ * from the login method's own item (a stale copy fails the write's version condition, as a stale
+ * item does). `userChangeWrites` writes the entry whenever it writes the login method, at the
+ * version it writes.
+ */
+function passwordlessCopy(lm: UserRecord): Record<string, unknown> {
+  return {
+    ...loginMethodCopy(lm),
+    ...(lm.phoneNumber !== undefined ? { phoneNumber: lm.phoneNumber } : {}),
+    ...(lm.codesConsumedAt !== undefined ? { codesConsumedAt: lm.codesConsumedAt } : {}),
+    version: lm.version,
+  };
+}
+
+/** The passwordless login method an entry's copy holds (see `passwordlessCopy`). */
+export function loginMethodOfEntry(entry: Record<string, unknown>): UserRecord | undefined {
+  const copy = entry.loginMethod;
+  if (copy === null || typeof copy !== 'object' || typeof (copy as Record<string, unknown>).version !== 'number') return undefined;
+  return loginMethodFromItem(copy as Record<string, unknown>);
 }
 
 /** The login method a guard's copy holds (see `loginMethodCopy`), with the guard's hash. */
@@ -182,7 +209,8 @@ const identitySortKey = (lm: UserRecord): string => `${timeSortKey(lm.timeJoined
 
 /**
  * A login method's entry in its user's partition that indexes its email or phone (`gsi2pk`) in a
- * tenant where its own item does not.
+ * tenant where its own item does not; a passwordless login method on its own's carries a copy of
+ * it (`passwordlessCopy`).
  */
 function identityEntry(
   user: AuthUser,
@@ -191,7 +219,13 @@ function identityEntry(
   key: Key,
   gsi2pk: string,
 ): DerivedItem {
-  return { role: 'entry', key, item: { ...key, type, userId: user.id, [ATTR.gsi2pk]: gsi2pk, [ATTR.gsi2sk]: identitySortKey(lm) } };
+  const copied = lm.recipeId === 'passwordless' && onItsOwn(user, lm);
+  return {
+    role: 'entry',
+    key,
+    item: { ...key, type, userId: user.id, [ATTR.gsi2pk]: gsi2pk, [ATTR.gsi2sk]: identitySortKey(lm), ...(copied ? { loginMethod: passwordlessCopy(lm) } : {}) },
+    ...(copied ? { copyOf: lm.userId } : {}),
+  };
 }
 
 /** The recipes the user has in a tenant, sorted (what a list entry filters on). */
@@ -441,18 +475,30 @@ export function userChangeWrites(
   // Guards name their login method, entries their user; links and claims the primary user.
   const ownerAttribute = (d: DerivedItem): 'userId' | 'primaryUserId' => (d.role === 'guard' || d.role === 'entry' ? 'userId' : 'primaryUserId');
 
+  // The login methods written, at the version each gets: one more than read, or its own if new.
+  const written = new Map<string, number>();
   for (const [k, n] of neu) {
+    if (n.role !== 'loginMethod') continue;
     const o = old.get(k);
-    if (n.role === 'loginMethod') {
-      const readVersion = oldVersions.get(n.loginMethod.userId);
-      const item = { ...n.item, version: readVersion === undefined ? n.loginMethod.version : readVersion + 1 };
-      if (o && o.role === 'loginMethod') {
-        if (structural || !sameItem(o.item, n.item)) stale.push({ item: put(item, ifVersion(o.loginMethod.version)), onConditionFailed: STALE });
-      } else {
-        stale.push({ item: put(item, ifAbsent), onConditionFailed: STALE });
-      }
+    const readVersion = oldVersions.get(n.loginMethod.userId);
+    if (!o || o.role !== 'loginMethod' || structural || !sameItem(o.item, n.item)) {
+      written.set(n.loginMethod.userId, readVersion === undefined ? n.loginMethod.version : readVersion + 1);
+    }
+  }
+
+  for (const [k, derived] of neu) {
+    const o = old.get(k);
+    if (derived.role === 'loginMethod') {
+      const version = written.get(derived.loginMethod.userId);
+      if (version === undefined) continue;
+      const item = { ...derived.item, version };
+      stale.push({ item: put(item, o && o.role === 'loginMethod' ? ifVersion(o.loginMethod.version) : ifAbsent), onConditionFailed: STALE });
       continue;
     }
+    // An entry's copy of a login method goes with it, at the version written.
+    const copyVersion = derived.role === 'entry' && derived.copyOf !== undefined ? written.get(derived.copyOf) : undefined;
+    const n: DerivedItem =
+      copyVersion === undefined ? derived : { ...derived, item: { ...derived.item, loginMethod: { ...(derived.item.loginMethod as object), version: copyVersion } } };
     if (o && sameItem(o.item, n.item)) continue;
     if (o) {
       // Same key, new content (a guard's hash copy, or the user it names): only while it is still ours.

@@ -534,7 +534,7 @@ async function accountLinking(endpoint: string): Promise<void> {
     ),
   );
   const ratio = percentile(ms['sign-in, linked login method'], 50) / percentile(ms['sign-in, login method on its own'], 50);
-  say(`\nSign-in through a linked login method / on its own, p50: ${round(ratio)} (both read the email guard, which names the user, then the user's partition)`);
+  say(`\nSign-in through a linked login method / on its own, p50: ${round(ratio)} (both read the email guard; on its own it holds a copy of the login method, so that is all; linked, it names the primary user, whose partition is read while the hash is verified)`);
   await api.stop();
   await proxy.close();
 }

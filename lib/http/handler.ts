@@ -6,6 +6,7 @@ import { MetricUnit, recordMetrics } from '../log/metrics';
 import { SignerKeyNotConfiguredError } from '../password/errors';
 import { InvalidInputDocumentError, InvalidInputError, PasswordSourceUnavailableError } from '../recipes/errors';
 import { tenantExists } from '../recipes/multitenancy/tenants';
+import { runGated } from '../side-effect-gate';
 import { isThrottlingError, TooManyItemsError } from '../storage/errors';
 import { isValidApiKey, presentedApiKey } from './api-key';
 import { bundledRoute } from './bundled-route';
@@ -93,10 +94,8 @@ export function createHttpHandler<K extends StoreName = never>(routeId: string, 
     const query: Fields = { ...(event.queryStringParameters ?? {}) };
 
     deps ??= await loadDeps();
-    if (resolved.tenantId !== 'public' && !(await tenantExists(deps, resolved.tenantId))) {
-      throw new BadRequestError(TENANT_NOT_FOUND);
-    }
-    const result = await handle({ tenantId: resolved.tenantId, headers, query, body, requestId, log }, deps);
+    const request: ApiRequest = { tenantId: resolved.tenantId, headers, query, body, requestId, log };
+    const result = resolved.tenantId === 'public' ? await handle(request, deps) : await inExistingTenant(deps, request, handle);
     const status = (result as { status?: unknown } | null)?.status;
     context.outcome = typeof status === 'string' ? status : 'OK';
     return result instanceof TextReply ? textResult(result.statusCode, result.text, requestId) : jsonResult(result, requestId);
@@ -118,6 +117,24 @@ export function createHttpHandler<K extends StoreName = never>(routeId: string, 
       },
     })
     .handler(core);
+}
+
+/**
+ * Runs a request in a tenant other than `public` beside the check that the tenant exists (one
+ * round trip less than checking first): its reads go at once, its side effects (writes, calls to
+ * an old provider) wait for the check (`runGated`). It answers only once both are done; a missing
+ * tenant answers `TENANT_NOT_FOUND`, whatever the request did or failed with meanwhile.
+ */
+async function inExistingTenant<K extends StoreName>(deps: DepsWith<K>, request: ApiRequest, handle: ApiHandler<K>): Promise<unknown> {
+  const exists = tenantExists(deps, request.tenantId).then((found) => {
+    if (!found) throw new BadRequestError(TENANT_NOT_FOUND);
+  });
+  // `async`: a handler that throws while reading its input (before any await) rejects here too,
+  // so the check is still awaited, and answers first.
+  const [check, outcome] = await Promise.allSettled([exists, runGated(exists, async () => handle(request, deps))]);
+  if (check.status === 'rejected') throw check.reason;
+  if (outcome.status === 'rejected') throw outcome.reason;
+  return outcome.value;
 }
 
 /**

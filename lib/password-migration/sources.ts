@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { ConfigError, type PasswordMigrationConfig } from '../config/config';
+import { sideEffectsAllowed } from '../side-effect-gate';
 
 /**
  * The previous provider, asked once whether a password is right (SPEC §16): a user imported
@@ -55,6 +56,8 @@ const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'E
  * (the source may have seen the request, and the caller waits long enough already).
  */
 async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Answer | { failed: string }> {
+  // Not for a request that may change nothing (a tenant that does not exist): its gate's error.
+  await sideEffectsAllowed();
   for (let attempt = 0; ; attempt++) {
     try {
       const res = await fetch(url, {

@@ -143,6 +143,22 @@ describe('tenants', () => {
     }
   });
 
+  it('answers an unknown tenant before a bad field, also one the handler finds before any read, and goes on serving', async () => {
+    // The tenant is read beside the request: a handler that throws while reading its input must
+    // still wait for that read (it once left the read's rejection unhandled, which ended the server).
+    for (const [path, body] of [
+      ['/ghost/recipe/signinup/code', {}],
+      ['/ghost/recipe/signin', { email: 'a@b.c' }],
+      ['/ghost/recipe/signinup/code/consume', { preAuthSessionId: 1 }],
+    ] as const) {
+      const res = await api.post(path, body);
+      expect([path, res.status, res.text]).toEqual([path, 400, 'AppId or tenantId not found']);
+    }
+    const bad = await api.post('/recipe/signinup/code', {});
+    expect(bad.status).toBe(400);
+    expect(bad.text).not.toBe('AppId or tenantId not found');
+  });
+
   it('refuses a tenant segment on app-wide endpoints with 403', async () => {
     await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'west' });
     for (const [method, path] of [['GET', '/west/hello'], ['GET', '/west/user/id?userId=x'], ['PUT', '/west/recipe/user'], ['GET', '/west/apiversion'], ['GET', '/west/recipe/multitenancy/tenant/list/v2']]) {

@@ -290,6 +290,22 @@ describe('password migration at sign-in through a webhook', () => {
     expect(await pending(ep, '/pwmig')).toBe(0);
   });
 
+  it('never asks the previous provider for a tenant that no longer exists: the call waits for the tenant\'s check, which answers', async () => {
+    expect((await call(ep, 'put', '/recipe/multitenancy/tenant/v2', { tenantId: 'pwmig-gone' })).status).toBe(200);
+    const email = uniqueEmail('tenant-gone');
+    await importMarked(ep, email, '/pwmig-gone');
+    // Removing a tenant keeps its users (created again, it finds them): this one still waits there.
+    expect((await call(ep, 'post', '/recipe/multitenancy/tenant/remove', { tenantId: 'pwmig-gone' })).json).toEqual({ status: 'OK', didExist: true });
+    const res = await signIn(ep, email, OLD_PASSWORD, '/pwmig-gone');
+    expect([res.status, res.text]).toEqual([400, 'AppId or tenantId not found']);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hitsFor(email)).toBe(0);
+    // Created again, the tenant holds the user, and the first sign-in asks the webhook once.
+    expect((await call(ep, 'put', '/recipe/multitenancy/tenant/v2', { tenantId: 'pwmig-gone' })).status).toBe(200);
+    expect((await signIn(ep, email, OLD_PASSWORD, '/pwmig-gone')).json.status).toBe('OK');
+    expect(hitsFor(email)).toBe(1);
+  });
+
   it('a bulk user without a hash (linked, with an external id) waits, migrates at sign-in, and a re-run with a hash ends the wait', async () => {
     const email = uniqueEmail('bulk');
     const externalUserId = `auth0|${email}`;

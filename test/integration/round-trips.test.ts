@@ -183,6 +183,68 @@ describe('DynamoDB calls per operation', () => {
   });
 });
 
+describe('a tenant other than public (its existence read beside the request\'s first read)', () => {
+  // 100 ms on every call: reads one after another arrive at least that far apart.
+  let slow: CountingProxy;
+  let tenantApi: TestApi;
+  const tenantId = `rt-t-${Date.now().toString(36)}`;
+  beforeAll(async () => {
+    slow = await startCountingProxy(process.env.TEST_DYNAMODB_ENDPOINT!, 100);
+    tenantApi = await startApi({ AWS_ENDPOINT_URL_DYNAMODB: slow.endpoint, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1' });
+    expect((await tenantApi.put('/recipe/multitenancy/tenant/v2', { tenantId })).json.status).toBe('OK');
+  });
+  afterAll(async () => {
+    try {
+      await tenantApi.stop();
+    } finally {
+      await slow.close();
+    }
+  });
+  /** The calls of one request, and how far apart (ms) its first two arrived. */
+  async function firstTwo(request: () => Promise<unknown>): Promise<{ calls: Record<string, number>; apart: number }> {
+    slow.reset();
+    await request();
+    const [a, b] = slow.arrivals;
+    return { calls: Object.fromEntries([...slow.counts].sort()), apart: b.at - a.at };
+  }
+
+  it('signs in with the tenant\'s GetItem and the guard\'s at once: one round trip, not two', async () => {
+    const email = uniqueEmail('rt-tenant');
+    expect((await tenantApi.post(`/${tenantId}/recipe/signup`, { email, password: 'pw-123456' })).json.status).toBe('OK');
+    let res: { json: { status: string } } | undefined;
+    const signIn = await firstTwo(async () => (res = await tenantApi.post(`/${tenantId}/recipe/signin`, { email, password: 'pw-123456' })));
+    expect([res!.json.status, signIn.calls]).toEqual(['OK', { GetItem: 2 }]);
+    expect(signIn.apart).toBeLessThan(50);
+  });
+
+  it('consumes with the tenant\'s GetItem beside the device\'s Query: 3 sequential calls, 4 in all', async () => {
+    const email = uniqueEmail('rt-tenant-pl');
+    const code = await createCode(tenantApi, { email }, tenantId);
+    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    const consume = await firstTwo(async () => (res = await consumeLink(tenantApi, code, tenantId)));
+    expect([res!.json.status, consume.calls]).toEqual(['OK', { GetItem: 1, Query: 2, TransactWriteItems: 1 }]);
+    expect(consume.apart).toBeLessThan(50);
+  });
+
+  it('writes nothing in a tenant that does not exist: the write waits for the check, which answers', async () => {
+    let res: { status: number; text: string } | undefined;
+    // The tenant and the email's guard (sign-up reads whether the email is taken, then hashes and
+    // writes): read together; the write never leaves.
+    const signUp = await firstTwo(async () => {
+      res = await tenantApi.post('/no-such-tenant/recipe/signup', { email: uniqueEmail('rt-none'), password: 'pw-123456' });
+      // Wait out a write that would still be on its way.
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    expect([res!.status, res!.text, signUp.calls]).toEqual([400, 'AppId or tenantId not found', { GetItem: 2 }]);
+    expect(signUp.apart).toBeLessThan(50);
+    // Create code: a write and nothing else, so the check alone.
+    slow.reset();
+    const passwordless = await tenantApi.post('/no-such-tenant/recipe/signinup/code', { email: uniqueEmail('rt-none') });
+    await new Promise((r) => setTimeout(r, 300));
+    expect([passwordless.status, passwordless.text, Object.fromEntries(slow.counts)]).toEqual([400, 'AppId or tenantId not found', { GetItem: 1 }]);
+  });
+});
+
 describe('reading a primary user (issue #10: one Query, not one read per login method)', () => {
   it('GET /user/id of a primary user with three login methods: 1 Query by its id, 2 by a linked login method\'s id (its link, then the partition)', async () => {
     const email = uniqueEmail('rt-al');

@@ -13,6 +13,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { sleep } from '../../pool';
+import { sideEffectsAllowed } from '../../side-effect-gate';
 import { isThrottlingError, MAX_TRANSACTION_ITEMS } from '../errors';
 
 /** The document client and the table every adapter works on. */
@@ -21,8 +22,27 @@ export interface DynamoContext {
   readonly tableName: string;
 }
 
+/** The DynamoDB operations that change the table. */
+const WRITE_COMMANDS = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+
+/**
+ * Makes every write of `client` wait for the current request's side-effect gate (see
+ * `lib/side-effect-gate.ts`), and fail with its error; reads go at once. The document client
+ * shares the client's middleware stack, so its commands pass here too.
+ */
+function awaitGateBeforeWrites(client: DynamoDBClient): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (WRITE_COMMANDS.has(context.commandName ?? '')) await sideEffectsAllowed();
+      return next(args);
+    },
+    { step: 'initialize', name: 'awaitSideEffectGate', override: true },
+  );
+}
+
 /** Creates the DynamoDB context. `AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local. */
 export function createDynamoContext(tableName: string, client = new DynamoDBClient({})): DynamoContext {
+  awaitGateBeforeWrites(client);
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return { doc, tableName };
 }

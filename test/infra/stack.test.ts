@@ -3,7 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled, BUNDLE_EXTERNALS, PHONE_METADATA_FILE } from '../../infra/bundling';
@@ -387,6 +387,17 @@ describe('bundles', () => {
       expect(native).toEqual([expect.stringMatching(/^argon2\.linux-x64-gnu-[A-Z0-9]+\.node$/)]);
       expect(readFileSync(join(assetDir(route.id), 'index.js'), 'utf8')).toContain(`./${native[0]}`);
     }
+  });
+
+  it('keeps every function\'s JavaScript at or under 300 KiB (issue #15)', () => {
+    const sizes = ROUTES.map((route) => {
+      const dir = assetDir(route.id);
+      const js = readdirSync(dir).filter((f) => f.endsWith('.js')).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+      return [route.id, js] as const;
+    });
+    expect(sizes.filter(([, js]) => js > 300 * 1024)).toEqual([]);
+    // Real bundles, not empty ones: the smallest holds the SDK's client.
+    expect(Math.min(...sizes.map(([, js]) => js))).toBeGreaterThan(150 * 1024);
   });
 
   it('carries no binary for another architecture, and none at all where no password code is bundled', () => {

@@ -10,8 +10,10 @@ export function byJoinOrder(a: UserRecord, b: UserRecord): number {
   return a.timeJoined - b.timeJoined || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0);
 }
 
-/** A login method on its own: a user that is neither primary nor linked. */
-export function standaloneUser(loginMethod: UserRecord): AuthUser {
+/** A login method on its own: a user that is neither primary nor linked (a view of one from a copy). */
+export function standaloneUser(loginMethod: UserRecord): AuthUser;
+export function standaloneUser(loginMethod: LoginMethodView): UserView;
+export function standaloneUser(loginMethod: LoginMethodView): UserView {
   return { id: loginMethod.userId, isPrimary: false, loginMethods: [loginMethod] };
 }
 

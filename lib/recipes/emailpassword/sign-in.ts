@@ -1,7 +1,7 @@
 import type { Logger } from '../../log/logger';
 import { countMetric } from '../../log/metrics';
 import { dummyVerify, hashAlgorithmOf, hashPassword, needsRehash, verifyPassword } from '../../password';
-import { publicIdOf } from '../../storage/auth-user';
+import { publicIdOf, standaloneUser } from '../../storage/auth-user';
 import type { LoginMethodView, UserView } from '../../storage/model';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
@@ -41,7 +41,7 @@ export async function signIn(
     login.passwordHash === undefined ? Promise.resolve(undefined) : verifyPassword(password, login.passwordHash, ctx),
     copy ? Promise.resolve(undefined) : findLogin(deps, login),
   ]);
-  const shown: { user: UserView; loginMethod: LoginMethodView } | undefined = read ?? (copy && { user: { id: copy.userId, isPrimary: false, loginMethods: [copy] }, loginMethod: copy });
+  const shown: { user: UserView; loginMethod: LoginMethodView } | undefined = read ?? (copy && { user: standaloneUser(copy), loginMethod: copy });
   const stored = shown?.loginMethod.passwordHash;
   // What sign-in writes (a migrated password, a rehash) it writes over the login method read whole, at its version.
   const whole = async () => read ?? (await findLogin(deps, login));

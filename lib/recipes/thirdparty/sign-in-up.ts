@@ -38,12 +38,13 @@ export async function signInUp(
   return retryOnRace<ThirdPartySignInUpResult>('Third-party sign-in', async () => {
     const ref = await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId);
     // A login method on its own whose guard holds a copy of it: nothing to change, nothing more to read.
-    if (ref?.loginMethod && !changes(ref.loginMethod, input)) return signedIn({ id: ref.loginMethod.userId, isPrimary: false, loginMethods: [ref.loginMethod] }, ref.loginMethod, false);
+    const copy = ref?.loginMethod;
+    if (copy && !changes(copy, afterSignIn(copy, input))) return signedIn(standaloneUser(copy), copy, false);
     const existing = await findLogin(deps, ref);
     if (existing) {
       const lm = existing.loginMethod;
-      if (!changes(lm, input)) return signedIn(existing.user, lm, false);
       const after: UserRecord = afterSignIn(lm, input);
+      if (!changes(lm, after)) return signedIn(existing.user, lm, false);
       const result = await updateLoginMethod(deps, existing, after);
       if (result.status === 'OK') return signedIn(withLoginMethod(existing.user, after), after, false);
       if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: CHANGE_NOT_ALLOWED_REASON.thirdPartySignIn };
@@ -78,8 +79,7 @@ function afterSignIn<T extends LoginMethodView>(lm: T, input: ThirdPartySignInUp
 }
 
 /** Whether a sign-in changes the login method (its email, or its verified emails). */
-function changes(lm: LoginMethodView, input: ThirdPartySignInUpInput): boolean {
-  const after = afterSignIn(lm, input);
+function changes(lm: LoginMethodView, after: LoginMethodView): boolean {
   return lm.email !== after.email || lm.verifiedEmails.join('\n') !== after.verifiedEmails.join('\n');
 }
 

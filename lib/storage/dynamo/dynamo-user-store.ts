@@ -52,7 +52,6 @@ function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = fal
   return { FilterExpression: conditions.join(' AND '), names: { '#recipes': attribute }, values };
 }
 
-/** `UserStore` on DynamoDB: a partition per user holding its login methods, plus guard and claim items. */
 /** Every item of a user's partition, read consistently. */
 export function readUserPartition(ctx: DynamoContext, userId: string): Promise<Record<string, unknown>[]> {
   return queryAll(ctx, {
@@ -71,6 +70,7 @@ function loginOfGuard(item: Record<string, unknown>): EmailPasswordLogin {
   return { ...loginRefOf(item), ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}), ...(loginMethod ? { loginMethod } : {}) };
 }
 
+/** `UserStore` on DynamoDB: a partition per user holding its login methods, plus guard and claim items. */
 export class DynamoUserStore implements UserStore {
   constructor(private readonly ctx: DynamoContext) {}
 

@@ -92,23 +92,18 @@ async function indexPhoneNumbersOf(ctx: DynamoContext, userId: string): Promise<
  * guard, also carry a copy of their login method when that is on its own (`loginMethodCopy`).
  * For each such guard without one, the user's partition is read and one transaction puts the
  * guard as the user implies it, while it still names that login method and no user it is linked
- * to, and while the login method is at the version read. Idempotent and safe while the service runs (a user changed meanwhile was
- * written whole by that change, its guards with it). Until it has run, sign-in of such a user
+ * to, and while the login method is at the version read. Idempotent and safe while the service
+ * runs (a user changed meanwhile was written whole by that change, its guards with it). Until it has run, sign-in of such a user
  * reads its partition too (correct, one call more). Returns how many guards it rewrote. A primary
  * user's own guards hold no copy and stay candidates: each run reads its partition and writes
  * nothing.
  */
-export async function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<number> {
-  let upgraded = 0;
-  const candidates = scanPages(ctx, {
+export function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<number> {
+  return copyLoginMethodsToItems(ctx, {
     FilterExpression: '#type = :guard AND (contains(pk, :ep) OR contains(pk, :tp)) AND attribute_not_exists(loginMethod) AND attribute_not_exists(primaryUserId)',
     ExpressionAttributeNames: { '#type': 'type' },
     ExpressionAttributeValues: { ':guard': ITEM_TYPE.guard, ':ep': '#EP#EMAIL#', ':tp': '#TP#' },
   });
-  for await (const page of candidates) {
-    for (const guard of page) if (await copyLoginMethodTo(ctx, guard)) upgraded++;
-  }
-  return upgraded;
 }
 
 /**
@@ -122,15 +117,19 @@ export async function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<numb
  * rewrote. The entries of other login methods (email-password in several tenants, a primary
  * user's) hold no copy and stay candidates: each run reads their partitions and writes nothing.
  */
-export async function copyLoginMethodsToEntries(ctx: DynamoContext): Promise<number> {
-  let upgraded = 0;
-  const candidates = scanPages(ctx, {
+export function copyLoginMethodsToEntries(ctx: DynamoContext): Promise<number> {
+  return copyLoginMethodsToItems(ctx, {
     FilterExpression: '(#type = :email OR #type = :phone) AND attribute_not_exists(loginMethod)',
     ExpressionAttributeNames: { '#type': 'type' },
     ExpressionAttributeValues: { ':email': ITEM_TYPE.emailEntry, ':phone': ITEM_TYPE.phoneEntry },
   });
-  for await (const page of candidates) {
-    for (const entry of page) if (await copyLoginMethodTo(ctx, entry)) upgraded++;
+}
+
+/** Puts each guard or entry the scan finds as its user implies it (`copyLoginMethodTo`); how many it rewrote. */
+async function copyLoginMethodsToItems(ctx: DynamoContext, scan: Parameters<typeof scanPages>[1]): Promise<number> {
+  let upgraded = 0;
+  for await (const page of scanPages(ctx, scan)) {
+    for (const item of page) if (await copyLoginMethodTo(ctx, item)) upgraded++;
   }
   return upgraded;
 }

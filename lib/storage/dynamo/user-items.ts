@@ -59,10 +59,10 @@ export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[]
  * unlinked). The email-password email guard also carries the password hash, so sign-in reads the
  * guard and verifies at once; and it and the third-party identity's guard carry, for a login
  * method on its own (not primary, not linked), a copy of it (`loginMethodCopy`, storage format 4),
- * so sign-in answers from that one read instead of reading the user's partition too. Both copies are derived here, so every write that changes
- * the hash or the login method rewrites them in the same transaction (one item more in a write
- * that changes such a login method without touching its guard: a verified email, a tenant, an
- * external id).
+ * so sign-in answers from that one read instead of reading the user's partition too. Both copies
+ * are derived here, so every write that changes the hash or the login method rewrites them in the
+ * same transaction (one item more in a write that changes such a login method without touching
+ * its guard: a verified email, a tenant, an external id).
  */
 export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
   const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';

@@ -86,6 +86,16 @@ export interface UserWithLogin {
   readonly loginMethod: UserRecord;
 }
 
+/**
+ * A login method of a primary user as its own item in the index holds it, without the user: the
+ * rest of the user lives in the primary user's partition, which a consume reads beside its write
+ * (`findPasswordlessLoginByIndex`).
+ */
+export interface PrimaryUserLogin {
+  readonly primaryUserId: string;
+  readonly loginMethod: UserRecord;
+}
+
 /** Users, their login methods, their uniqueness guards and the account info of primary users. */
 export interface UserStore {
   /**
@@ -110,13 +120,14 @@ export interface UserStore {
    * The passwordless login method with this email or phone number in the tenant, with its user,
    * found through gsi2 (login methods by email, else by phone, and entries where the item is not
    * indexed so): one Query for a login method on its own, where the guard takes two reads (the
-   * guard, then the user's partition); a primary user's partition, or the one behind an entry, is
-   * then read consistently. **Eventually consistent**: the answer may be stale, or miss a login
+   * guard, then the user's partition). A primary user's login method found as its own item comes
+   * without its user (`PrimaryUserLogin`: the caller reads the user beside its write); the
+   * partition behind an entry without a copy is read consistently. **Eventually consistent**: the answer may be stale, or miss a login
    * method just made, so a caller writes only on conditions that catch that (the login method's
    * version, a new guard being free) and reads through the guard (`getLoginByEmail`,
    * `getLoginByPhone`) when they fail.
    */
-  findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | undefined>;
+  findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | PrimaryUserLogin | undefined>;
   /**
    * The primary user claiming each piece of account info in its tenant, read consistently
    * (`undefined` where none does), in the order asked.
@@ -164,11 +175,25 @@ export interface UserStore {
   countPasswordMigrations(tenantId: string): Promise<number>;
 }
 
-/** What consuming a code does to the user it signs in: the users before and after (see `writeUsers`). */
-export interface ConsumeUserWrite {
+/** A change of users: the users before and after (see `writeUsers`). */
+export interface UsersChange {
   readonly before: readonly AuthUser[];
   readonly after: readonly AuthUser[];
 }
+
+/**
+ * A consume's change to a login method of a primary user read without its user
+ * (`PrimaryUserLogin`): its verified email or phone and its consumes' marks, which no other item
+ * of the user holds.
+ */
+export interface PrimaryLoginMark {
+  readonly primaryUserId: string;
+  readonly before: UserRecord;
+  readonly after: UserRecord;
+}
+
+/** What consuming a code does to the user it signs in. */
+export type ConsumeUserWrite = UsersChange | PrimaryLoginMark;
 
 /** Passwordless devices and codes. */
 export interface PasswordlessStore {
@@ -226,7 +251,7 @@ export interface EmailVerificationStore {
    * Uses a token up: deletes it (only if it still exists, so a token works once: `TOKEN_GONE`
    * otherwise) in one transaction with a change of users (`STALE` if they changed since read).
    */
-  useToken(token: VerificationTokenRecord, userWrite?: ConsumeUserWrite): Promise<'OK' | 'TOKEN_GONE' | 'STALE'>;
+  useToken(token: VerificationTokenRecord, userWrite?: UsersChange): Promise<'OK' | 'TOKEN_GONE' | 'STALE'>;
   /** Deletes every token of one login method and email in a tenant. */
   revokeTokens(tenantId: string, recipeUserId: string, email: string): Promise<void>;
 }

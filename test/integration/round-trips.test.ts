@@ -226,6 +226,32 @@ describe('a tenant other than public (its existence read beside the request\'s f
     expect(consume.apart).toBeLessThan(50);
   });
 
+  it('consumes a primary user\'s login method, and a linked one, in 3 round trips: the user\'s partition is read beside the transaction', async () => {
+    const email = uniqueEmail('rt-primary-pl');
+    const owner = (await passwordlessSignIn(tenantApi, { email })).user.id as string;
+    expect((await tenantApi.post('/recipe/accountlinking/user/primary', { recipeUserId: owner })).json.status).toBe('OK');
+    const phoneNumber = uniquePhone();
+    const linked = (await passwordlessSignIn(tenantApi, { phoneNumber })).user.id as string;
+    expect((await tenantApi.post('/recipe/accountlinking/user/link', { recipeUserId: linked, primaryUserId: owner })).json.status).toBe('OK');
+    for (const identity of [{ email }, { phoneNumber }]) {
+      const code = await createCode(tenantApi, identity);
+      const pending = await createCode(tenantApi, identity);
+      slow.reset();
+      const res = await consumeLink(tenantApi, code);
+      // The device, the index (the login method's own item, which says it is linked), then the
+      // primary user's partition and the transaction together.
+      expect(Object.fromEntries([...slow.counts].sort())).toEqual({ Query: 3, TransactWriteItems: 1 });
+      const [, , read, write] = slow.arrivals;
+      expect([read.operation, write.operation]).toEqual(['Query', 'TransactWriteItems']);
+      expect(Math.abs(write.at - read.at)).toBeLessThan(50);
+      const user = (await tenantApi.get(`/user/id?userId=${owner}`)).json.user;
+      expect([res.json.status, res.json.createdNewUser, res.json.user, user.loginMethods.length]).toEqual(['OK', false, user, 2]);
+      expect(res.json.recipeUserId).toBe('email' in identity ? owner : linked);
+      // The consume's mark, written by the update alone, ends the device made before it.
+      expect((await consumeLink(tenantApi, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+    }
+  });
+
   it('writes nothing in a tenant that does not exist: the write waits for the check, which answers', async () => {
     let res: { status: number; text: string } | undefined;
     // The tenant and the email's guard (sign-up reads whether the email is taken, then hashes and
@@ -321,6 +347,53 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
     proxy.answerIndexQueries(undefined);
     expect([res!.json.status, res!.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
+  });
+
+  /** A login method item as the table holds it now. */
+  async function storedItem(key: { pk: string; sk: string }): Promise<Record<string, AttributeValue> | undefined> {
+    const doc = testDocClient();
+    try {
+      return (await doc.send(new GetItemCommand({ TableName: api.tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }))).Item;
+    } finally {
+      doc.destroy();
+    }
+  }
+
+  it('with an older version of a primary user\'s login method: its update is refused, and the consume answers the user as it is now', async () => {
+    const email = uniqueEmail('lag-primary');
+    const userId = (await passwordlessSignIn(api, { email })).user.id as string;
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: userId })).json.status).toBe('OK');
+    const old = await storedItem(keys.loginMethod(userId, userId));
+    expect(old?.primaryUserId?.S).toBe(userId);
+    await passwordlessSignIn(api, { email });
+    const code = await createCode(api, { email });
+    indexAnswers(email, [old!]);
+    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    // The device, the index (old), the user beside the transaction (refused), the guard, the partition, the transaction.
+    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 4, TransactWriteItems: 2 });
+    proxy.answerIndexQueries(undefined);
+    expect([res!.json.status, res!.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
+    expect(res!.json.user.isPrimaryUser).toBe(true);
+  });
+
+  it('with a login method linked when the index was read and unlinked since: the update finds no item and is refused; the consume signs in the user it is now', async () => {
+    const email = uniqueEmail('lag-unlinked');
+    const owner = (await api.post('/recipe/signup', { email: uniqueEmail('lag-owner'), password: 'pw-123456' })).json.user.id as string;
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: owner })).json.status).toBe('OK');
+    const linked = (await passwordlessSignIn(api, { email })).user.id as string;
+    expect((await api.post('/recipe/accountlinking/user/link', { recipeUserId: linked, primaryUserId: owner })).json.status).toBe('OK');
+    const old = await storedItem(keys.loginMethod(owner, linked));
+    expect(old?.primaryUserId?.S).toBe(owner);
+    expect((await api.post('/recipe/accountlinking/user/unlink', { recipeUserId: linked })).json.status).toBe('OK');
+    const code = await createCode(api, { email });
+    indexAnswers(email, [old!]);
+    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 4, TransactWriteItems: 2 });
+    proxy.answerIndexQueries(undefined);
+    expect([res!.json.status, res!.json.recipeUserId, res!.json.user]).toEqual(['OK', linked, (await api.get(`/user/id?userId=${linked}`)).json.user]);
+    expect([res!.json.user.id, res!.json.user.isPrimaryUser]).toEqual([linked, false]);
+    // Nothing was written under the primary user's partition for it.
+    expect(await storedItem(keys.loginMethod(owner, linked))).toBeUndefined();
   });
 
   it('with an older version of the login method: the transaction refuses it, and the consume answers the user as it is now', async () => {

@@ -2,7 +2,7 @@ import { isDeviceSuperseded, standaloneUser, withCodesConsumed, withLoginMethod 
 import { TooManyItemsError } from '../../lib/storage/errors';
 import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
-import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, loginMethodOfEntry, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
+import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, loginMethodOfEntry, primaryLoginMarkWrite, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 
 /** The derivation of a user's items and the writes between two states (no DynamoDB needed). */
@@ -328,5 +328,58 @@ describe('the copy of a passwordless login method on its own on its entries (sto
     // A new login method: its entries' copies at its first version.
     const created = userChangeWrites(ctx, [], [standaloneUser({ ...both, version: 1 })]);
     expect(created.filter((w) => w.item.Put?.Item?.type === 'phoneEntry').map((w) => loginMethodOfEntry(w.item.Put!.Item!)?.version)).toEqual([1, 1]);
+  });
+});
+
+describe('a consume\'s write to a login method of a primary user, from the login method alone (primaryLoginMarkWrite)', () => {
+  /** The item an update leaves: its SET attributes taken from its values, its REMOVE ones gone. */
+  function applied(item: Record<string, unknown>, update: NonNullable<ReturnType<typeof primaryLoginMarkWrite>['item']['Update']>): Record<string, unknown> {
+    const names = update.ExpressionAttributeNames!;
+    const values = update.ExpressionAttributeValues!;
+    const [setPart, removePart = ''] = update.UpdateExpression!.replace(/^SET /, '').split(' REMOVE ');
+    const out: Record<string, unknown> = { ...item };
+    for (const assignment of setPart.split(', ')) {
+      const [name, value] = assignment.split(' = ');
+      out[names[name]] = values[value];
+    }
+    for (const name of removePart.split(', ').filter(Boolean)) delete out[names[name]];
+    return out;
+  }
+  const emailAndPhone: UserRecord = { ...pl, email: 'p@l.c', tenantIds: ['public', 't1'], timeJoined: 300, verifiedEmails: [], phoneVerified: false, externalUserId: 'ext-pl' };
+
+  it.each([
+    ['a linked login method, by its email in its first tenant', { id: 'ep-1', isPrimary: true, loginMethods: [ep, emailAndPhone] }, 'public', { email: 'p@l.c' }],
+    ['a linked login method, by its phone in its second tenant', { id: 'ep-1', isPrimary: true, loginMethods: [ep, emailAndPhone] }, 't1', { phoneNumber: '+14155552671' }],
+    ['the primary user\'s own login method', { id: 'pl-1', isPrimary: true, loginMethods: [emailAndPhone, tp] }, 'public', { email: 'p@l.c' }],
+  ] as const)('writes what the whole user\'s change writes, the login method item alone: %s', (_, user: AuthUser, tenantId, identity) => {
+    const before = user.loginMethods.find((lm) => lm.userId === 'pl-1')!;
+    const marked = withCodesConsumed(
+      'email' in identity ? { ...before, verifiedEmails: [identity.email] } : { ...before, phoneVerified: true },
+      tenantId,
+      identity,
+      5_000,
+    );
+    const whole = userChangeWrites(ctx, [user], [withLoginMethod(user, marked)]);
+    expect(whole.map((w) => [w.item.Put ? 'Put' : 'other', w.item.Put?.Item?.pk, w.item.Put?.Item?.sk])).toEqual([['Put', `USER#${user.id}`, 'LM#pl-1']]);
+    const write = primaryLoginMarkWrite(ctx, user.id, before, marked);
+    const update = write.item.Update!;
+    expect([update.Key, update.ConditionExpression, update.ExpressionAttributeValues?.[':version'], write.onConditionFailed]).toEqual([
+      { pk: `USER#${user.id}`, sk: 'LM#pl-1' },
+      '#version = :version',
+      7,
+      { status: 'STALE' },
+    ]);
+    const stored = itemsOfUser(user).find((d) => d.key.sk === 'LM#pl-1')!.item;
+    expect(applied(stored, update)).toEqual(whole[0].item.Put!.Item);
+    // A mark taken away again (no consume does; the update removes what the login method lacks).
+    const { codesConsumedAt: _c, ...unmarked } = marked;
+    expect(applied(whole[0].item.Put!.Item!, primaryLoginMarkWrite(ctx, user.id, marked, unmarked).item.Update!)).not.toHaveProperty('codesConsumedAt');
+  });
+
+  it('refuses any other change (it would need the user): an email, a tenant, a hash', () => {
+    for (const other of [{ email: 'new@l.c' }, { tenantIds: ['public'] }, { passwordHash: '$2a$10$x' }, { userId: 'pl-2' }]) {
+      expect(() => primaryLoginMarkWrite(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, ...other, phoneVerified: true })).toThrow('only a consume\'s marks');
+    }
+    expect(() => primaryLoginMarkWrite(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, phoneVerified: true, version: 99 })).not.toThrow();
   });
 });

@@ -46,17 +46,21 @@ export async function consumeCode(
       : await deps.users.findPasswordlessLoginByIndex(tenantId, identity);
     if (supersededDevice(existing, device, codes)) return { status: 'RESTART_FLOW_ERROR' };
     const now = deps.clock.now();
+    const marked = (before: UserRecord): UserRecord =>
+      withCodesConsumed('email' in identity ? withVerifiedEmail(before, identity.email) : { ...before, phoneVerified: true }, tenantId, identity, now);
     let write: ConsumeUserWrite;
     let lm: UserRecord;
-    let user: AuthUser;
-    if (existing) {
-      const before = existing.loginMethod;
-      lm = withCodesConsumed(
-        'email' in identity ? withVerifiedEmail(before, identity.email) : { ...before, phoneVerified: true },
-        tenantId,
-        identity,
-        now,
-      );
+    // The user to answer; for a primary user's login method found without it, read beside the write.
+    let user: AuthUser | undefined;
+    let read: Promise<AuthUser | undefined> | undefined;
+    if (existing && 'primaryUserId' in existing) {
+      // The write needs the login method alone, so the user costs no round trip of its own: its
+      // partition is read while the transaction runs (a failed read is made again after it).
+      lm = marked(existing.loginMethod);
+      write = { primaryUserId: existing.primaryUserId, before: existing.loginMethod, after: lm };
+      read = deps.users.getUser(existing.primaryUserId, 'SUPERTOKENS').catch(() => undefined);
+    } else if (existing) {
+      lm = marked(existing.loginMethod);
       user = withLoginMethod(existing.user, lm);
       write = { before: [existing.user], after: [user] };
     } else {
@@ -88,6 +92,7 @@ export async function consumeCode(
       throughGuard = true;
       return undefined;
     }
+    user ??= await userAfterMark(deps, await read, lm);
     return {
       status: 'OK',
       createdNewUser: !existing,
@@ -96,4 +101,19 @@ export async function consumeCode(
       consumedDevice: consumedDeviceOf(device),
     };
   });
+}
+
+/**
+ * The primary user after a consume wrote its login method `lm` (at the version after `lm`'s), from
+ * the user read beside the write: the login method as written where the read came before the
+ * write; as read where it came after (the same, or a later change). A user no longer holding it
+ * (unlinked or removed since the write, or a failed read) is read again by the login method's id;
+ * one removed since is answered as the login method written.
+ */
+async function userAfterMark(deps: Pick<Deps, 'users'>, read: AuthUser | undefined, lm: UserRecord): Promise<AuthUser> {
+  const heldBy = (u: AuthUser | undefined) => u?.loginMethods.find((m) => m.userId === lm.userId);
+  const user = heldBy(read) ? read : await deps.users.getUser(lm.userId, 'SUPERTOKENS');
+  const held = heldBy(user);
+  if (!user || !held) return standaloneUser(lm);
+  return held.version > lm.version ? user : withLoginMethod(user, lm);
 }

@@ -1,5 +1,5 @@
 import { isDeviceSuperseded } from '../../storage/auth-user';
-import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../../storage/model';
+import type { CodeRecord, DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { findLogin, type UserLogin } from '../users/find-login';
 
@@ -26,7 +26,7 @@ export async function findIdentityLogin(
  * Whether a consume of the device's email or phone since the device was created ended its codes.
  * A device is as old as its first code (codes are only added to it, and all deleted with it).
  */
-export function supersededDevice(login: UserLogin | undefined, device: DeviceRecord, codes: readonly CodeRecord[]): boolean {
+export function supersededDevice(login: { readonly loginMethod: UserRecord } | undefined, device: DeviceRecord, codes: readonly CodeRecord[]): boolean {
   const createdAt = Math.min(...codes.map((c) => c.timeCreated));
   return isDeviceSuperseded(login?.loginMethod, device.tenantId, identityOf(device), createdAt);
 }

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, keys } from '../keys';
 import type { VerificationTokenRecord } from '../model';
-import type { ConsumeUserWrite, EmailVerificationStore } from '../ports';
+import type { EmailVerificationStore, UsersChange } from '../ports';
 import { deleteInChunks, ifAbsent, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { userChangeWrites } from './user-items';
 
@@ -51,7 +51,7 @@ export class DynamoEmailVerificationStore implements EmailVerificationStore {
     };
   }
 
-  async useToken(token: VerificationTokenRecord, userWrite?: ConsumeUserWrite): Promise<'OK' | 'TOKEN_GONE' | 'STALE'> {
+  async useToken(token: VerificationTokenRecord, userWrite?: UsersChange): Promise<'OK' | 'TOKEN_GONE' | 'STALE'> {
     const gone = 'TOKEN_GONE' as const;
     const writes: TaggedWrite<'TOKEN_GONE' | 'STALE'>[] = [
       {

@@ -3,7 +3,7 @@ import { ATTR, INDEX, keys, timeSortKey } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
 import { deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
-import { userChangeWrites, type UserConflict } from './user-items';
+import { primaryLoginMarkWrite, userChangeWrites, type UserConflict } from './user-items';
 
 /** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
 const ttlOf = (ms: number): number => Math.ceil(ms / 1000);
@@ -166,7 +166,10 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
 
   async consumeDevice(device: DeviceRecord, codes: readonly CodeRecord[], userWrite: ConsumeUserWrite): Promise<UserWriteResult | { status: 'DEVICE_CHANGED' }> {
     const { pk, sk } = keys.device(device.preAuthSessionId);
-    const userWrites: TaggedWrite<ConsumeFailure>[] = userChangeWrites(this.ctx, userWrite.before, userWrite.after);
+    const userWrites: TaggedWrite<ConsumeFailure>[] =
+      'primaryUserId' in userWrite
+        ? [primaryLoginMarkWrite(this.ctx, userWrite.primaryUserId, userWrite.before, userWrite.after)]
+        : userChangeWrites(this.ctx, userWrite.before, userWrite.after);
     const changed = { status: 'DEVICE_CHANGED' } as const;
     // Gone (consumed by another request) or given a code since the read (a resend, whose code
     // this transaction would not delete): either way the caller reads the device again.

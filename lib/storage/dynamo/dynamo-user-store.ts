@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
 import type { AuthUser, LoginMethodView, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
-import type { EmailPasswordLogin, LoginRef, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
+import type { EmailPasswordLogin, LoginRef, PrimaryUserLogin, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
 import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
 import {
   externalIdsOf,
@@ -167,7 +167,7 @@ export class DynamoUserStore implements UserStore {
     return this.usersOfItems(items);
   }
 
-  async findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | undefined> {
+  async findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | PrimaryUserLogin | undefined> {
     const items = await queryAll(this.ctx, {
       IndexName: INDEX.byIdentity,
       KeyConditionExpression: '#pk = :pk',
@@ -180,9 +180,9 @@ export class DynamoUserStore implements UserStore {
       lm.recipeId === 'passwordless' &&
       lm.tenantIds.includes(tenantId) &&
       ('email' in identity ? lm.email === identity.email : lm.phoneNumber === identity.phoneNumber);
-    // Partitions to read: a primary user's (its item says it is linked), or the one behind an
-    // email or phone entry without a copy of a passwordless login method on its own (which does
-    // not say its recipe).
+    // Partitions to read: the one behind an email or phone entry without a copy of a passwordless
+    // login method on its own (which does not say its recipe). A primary user's login method found
+    // as its own item is answered as it is: the caller reads the user beside its write.
     const partitions = new Set<string>();
     for (const item of items) {
       const userId = keys.userIdOfPartition(item.pk as string);
@@ -194,8 +194,7 @@ export class DynamoUserStore implements UserStore {
       }
       const lm = loginMethodFromItem(item);
       if (!isIt(lm)) continue;
-      if (item.primaryUserId === undefined) return { user: standaloneUser(lm), loginMethod: lm };
-      partitions.add(userId);
+      return item.primaryUserId === undefined ? { user: standaloneUser(lm), loginMethod: lm } : { primaryUserId: userId, loginMethod: lm };
     }
     const found = await Promise.all(
       [...partitions].map(async (userId) => {

@@ -530,3 +530,54 @@ export function userChangeWrites(
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);
   return writes;
 }
+
+/** What a consume changes on a login method: nothing but its own item holds these for a primary user's. */
+const MARK_ATTRIBUTES = ['verifiedEmails', 'phoneVerified', 'codesConsumedAt'] as const;
+
+/**
+ * The write of a consume to a login method of a primary user, from the login method alone
+ * (`PrimaryLoginMark`): an update of its item's verified email or phone and its consumes' marks,
+ * at the next version, on the condition that the item holds the version read (a login method
+ * unlinked, removed or changed since fails it, as `userChangeWrites`' put does). A primary user's
+ * guards and entries hold no copy of its login methods, its list places and claims do not depend
+ * on what a consume changes, so `userChangeWrites` of the whole user writes this item alone, with
+ * the same content (`user-items.test.ts` checks both). Any other change throws: it needs the user.
+ */
+export function primaryLoginMarkWrite(ctx: DynamoContext, primaryUserId: string, before: UserRecord, after: UserRecord): TaggedWrite<UserConflict> {
+  const unmarked = new Set<string>([...MARK_ATTRIBUTES, 'version']);
+  const rest = (lm: UserRecord) =>
+    JSON.stringify(
+      Object.entries(lm)
+        .filter(([name, value]) => !unmarked.has(name) && value !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
+  if (before.userId !== after.userId || rest(before) !== rest(after)) {
+    throw new Error(`Login method ${before.userId}: only a consume's marks are written without its user`);
+  }
+  const names: Record<string, string> = { '#version': 'version' };
+  const values: Record<string, unknown> = { ':version': before.version, ':next': before.version + 1 };
+  const set = ['#version = :next'];
+  const remove: string[] = [];
+  MARK_ATTRIBUTES.forEach((attribute, i) => {
+    names[`#a${i}`] = attribute;
+    if (after[attribute] === undefined) {
+      remove.push(`#a${i}`);
+    } else {
+      set.push(`#a${i} = :a${i}`);
+      values[`:a${i}`] = after[attribute];
+    }
+  });
+  return {
+    item: {
+      Update: {
+        TableName: ctx.tableName,
+        Key: keys.loginMethod(primaryUserId, after.userId),
+        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ConditionExpression: '#version = :version',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    onConditionFailed: STALE,
+  };
+}

@@ -65,7 +65,7 @@ export async function serve(bundleDir: string): Promise<{ port: number; close():
   const guards = await copyLoginMethodsToGuards(ctx);
   if (guards > 0) process.stdout.write(`upgraded ${guards} guards to storage format 4 (sign-in answers from the guard)\n`);
   const entries = await copyLoginMethodsToEntries(ctx);
-  if (entries > 0) process.stdout.write(`upgraded ${entries} entries to storage format 5 (consume answers from the index)\n`);
+  if (entries > 0) process.stdout.write(`upgraded ${entries} entries to storage format 6 (consume answers from the index)\n`);
   client.destroy();
   const server = createLocalServer(bundleDir);
   const worker = bulkWorker ? startBulkWorker(bundleDir, settings.tableName) : undefined;

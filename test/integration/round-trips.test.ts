@@ -85,7 +85,7 @@ describe('DynamoDB calls per operation', () => {
     }
   }
 
-  it('passwordless in a tenant other than its login method\'s first: consume 3 through its email entry; linked to a primary user, 4 (its partition)', async () => {
+  it('passwordless in a tenant other than its login method\'s first: consume 3 through its email entry; a primary user\'s, 4 (its partition, read beside the transaction)', async () => {
     const tenantId = `rt-${Date.now().toString(36)}`;
     expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId })).json.status).toBe('OK');
     const email = uniqueEmail('rt-tenants');
@@ -95,7 +95,8 @@ describe('DynamoDB calls per operation', () => {
     expect(imported.json.status).toBe('OK');
     const userId = imported.json.user.id as string;
     await consumesThroughEntry({ email }, userId);
-    // A primary user's login method: the entry holds no copy (the answer is the whole user).
+    // A primary user's login method: the entry's copy names the user, whose partition is read
+    // beside the transaction (the answer is the whole user; the round trips are counted below).
     expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: userId })).json.status).toBe('OK');
     const code = await createCode(api, { email });
     expect(await callsOf(() => consumeLink(api, code))).toEqual({ Query: 3, TransactWriteItems: 1 });
@@ -226,27 +227,31 @@ describe('a tenant other than public (its existence read beside the request\'s f
     expect(consume.apart).toBeLessThan(50);
   });
 
-  it('consumes a primary user\'s login method, and a linked one, in 3 round trips: the user\'s partition is read beside the transaction', async () => {
+  it('consumes a primary user\'s login method, and a linked one, in 3 round trips, through its item or an entry: the user\'s partition is read beside the transaction', async () => {
     const email = uniqueEmail('rt-primary-pl');
     const owner = (await passwordlessSignIn(tenantApi, { email })).user.id as string;
     expect((await tenantApi.post('/recipe/accountlinking/user/primary', { recipeUserId: owner })).json.status).toBe('OK');
+    // A linked login method with an email and a phone: its item is indexed by its email, an entry
+    // (with a copy of it naming the primary user, storage format 6) by its phone.
+    const linkedEmail = uniqueEmail('rt-linked-pl');
     const phoneNumber = uniquePhone();
-    const linked = (await passwordlessSignIn(tenantApi, { phoneNumber })).user.id as string;
+    const linked = (await passwordlessSignIn(tenantApi, { email: linkedEmail })).user.id as string;
+    expect((await tenantApi.put('/recipe/user', { userId: linked, email: linkedEmail, phoneNumber }, { rid: 'passwordless' })).json).toEqual({ status: 'OK' });
     expect((await tenantApi.post('/recipe/accountlinking/user/link', { recipeUserId: linked, primaryUserId: owner })).json.status).toBe('OK');
-    for (const identity of [{ email }, { phoneNumber }]) {
+    const cases: [Record<string, string>, string][] = [[{ email }, owner], [{ email: linkedEmail }, linked], [{ phoneNumber }, linked]];
+    for (const [identity, recipeUserId] of cases) {
       const code = await createCode(tenantApi, identity);
       const pending = await createCode(tenantApi, identity);
       slow.reset();
       const res = await consumeLink(tenantApi, code);
-      // The device, the index (the login method's own item, which says it is linked), then the
+      // The device, the index (the login method's item or entry, which says whose it is), then the
       // primary user's partition and the transaction together.
       expect(Object.fromEntries([...slow.counts].sort())).toEqual({ Query: 3, TransactWriteItems: 1 });
       const [, , read, write] = slow.arrivals;
       expect([read.operation, write.operation]).toEqual(['Query', 'TransactWriteItems']);
       expect(Math.abs(write.at - read.at)).toBeLessThan(50);
       const user = (await tenantApi.get(`/user/id?userId=${owner}`)).json.user;
-      expect([res.json.status, res.json.createdNewUser, res.json.user, user.loginMethods.length]).toEqual(['OK', false, user, 2]);
-      expect(res.json.recipeUserId).toBe('email' in identity ? owner : linked);
+      expect([res.json.status, res.json.createdNewUser, res.json.recipeUserId, res.json.user, user.loginMethods.length]).toEqual(['OK', false, recipeUserId, user, 2]);
       // The consume's mark, written by the update alone, ends the device made before it.
       expect((await consumeLink(tenantApi, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
     }

@@ -53,6 +53,13 @@ const entryUser: UserRecord = {
   userId: randomUUID(), recipeId: 'passwordless', tenantIds: ['public', 'old-t'], timeJoined: 1_700_000_000_006, email: 'old-entry@example.com',
   phoneNumber: '+14155550122', verifiedEmails: ['old-entry@example.com'], phoneVerified: true, version: 3,
 };
+/**
+ * A format-5 primary user of one passwordless login method with an email and a phone in two
+ * tenants: its entries had no copy (format 5 copied only a login method on its own's).
+ */
+const primaryEntryUser: UserRecord = {
+  ...entryUser, userId: randomUUID(), email: 'old-primary-entry@example.com', phoneNumber: '+14155550133', verifiedEmails: [], timeJoined: 1_700_000_000_007, version: 4,
+};
 function format4(user: AuthUser): Record<string, unknown>[] {
   return itemsOfUser(user)
     .map((d) => (d.role === 'entry' ? { ...d.item, loginMethod: undefined } : d.item))
@@ -96,6 +103,7 @@ beforeAll(async () => {
     ...format3(standaloneUser(guardUser)),
     ...format3({ id: primaryGuardUser.userId, isPrimary: true, loginMethods: [primaryGuardUser] }),
     ...format4(standaloneUser(entryUser)),
+    ...format4({ id: primaryEntryUser.userId, isPrimary: true, loginMethods: [primaryEntryUser] }),
   ];
   const doc = testDocClient();
   try {
@@ -115,9 +123,9 @@ describe('upgrading a table of the build before account linking', () => {
 
   it('keeps every user: by id, listed and counted, with the same ids and times', async () => {
     for (const id of Object.values(ids)) expect((await api.get(`/user/id?userId=${id}`)).json.user.id).toBe(id);
-    // (and the format-2 phone user, then the format-3 email-password ones and the format-4 passwordless one, joined last)
-    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId, entryUser.userId]);
-    expect((await api.get('/users/count')).json.count).toBe(7);
+    // (and the format-2 phone user, then the format-3 email-password ones, the format-4 passwordless one and the format-5 primary one, joined last)
+    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId, entryUser.userId, primaryEntryUser.userId]);
+    expect((await api.get('/users/count')).json.count).toBe(8);
     expect((await api.get(`/user/id?userId=${ids.pl}`)).json.user.phoneNumbers).toEqual(['+14155550100']);
   });
 
@@ -183,16 +191,22 @@ describe('upgrading a table written before email guards carried their login meth
 });
 
 describe('upgrading a table written before email and phone entries carried their login method', () => {
-  it('says so at start, and copies a passwordless login method on its own onto each of its entries', async () => {
-    // The format-4 user's email entry in its other tenant and its phone entry in each; the entries
-    // format 3's upgrade added above already carry theirs, and an email-password one never does.
-    expect(api.logs).toContain('upgraded 3 entries to storage format 5 (consume answers from the index)');
+  const entryKeysOf = (lm: UserRecord) => [keys.emailEntry(lm.userId, 'old-t', lm.userId), ...lm.tenantIds.map((t) => keys.phoneEntry(lm.userId, t, lm.userId))];
+
+  it('says so at start, and copies a passwordless login method onto each of its entries, naming its user when that is primary', async () => {
+    // The format-4 user's email entry in its other tenant and its phone entry in each, and the
+    // format-5 primary user's three; the entries format 3's upgrade added above already carry
+    // theirs, and an email-password one never does.
+    expect(api.logs).toContain('upgraded 6 entries to storage format 6 (consume answers from the index)');
     const doc = testDocClient();
     try {
-      const entryKeys = [keys.emailEntry(entryUser.userId, 'old-t', entryUser.userId), ...entryUser.tenantIds.map((t) => keys.phoneEntry(entryUser.userId, t, entryUser.userId))];
-      for (const Key of entryKeys) {
+      for (const Key of entryKeysOf(entryUser)) {
         const entry = (await doc.send(new GetCommand({ TableName: tableName, Key }))).Item!;
-        expect([Key.sk, loginMethodOfEntry(entry)]).toEqual([Key.sk, entryUser]);
+        expect([Key.sk, loginMethodOfEntry(entry)]).toEqual([Key.sk, { loginMethod: entryUser }]);
+      }
+      for (const Key of entryKeysOf(primaryEntryUser)) {
+        const entry = (await doc.send(new GetCommand({ TableName: tableName, Key }))).Item!;
+        expect([Key.sk, loginMethodOfEntry(entry)]).toEqual([Key.sk, { loginMethod: primaryEntryUser, primaryUserId: primaryEntryUser.userId }]);
       }
       const epEntry = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.emailEntry(guardUser.userId, 'old-t', guardUser.userId) }))).Item!;
       expect([epEntry.type, epEntry.loginMethod]).toEqual(['emailEntry', undefined]);
@@ -201,9 +215,11 @@ describe('upgrading a table written before email and phone entries carried their
     }
   });
 
-  it('signs the user in by its phone as before, and the table is consistent', async () => {
+  it('signs the users in by their phones as before, the primary one as its primary user, and the table is consistent', async () => {
     const pl = await passwordlessSignIn(api, { phoneNumber: entryUser.phoneNumber! });
     expect([pl.createdNewUser, pl.user.id, pl.user.emails]).toEqual([false, entryUser.userId, [entryUser.email]]);
+    const primary = await passwordlessSignIn(api, { phoneNumber: primaryEntryUser.phoneNumber! });
+    expect([primary.createdNewUser, primary.user.id, primary.user.isPrimaryUser, primary.user.emails]).toEqual([false, primaryEntryUser.userId, true, [primaryEntryUser.email]]);
     expect(await tableProblems(tableName)).toEqual([]);
   });
 });

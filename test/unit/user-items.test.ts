@@ -2,7 +2,7 @@ import { isDeviceSuperseded, standaloneUser, withCodesConsumed, withLoginMethod 
 import { TooManyItemsError } from '../../lib/storage/errors';
 import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
-import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, loginMethodOfEntry, primaryLoginMarkWrite, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
+import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, loginMethodOfEntry, primaryLoginMarkWrites, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 
 /** The derivation of a user's items and the writes between two states (no DynamoDB needed). */
@@ -289,7 +289,7 @@ describe('a passwordless login method with a phone number', () => {
   });
 });
 
-describe('the copy of a passwordless login method on its own on its entries (storage format 5)', () => {
+describe('the copy of a passwordless login method on its entries (storage formats 5 and 6)', () => {
   const both = withCodesConsumed({ ...pl, email: 'p@l.c', tenantIds: ['public', 't1'], verifiedEmails: ['p@l.c'], externalUserId: 'ext-pl' }, 'public', { email: 'p@l.c' }, 1_000);
   const entries = (user: AuthUser) => itemsOfUser(user).filter((d) => d.item.type === 'emailEntry' || d.item.type === 'phoneEntry');
 
@@ -297,17 +297,28 @@ describe('the copy of a passwordless login method on its own on its entries (sto
     const found = entries(standaloneUser(both));
     expect(found.map((d) => d.key.sk)).toEqual(['EMAIL#t1#pl-1', 'PHONE#public#pl-1', 'PHONE#t1#pl-1']);
     for (const d of found) {
-      expect(loginMethodOfEntry(d.item)).toEqual(both);
+      expect(loginMethodOfEntry(d.item)).toEqual({ loginMethod: both });
       expect(d.role === 'entry' && d.copyOf).toBe('pl-1');
     }
   });
 
-  it('is on no entry of a primary or linked user, nor of another recipe', () => {
-    expect(entries({ id: 'pl-1', isPrimary: true, loginMethods: [both] }).map((d) => d.item.loginMethod)).toEqual([undefined, undefined, undefined]);
-    expect(entries({ id: 'ep-1', isPrimary: true, loginMethods: [ep, both] }).map((d) => d.item.loginMethod)).toEqual([undefined, undefined, undefined]);
+  it('names the primary user on the entries of a primary or linked user\'s login method (format 6); none on another recipe\'s', () => {
+    for (const user of [{ id: 'pl-1', isPrimary: true, loginMethods: [both] }, { id: 'ep-1', isPrimary: true, loginMethods: [ep, both] }]) {
+      expect(entries(user).map((d) => [d.key.pk, loginMethodOfEntry(d.item)])).toEqual([
+        [`USER#${user.id}`, { loginMethod: both, primaryUserId: user.id }],
+        [`USER#${user.id}`, { loginMethod: both, primaryUserId: user.id }],
+        [`USER#${user.id}`, { loginMethod: both, primaryUserId: user.id }],
+      ]);
+    }
     const multi = entries(standaloneUser({ ...ep, tenantIds: ['public', 't1'] }));
     expect(multi.map((d) => [d.key.sk, d.item.loginMethod])).toEqual([['EMAIL#t1#ep-1', undefined]]);
     expect(loginMethodOfEntry(multi[0].item)).toBeUndefined();
+  });
+
+  it('is rewritten when its login method becomes primary (it then names its user), in the same transaction', () => {
+    const writes = userChangeWrites(ctx, [standaloneUser(both)], [{ id: 'pl-1', isPrimary: true, loginMethods: [both] }]);
+    const entryPuts = writes.filter((w) => ['emailEntry', 'phoneEntry'].includes(w.item.Put?.Item?.type as string));
+    expect(entryPuts.map((w) => loginMethodOfEntry(w.item.Put!.Item!)?.primaryUserId)).toEqual(['pl-1', 'pl-1', 'pl-1']);
   });
 
   it('is written with the login method at the version written (a consume\'s mark), and not written when the login method is not', () => {
@@ -318,7 +329,7 @@ describe('the copy of a passwordless login method on its own on its entries (sto
     expect(put('LM#pl-1')).toMatchObject({ ConditionExpression: '#version = :version', ExpressionAttributeValues: { ':version': 7 }, Item: { version: 8 } });
     for (const sk of ['EMAIL#t1#pl-1', 'PHONE#public#pl-1', 'PHONE#t1#pl-1']) {
       expect(put(sk)?.ConditionExpression).toBe('#owner = :owner');
-      expect(loginMethodOfEntry(put(sk)!.Item!)).toEqual({ ...after, version: 8 });
+      expect(loginMethodOfEntry(put(sk)!.Item!)).toEqual({ loginMethod: { ...after, version: 8 } });
     }
     // Stored as written, the user read back derives the same entries: the checker finds them equal.
     const stored = standaloneUser({ ...after, version: 8 });
@@ -327,13 +338,14 @@ describe('the copy of a passwordless login method on its own on its entries (sto
     expect(userChangeWrites(ctx, [standaloneUser(both)], [standaloneUser(both)])).toEqual([]);
     // A new login method: its entries' copies at its first version.
     const created = userChangeWrites(ctx, [], [standaloneUser({ ...both, version: 1 })]);
-    expect(created.filter((w) => w.item.Put?.Item?.type === 'phoneEntry').map((w) => loginMethodOfEntry(w.item.Put!.Item!)?.version)).toEqual([1, 1]);
+    expect(created.filter((w) => w.item.Put?.Item?.type === 'phoneEntry').map((w) => loginMethodOfEntry(w.item.Put!.Item!)?.loginMethod.version)).toEqual([1, 1]);
   });
 });
 
-describe('a consume\'s write to a login method of a primary user, from the login method alone (primaryLoginMarkWrite)', () => {
+describe('a consume\'s writes to a login method of a primary user, from the login method alone (primaryLoginMarkWrites)', () => {
+  type Update = NonNullable<ReturnType<typeof primaryLoginMarkWrites>[number]['item']['Update']>;
   /** The item an update leaves: its SET attributes taken from its values, its REMOVE ones gone. */
-  function applied(item: Record<string, unknown>, update: NonNullable<ReturnType<typeof primaryLoginMarkWrite>['item']['Update']>): Record<string, unknown> {
+  function applied(item: Record<string, unknown>, update: Update): Record<string, unknown> {
     const names = update.ExpressionAttributeNames!;
     const values = update.ExpressionAttributeValues!;
     const [setPart, removePart = ''] = update.UpdateExpression!.replace(/^SET /, '').split(' REMOVE ');
@@ -351,7 +363,8 @@ describe('a consume\'s write to a login method of a primary user, from the login
     ['a linked login method, by its email in its first tenant', { id: 'ep-1', isPrimary: true, loginMethods: [ep, emailAndPhone] }, 'public', { email: 'p@l.c' }],
     ['a linked login method, by its phone in its second tenant', { id: 'ep-1', isPrimary: true, loginMethods: [ep, emailAndPhone] }, 't1', { phoneNumber: '+14155552671' }],
     ['the primary user\'s own login method', { id: 'pl-1', isPrimary: true, loginMethods: [emailAndPhone, tp] }, 'public', { email: 'p@l.c' }],
-  ] as const)('writes what the whole user\'s change writes, the login method item alone: %s', (_, user: AuthUser, tenantId, identity) => {
+    ['a linked login method in one tenant, without an entry', { id: 'ep-1', isPrimary: true, loginMethods: [ep, { ...pl, tenantIds: ['public'] }] }, 'public', { phoneNumber: '+14155552671' }],
+  ] as const)('writes what the whole user\'s change writes: the login method item and its entries, %s', (_, user: AuthUser, tenantId, identity) => {
     const before = user.loginMethods.find((lm) => lm.userId === 'pl-1')!;
     const marked = withCodesConsumed(
       'email' in identity ? { ...before, verifiedEmails: [identity.email] } : { ...before, phoneVerified: true },
@@ -360,10 +373,15 @@ describe('a consume\'s write to a login method of a primary user, from the login
       5_000,
     );
     const whole = userChangeWrites(ctx, [user], [withLoginMethod(user, marked)]);
-    expect(whole.map((w) => [w.item.Put ? 'Put' : 'other', w.item.Put?.Item?.pk, w.item.Put?.Item?.sk])).toEqual([['Put', `USER#${user.id}`, 'LM#pl-1']]);
-    const write = primaryLoginMarkWrite(ctx, user.id, before, marked);
-    const update = write.item.Update!;
-    expect([update.Key, update.ConditionExpression, update.ExpressionAttributeValues?.[':version'], write.onConditionFailed]).toEqual([
+    const writes = primaryLoginMarkWrites(ctx, user.id, before, marked);
+    // The same items, in the same order: the login method first, then its entries (puts, as the whole user's).
+    expect(writes.map((w) => w.item.Update?.Key ?? { pk: w.item.Put?.Item?.pk, sk: w.item.Put?.Item?.sk })).toEqual(
+      whole.map((w) => ({ pk: w.item.Put?.Item?.pk, sk: w.item.Put?.Item?.sk })),
+    );
+    expect(whole[0].item.Put?.Item?.sk).toBe('LM#pl-1');
+    expect(writes.slice(1)).toEqual(whole.slice(1));
+    const update = writes[0].item.Update!;
+    expect([update.Key, update.ConditionExpression, update.ExpressionAttributeValues?.[':version'], writes[0].onConditionFailed]).toEqual([
       { pk: `USER#${user.id}`, sk: 'LM#pl-1' },
       '#version = :version',
       7,
@@ -373,13 +391,13 @@ describe('a consume\'s write to a login method of a primary user, from the login
     expect(applied(stored, update)).toEqual(whole[0].item.Put!.Item);
     // A mark taken away again (no consume does; the update removes what the login method lacks).
     const { codesConsumedAt: _c, ...unmarked } = marked;
-    expect(applied(whole[0].item.Put!.Item!, primaryLoginMarkWrite(ctx, user.id, marked, unmarked).item.Update!)).not.toHaveProperty('codesConsumedAt');
+    expect(applied(whole[0].item.Put!.Item!, primaryLoginMarkWrites(ctx, user.id, marked, unmarked)[0].item.Update!)).not.toHaveProperty('codesConsumedAt');
   });
 
   it('refuses any other change (it would need the user): an email, a tenant, a hash', () => {
     for (const other of [{ email: 'new@l.c' }, { tenantIds: ['public'] }, { passwordHash: '$2a$10$x' }, { userId: 'pl-2' }]) {
-      expect(() => primaryLoginMarkWrite(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, ...other, phoneVerified: true })).toThrow('only a consume\'s marks');
+      expect(() => primaryLoginMarkWrites(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, ...other, phoneVerified: true })).toThrow('only a consume\'s marks');
     }
-    expect(() => primaryLoginMarkWrite(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, phoneVerified: true, version: 99 })).not.toThrow();
+    expect(() => primaryLoginMarkWrites(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, phoneVerified: true, version: 99 })).not.toThrow();
   });
 });

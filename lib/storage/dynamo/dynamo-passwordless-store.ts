@@ -3,7 +3,7 @@ import { ATTR, INDEX, keys, timeSortKey } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
 import { deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
-import { primaryLoginMarkWrite, userChangeWrites, type UserConflict } from './user-items';
+import { primaryLoginMarkWrites, userChangeWrites, type UserConflict } from './user-items';
 
 /** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
 const ttlOf = (ms: number): number => Math.ceil(ms / 1000);
@@ -168,7 +168,7 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     const { pk, sk } = keys.device(device.preAuthSessionId);
     const userWrites: TaggedWrite<ConsumeFailure>[] =
       'primaryUserId' in userWrite
-        ? [primaryLoginMarkWrite(this.ctx, userWrite.primaryUserId, userWrite.before, userWrite.after)]
+        ? primaryLoginMarkWrites(this.ctx, userWrite.primaryUserId, userWrite.before, userWrite.after)
         : userChangeWrites(this.ctx, userWrite.before, userWrite.after);
     const changed = { status: 'DEVICE_CHANGED' } as const;
     // Gone (consumed by another request) or given a code since the read (a resend, whose code

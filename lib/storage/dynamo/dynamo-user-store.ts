@@ -180,16 +180,20 @@ export class DynamoUserStore implements UserStore {
       lm.recipeId === 'passwordless' &&
       lm.tenantIds.includes(tenantId) &&
       ('email' in identity ? lm.email === identity.email : lm.phoneNumber === identity.phoneNumber);
-    // Partitions to read: the one behind an email or phone entry without a copy of a passwordless
-    // login method on its own (which does not say its recipe). A primary user's login method found
-    // as its own item is answered as it is: the caller reads the user beside its write.
+    // Partitions to read: the one behind an email or phone entry without a copy of its login
+    // method (stored before format 5, or 6 for a primary user's; such an entry does not say its
+    // recipe). A primary user's login method, found as its item or an entry's copy, is answered
+    // without the user: the caller reads the user beside its write.
     const partitions = new Set<string>();
     for (const item of items) {
       const userId = keys.userIdOfPartition(item.pk as string);
       if (item.type !== ITEM_TYPE.loginMethod) {
         const copy = loginMethodOfEntry(item);
-        if (copy && isIt(copy)) return { user: standaloneUser(copy), loginMethod: copy };
         if (!copy) partitions.add(userId);
+        else if (isIt(copy.loginMethod)) {
+          const { loginMethod, primaryUserId } = copy;
+          return primaryUserId === undefined ? { user: standaloneUser(loginMethod), loginMethod } : { primaryUserId, loginMethod };
+        }
         continue;
       }
       const lm = loginMethodFromItem(item);

@@ -107,15 +107,16 @@ export function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<number> {
 }
 
 /**
- * Upgrades a table to storage format 5 (issue #15: consume finds a passwordless login method on
- * its own in the index alone, also by its email in another tenant or by its phone beside an
- * email). Format 4's email and phone entries only named their user, whose partition consume then
- * read; format 5's, for such a login method, carry a copy of it with its version
- * (`passwordlessCopy`). Each entry without a copy is put again as its user implies it, as
- * `copyLoginMethodsToGuards` does for guards (the same conditions, the same read). Until it has
- * run, such a consume reads the partition too (correct, one call more). Returns how many entries it
- * rewrote. The entries of other login methods (email-password in several tenants, a primary
- * user's) hold no copy and stay candidates: each run reads their partitions and writes nothing.
+ * Upgrades a table to storage formats 5 and 6 (issue #15: consume finds a passwordless login
+ * method in the index alone, also by its email in another tenant or by its phone beside an email).
+ * Format 4's email and phone entries only named their user, whose partition consume then read;
+ * format 5's, for such a login method on its own, carry a copy of it with its version
+ * (`passwordlessCopy`), and format 6's also for a primary user's, naming that user (its consume
+ * reads the user beside its write). Each entry without a copy is put again as its user implies
+ * it, as `copyLoginMethodsToGuards` does for guards (the same conditions, the same read). Until it
+ * has run, such a consume reads the partition first (correct, one round trip more). Returns how
+ * many entries it rewrote. The entries of email-password login methods in several tenants hold no
+ * copy and stay candidates: each run reads their partitions and writes nothing.
  */
 export function copyLoginMethodsToEntries(ctx: DynamoContext): Promise<number> {
   return copyLoginMethodsToItems(ctx, {
@@ -135,28 +136,33 @@ async function copyLoginMethodsToItems(ctx: DynamoContext, scan: Parameters<type
 }
 
 /**
- * Puts a guard or an entry of a login method on its own (named by its `userId`, which is also its
- * user's) as the user implies it, with its copy; `false` when it implies none or it changed.
+ * Puts a guard or an entry as its user implies it, with its copy; `false` when it implies none or
+ * it changed. A guard with a copy names its login method, which is its user; an entry names its
+ * user (a primary user's, for format 6) and its copy's login method (`copyOf`). The put holds
+ * while the item still names that user (a guard: and no primary user) and the login method is at
+ * the version read.
  */
 async function copyLoginMethodTo(ctx: DynamoContext, stored: Record<string, unknown>): Promise<boolean> {
   const userId = stored.userId as string;
   const user = userFromItems(userId, await readUserPartition(ctx, userId));
   const derived = user && itemsOfUser(user).find((d) => (d.role === 'guard' || d.role === 'entry') && d.key.pk === stored.pk && d.key.sk === stored.sk);
-  const lm = user?.loginMethods.find((m) => m.userId === userId);
-  if (!derived || !lm || derived.item.loginMethod === undefined) return false;
+  if (!derived || derived.item.loginMethod === undefined) return false;
+  const lmId = derived.role === 'entry' ? derived.copyOf : userId;
+  const lm = user.loginMethods.find((m) => m.userId === lmId);
+  if (!lm) return false;
   const result = await writeAtomically(ctx, [
     {
       item: {
         Put: {
           TableName: ctx.tableName,
           Item: derived.item,
-          ConditionExpression: 'userId = :owner AND attribute_not_exists(primaryUserId)',
+          ConditionExpression: derived.role === 'guard' ? 'userId = :owner AND attribute_not_exists(primaryUserId)' : 'userId = :owner',
           ExpressionAttributeValues: { ':owner': userId },
         },
       },
       onConditionFailed: 'CHANGED',
     },
-    { item: { ConditionCheck: { TableName: ctx.tableName, Key: keys.loginMethod(userId, userId), ...ifVersion(lm.version) } }, onConditionFailed: 'CHANGED' },
+    { item: { ConditionCheck: { TableName: ctx.tableName, Key: keys.loginMethod(user.id, lm.userId), ...ifVersion(lm.version) } }, onConditionFailed: 'CHANGED' },
   ]);
   return result.ok;
 }

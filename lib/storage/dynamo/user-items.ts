@@ -103,28 +103,34 @@ export function loginMethodCopy(lm: UserRecord): Record<string, unknown> {
 }
 
 /**
- * What consume's first try needs of a passwordless login method on its own, on each entry that
- * indexes it in gsi2 where its own item does not (its email in another tenant, its phone beside an
- * email; storage format 5): every attribute of its item, the version and the consumes' marks
- * included, so the consume answers and writes at that version from the index alone, as it does
- * from the login method's own item (a stale copy fails the write's version condition, as a stale
- * item does). `userChangeWrites` writes the entry whenever it writes the login method, at the
- * version it writes.
+ * What consume's first try needs of a passwordless login method, on each entry that indexes it in
+ * gsi2 where its own item does not (its email in another tenant, its phone beside an email):
+ * every attribute of its item, the version and the consumes' marks included, so the consume
+ * answers and writes at that version from the index alone, as it does from the login method's own
+ * item (a stale copy fails the write's version condition, as a stale item does); and, for a
+ * primary user's login method, that user's id, since the answer is then the whole user, read
+ * beside the write (storage format 5 for a login method on its own, 6 for a primary user's).
+ * `userChangeWrites` writes the entry whenever it writes the login method, at the version it
+ * writes.
  */
-function passwordlessCopy(lm: UserRecord): Record<string, unknown> {
+function passwordlessCopy(lm: UserRecord, primaryUserId: string | undefined): Record<string, unknown> {
   return {
     ...loginMethodCopy(lm),
     ...(lm.phoneNumber !== undefined ? { phoneNumber: lm.phoneNumber } : {}),
     ...(lm.codesConsumedAt !== undefined ? { codesConsumedAt: lm.codesConsumedAt } : {}),
     version: lm.version,
+    ...(primaryUserId !== undefined ? { primaryUserId } : {}),
   };
 }
 
-/** The passwordless login method an entry's copy holds (see `passwordlessCopy`). */
-export function loginMethodOfEntry(entry: Record<string, unknown>): UserRecord | undefined {
-  const copy = entry.loginMethod;
-  if (copy === null || typeof copy !== 'object' || typeof (copy as Record<string, unknown>).version !== 'number') return undefined;
-  return loginMethodFromItem(copy as Record<string, unknown>);
+/**
+ * The passwordless login method an entry's copy holds (see `passwordlessCopy`), and the primary
+ * user holding it if it is a primary user's.
+ */
+export function loginMethodOfEntry(entry: Record<string, unknown>): { loginMethod: UserRecord; primaryUserId?: string } | undefined {
+  const copy = entry.loginMethod as Record<string, unknown> | null | undefined;
+  if (copy === null || typeof copy !== 'object' || typeof copy.version !== 'number') return undefined;
+  return { loginMethod: loginMethodFromItem(copy), ...(typeof copy.primaryUserId === 'string' ? { primaryUserId: copy.primaryUserId } : {}) };
 }
 
 /** The login method a guard's copy holds (see `loginMethodCopy`), with the guard's hash. */
@@ -209,8 +215,8 @@ const identitySortKey = (lm: UserRecord): string => `${timeSortKey(lm.timeJoined
 
 /**
  * A login method's entry in its user's partition that indexes its email or phone (`gsi2pk`) in a
- * tenant where its own item does not; a passwordless login method on its own's carries a copy of
- * it (`passwordlessCopy`).
+ * tenant where its own item does not; a passwordless login method's carries a copy of it
+ * (`passwordlessCopy`).
  */
 function identityEntry(
   user: AuthUser,
@@ -219,11 +225,12 @@ function identityEntry(
   key: Key,
   gsi2pk: string,
 ): DerivedItem {
-  const copied = lm.recipeId === 'passwordless' && onItsOwn(user, lm);
+  const copied = lm.recipeId === 'passwordless';
+  const copy = copied ? { loginMethod: passwordlessCopy(lm, user.isPrimary ? user.id : undefined) } : {};
   return {
     role: 'entry',
     key,
-    item: { ...key, type, userId: user.id, [ATTR.gsi2pk]: gsi2pk, [ATTR.gsi2sk]: identitySortKey(lm), ...(copied ? { loginMethod: passwordlessCopy(lm) } : {}) },
+    item: { ...key, type, userId: user.id, [ATTR.gsi2pk]: gsi2pk, [ATTR.gsi2sk]: identitySortKey(lm), ...copy },
     ...(copied ? { copyOf: lm.userId } : {}),
   };
 }
@@ -535,15 +542,16 @@ export function userChangeWrites(
 const MARK_ATTRIBUTES = ['verifiedEmails', 'phoneVerified', 'codesConsumedAt'] as const;
 
 /**
- * The write of a consume to a login method of a primary user, from the login method alone
+ * The writes of a consume to a login method of a primary user, from the login method alone
  * (`PrimaryLoginMark`): an update of its item's verified email or phone and its consumes' marks,
  * at the next version, on the condition that the item holds the version read (a login method
- * unlinked, removed or changed since fails it, as `userChangeWrites`' put does). A primary user's
- * guards and entries hold no copy of its login methods, its list places and claims do not depend
- * on what a consume changes, so `userChangeWrites` of the whole user writes this item alone, with
+ * unlinked, removed or changed since fails it, as `userChangeWrites`' put does), and its email and
+ * phone entries with their copies at that version, while they are still the user's. A primary
+ * user's guards hold no copy of its login methods, and its list places and claims do not depend on
+ * what a consume changes, so `userChangeWrites` of the whole user writes these items alone, with
  * the same content (`user-items.test.ts` checks both). Any other change throws: it needs the user.
  */
-export function primaryLoginMarkWrite(ctx: DynamoContext, primaryUserId: string, before: UserRecord, after: UserRecord): TaggedWrite<UserConflict> {
+export function primaryLoginMarkWrites(ctx: DynamoContext, primaryUserId: string, before: UserRecord, after: UserRecord): TaggedWrite<UserConflict>[] {
   const unmarked = new Set<string>([...MARK_ATTRIBUTES, 'version']);
   const rest = (lm: UserRecord) =>
     JSON.stringify(
@@ -567,7 +575,7 @@ export function primaryLoginMarkWrite(ctx: DynamoContext, primaryUserId: string,
       values[`:a${i}`] = after[attribute];
     }
   });
-  return {
+  const update: TaggedWrite<UserConflict> = {
     item: {
       Update: {
         TableName: ctx.tableName,
@@ -580,4 +588,23 @@ export function primaryLoginMarkWrite(ctx: DynamoContext, primaryUserId: string,
     },
     onConditionFailed: STALE,
   };
+  // An entry follows from its user's id and its login method alone: a user of this login method
+  // alone derives the same ones as the whole user.
+  const written = { ...after, version: before.version + 1 };
+  const entries = itemsOfUser({ id: primaryUserId, isPrimary: true, loginMethods: [written] }).filter((d) => d.role === 'entry' && d.copyOf === after.userId);
+  return [
+    update,
+    ...entries.map((d) => ({
+      item: {
+        Put: {
+          TableName: ctx.tableName,
+          Item: d.item,
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'userId' },
+          ExpressionAttributeValues: { ':owner': primaryUserId },
+        },
+      },
+      onConditionFailed: STALE,
+    })),
+  ];
 }

@@ -1,5 +1,5 @@
 import { startApi, tableProblems, type TestApi } from '../support/api';
-import { uniqueEmail } from '../support/flows';
+import { consumeLink, createCode, passwordlessSignIn, uniqueEmail } from '../support/flows';
 import { linkingClient } from '../support/linking';
 
 /**
@@ -123,6 +123,29 @@ describe('account-linking races', () => {
       }
       expect((await al.signIn(email)).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
       expect((await al.user(member)).loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId)).toEqual([member]);
+    }
+    expect(await tableProblems(api.tableName)).toEqual([]);
+  });
+
+  it('consumes of a linked passwordless login method racing each other and its unlink (the user read beside the write): one consume wins, as the user it was in', async () => {
+    const email = uniqueEmail('race-pl');
+    const primary = await al.thirdParty(uniqueEmail('race-pl-tp'));
+    const member = (await passwordlessSignIn(api, { email })).user.id as string;
+    await al.group(primary, member);
+    for (let round = 0; round < ROUNDS; round++) {
+      const codes = [await createCode(api, { email }), await createCode(api, { email }), await createCode(api, { email })];
+      const [unlinked, ...consumed] = await Promise.all([al.unlink(member), ...codes.map((c) => consumeLink(api, c))]);
+      expect(unlinked.json).toEqual({ status: 'OK', wasRecipeUserDeleted: false, wasLinked: true });
+      // Each consume ends the devices made before it: exactly one of the three signs in.
+      const ok = consumed.filter((c) => c.json.status === 'OK');
+      expect(consumed.map((c) => c.json.status).sort()).toEqual(['OK', 'RESTART_FLOW_ERROR', 'RESTART_FLOW_ERROR']);
+      expect([primary, member]).toContain(ok[0].json.user.id);
+      expect(ok[0].json.recipeUserId).toBe(member);
+      const lm = ok[0].json.user.loginMethods.find((m: { recipeUserId: string }) => m.recipeUserId === member);
+      expect([lm.email, lm.verified]).toEqual([email, true]);
+      expect(ok[0].json.user.loginMethods.length).toBe(ok[0].json.user.id === primary ? 2 : 1);
+      expect((await al.user(member)).id).toBe(member);
+      expect((await al.link(member, primary)).json.status).toBe('OK');
     }
     expect(await tableProblems(api.tableName)).toEqual([]);
   });

@@ -316,6 +316,16 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
 
   afterEach(() => proxy.answerIndexQueries(undefined));
 
+  /** An item as the table holds it now. */
+  async function storedItem(key: { pk: string; sk: string }): Promise<Record<string, AttributeValue> | undefined> {
+    const doc = testDocClient();
+    try {
+      return (await doc.send(new GetItemCommand({ TableName: api.tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }))).Item;
+    } finally {
+      doc.destroy();
+    }
+  }
+
   it('missing the user: the new guard is taken, and the consume reads through the guard and signs the user in', async () => {
     const email = uniqueEmail('lag-miss');
     const user = (await passwordlessSignIn(api, { email })).user;
@@ -334,14 +344,7 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId })).json.status).toBe('OK');
     const email = uniqueEmail('lag-entry');
     const userId = (await api.post('/bulk-import/import', { loginMethods: [{ recipeId: 'passwordless', email, tenantIds: [tenantId, 'public'] }] })).json.user.id as string;
-    const entryKey = keys.emailEntry(userId, 'public', userId);
-    const doc = testDocClient();
-    let old: Record<string, AttributeValue> | undefined;
-    try {
-      old = (await doc.send(new GetItemCommand({ TableName: api.tableName, Key: { pk: { S: entryKey.pk }, sk: { S: entryKey.sk } } }))).Item;
-    } finally {
-      doc.destroy();
-    }
+    const old = await storedItem(keys.emailEntry(userId, 'public', userId));
     expect(old?.loginMethod?.M?.version?.N).toBe('1');
     // A consume writes the login method (its mark, version 2) and the entry's copy with it.
     await passwordlessSignIn(api, { email });
@@ -353,16 +356,6 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     proxy.answerIndexQueries(undefined);
     expect([res!.json.status, res!.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
   });
-
-  /** A login method item as the table holds it now. */
-  async function storedItem(key: { pk: string; sk: string }): Promise<Record<string, AttributeValue> | undefined> {
-    const doc = testDocClient();
-    try {
-      return (await doc.send(new GetItemCommand({ TableName: api.tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }))).Item;
-    } finally {
-      doc.destroy();
-    }
-  }
 
   it('with an older version of a primary user\'s login method: its update is refused, and the consume answers the user as it is now', async () => {
     const email = uniqueEmail('lag-primary');
@@ -404,14 +397,7 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
   it('with an older version of the login method: the transaction refuses it, and the consume answers the user as it is now', async () => {
     const email = uniqueEmail('lag-old');
     const user = (await passwordlessSignIn(api, { email })).user;
-    const doc = testDocClient();
-    let old: Record<string, AttributeValue> | undefined;
-    try {
-      const key = keys.loginMethod(user.id, user.id);
-      old = (await doc.send(new GetItemCommand({ TableName: api.tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }))).Item;
-    } finally {
-      doc.destroy();
-    }
+    const old = await storedItem(keys.loginMethod(user.id, user.id));
     expect(Number(old?.version?.N)).toBeGreaterThan(0);
     const phoneNumber = uniquePhone();
     expect((await api.put('/recipe/user', { userId: user.id, email, phoneNumber }, { rid: 'passwordless' })).json).toEqual({ status: 'OK' });

@@ -63,7 +63,7 @@ export async function serve(bundleDir: string): Promise<{ port: number; close():
   const phones = await indexPhoneNumbers(ctx);
   if (phones > 0) process.stdout.write(`upgraded ${phones} users to storage format 3 (phone numbers indexed)\n`);
   const guards = await copyLoginMethodsToGuards(ctx);
-  if (guards > 0) process.stdout.write(`upgraded ${guards} guards to storage format 4 (sign-in answers from the guard)\n`);
+  if (guards > 0) process.stdout.write(`upgraded ${guards} guards to storage format 7 (sign-in answers and writes from the guard)\n`);
   const entries = await copyLoginMethodsToEntries(ctx);
   if (entries > 0) process.stdout.write(`upgraded ${entries} entries to storage format 6 (consume answers from the index)\n`);
   client.destroy();

@@ -6,8 +6,9 @@ import { copyLoginMethodsToEntries, copyLoginMethodsToGuards, indexPhoneNumbers,
 /**
  * `npm run upgrade-storage`: rewrites users stored by a build before account linking (storage
  * format 1) into format 2, then indexes passwordless phone numbers (format 3), then copies each
- * email-password or third-party login method on its own onto its guard (format 4), then each
- * passwordless login method onto its email and phone entries (formats 5 and 6), in the table
+ * email-password or third-party login method on its own onto its guard, with its version
+ * (formats 4 and 7), then each passwordless login method onto its email and phone entries
+ * (formats 5 and 6), in the table
  * named by `TABLE_NAME` (default `auth-core`) at `AWS_ENDPOINT_URL_DYNAMODB` (or AWS). Idempotent;
  * `npm start` does it on its own at start. Until it has run, a consume by phone of a user stored
  * before reads through the guard after its first try (correct, two calls more), a sign-in reads
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   const phones = await indexPhoneNumbers(ctx);
   process.stdout.write(`${phones} user(s) upgraded to storage format 3 (phone numbers indexed) in table ${tableName}\n`);
   const guards = await copyLoginMethodsToGuards(ctx);
-  process.stdout.write(`${guards} guard(s) upgraded to storage format 4 (sign-in answers from the guard) in table ${tableName}\n`);
+  process.stdout.write(`${guards} guard(s) upgraded to storage format 7 (sign-in answers and writes from the guard) in table ${tableName}\n`);
   const entries = await copyLoginMethodsToEntries(ctx);
   process.stdout.write(`${entries} entries upgraded to storage format 6 (consume answers from the index) in table ${tableName}\n`);
 }

@@ -18,6 +18,12 @@ export function standaloneUser(loginMethod: LoginMethodView): UserView {
 }
 
 /**
+ * Whether a login method read from a copy holds its version (a guard's copy since storage format
+ * 7): then it is the whole login method, and a write can start from it.
+ */
+export const isWholeLoginMethod = (lm: LoginMethodView | UserRecord): lm is UserRecord => typeof (lm as Partial<UserRecord>).version === 'number';
+
+/**
  * The login method a request names by its recipe user id or its external user id (SPEC §12: once
  * mapped, the external id is the login method's id to the outside), if the user holds one. The
  * recipe user id wins when both would match (as the core: an id is first a SuperTokens id).

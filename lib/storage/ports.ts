@@ -144,11 +144,12 @@ export interface UserStore {
    */
   writeUsers(before: readonly AuthUser[], after: readonly AuthUser[]): Promise<UserWriteResult>;
   /**
-   * Sets an email-password login method's hash (and the copy on its email guard) if it is still
-   * in this user and has the email it was read with (no version check: the last import wins, so
-   * concurrent imports of one email never fail each other). `STALE` otherwise. A login method
-   * waiting for password migration (SPEC §16) stops waiting: that write is `writeUsers`'s, at the
-   * version read, since its waiting entries go too.
+   * Sets an email-password login method's hash (and the copy on its email guard). A primary or
+   * linked user's: if it is still in this user and has the email it was read with (no version
+   * check: the last import wins). One on its own, or one waiting for password migration (SPEC
+   * §16, which stops waiting: its waiting entries go too), is written by `writeUsers`, at the
+   * version read, since its guards' copies hold the version (storage format 7). `STALE`
+   * otherwise: the caller reads again.
    */
   replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult>;
   /**

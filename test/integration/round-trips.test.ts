@@ -106,7 +106,7 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(() => consumeLink(api, inFirst, tenantId))).toEqual({ GetItem: 1, Query: 2, TransactWriteItems: 1 });
   });
 
-  it('third party: a new identity is created with 2 calls; an existing one on its own signs in from its guard alone, 1 call, and one that changes reads and writes', async () => {
+  it('third party: a new identity is created with 2 calls; an existing one on its own signs in from its guard alone, 1 call, and one that changes writes from it, 2', async () => {
     const email = uniqueEmail('rt-tp');
     const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}`, email: { id: email, isVerified: false } };
     expect(await callsOf(() => api.post('/recipe/signinup', identity))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
@@ -114,8 +114,9 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(async () => (res = await api.post('/recipe/signinup', identity)))).toEqual({ GetItem: 1 });
     expect(res!.json.user).toEqual((await api.get(`/user/id?userId=${res!.json.user.id}`)).json.user);
     expect([res!.json.createdNewUser, res!.json.user.loginMethods[0].verified]).toEqual([false, false]);
-    // The provider now says the email is verified: the guard, the user, the write (guard and login method together).
-    expect(await callsOf(() => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    // The provider now says the email is verified: the guard, whose copy holds the version (storage
+    // format 7), then the write from it (guard and login method together); 2 one after another.
+    expect(await callsOf(() => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
     expect(await callsOf(async () => (res = await api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } })))).toEqual({ GetItem: 1 });
     expect(res!.json.user).toEqual((await api.get(`/user/id?userId=${res!.json.user.id}`)).json.user);
     expect(res!.json.user.loginMethods[0].verified).toBe(true);
@@ -165,6 +166,25 @@ describe('DynamoDB calls per operation', () => {
     } finally {
       doc.destroy();
     }
+  });
+
+  it('email-password sign-in that rehashes an imported hash writes from the guard\'s copy: 2 calls (was 3: the user read before the write), then 1', async () => {
+    const email = uniqueEmail('rt-rehash');
+    const imported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: bcrypt.hashSync('pw-123456', 4) });
+    expect(imported.json.status).toBe('OK');
+    let res: { json: { status: string; user: unknown } } | undefined;
+    // The guard (its copy holds the version, storage format 7), the verify and the own hash, the write.
+    expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email, password: 'pw-123456' })))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
+    expect([res!.json.status, res!.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${imported.json.user.id}`)).json.user]);
+    // Rehashed: the own Argon2id hash verifies from the guard alone, nothing to write.
+    expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email, password: 'pw-123456' })))).toEqual({ GetItem: 1 });
+    expect(res!.json.status).toBe('OK');
+    // The same hash imported again writes nothing; another replaces it (the login method and its guard).
+    expect(await callsOf(() => api.post('/recipe/user/passwordhash/import', { email, passwordHash: bcrypt.hashSync('pw-654321', 4) }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 2 });
+    const again = bcrypt.hashSync('pw-000000', 4);
+    await api.post('/recipe/user/passwordhash/import', { email, passwordHash: again });
+    expect(await callsOf(() => api.post('/recipe/user/passwordhash/import', { email, passwordHash: again }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    expect((await api.post('/recipe/signin', { email, password: 'pw-000000' })).json.status).toBe('OK');
   });
 
   it('email-password sign-in with a bcrypt hash: the user is read while the hash is verified, not after', async () => {

@@ -16,7 +16,8 @@ import type { AuthUser, UserRecord } from '../../lib/storage/model';
  * `USER#<id>` / `USER`) keeps its users: the server upgrades it at start, and they sign in as before.
  * So does one written before phone numbers were indexed (format 2: a passwordless login method
  * without an email had no gsi2 key, and no phone entries existed), before guards carried a copy of
- * their login method (format 3), and before email and phone entries did (format 4).
+ * their login method (format 3), before email and phone entries did (format 4), before a primary
+ * user's entries did (format 5), and before guards' copies held the version (format 6).
  */
 let api: TestApi;
 const tableName = `test-upgrade-${randomBytes(4).toString('hex')}`;
@@ -60,6 +61,16 @@ const entryUser: UserRecord = {
 const primaryEntryUser: UserRecord = {
   ...entryUser, userId: randomUUID(), email: 'old-primary-entry@example.com', phoneNumber: '+14155550133', verifiedEmails: [], timeJoined: 1_700_000_000_007, version: 4,
 };
+/** A format-6 third-party user on its own: its guard's copy had no version. */
+const versionUser: UserRecord = {
+  userId: randomUUID(), recipeId: 'thirdparty', tenantIds: ['public'], timeJoined: 1_700_000_000_008, email: 'old-version@example.com',
+  thirdParty: { id: 'google', userId: 'old-version-g' }, verifiedEmails: [], phoneVerified: false, version: 5,
+};
+function format6(user: AuthUser): Record<string, unknown>[] {
+  return itemsOfUser(user)
+    .map((d) => (d.role === 'guard' && d.item.loginMethod ? { ...d.item, loginMethod: { ...(d.item.loginMethod as object), version: undefined } } : d.item))
+    .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
+}
 function format4(user: AuthUser): Record<string, unknown>[] {
   return itemsOfUser(user)
     .map((d) => (d.role === 'entry' ? { ...d.item, loginMethod: undefined } : d.item))
@@ -104,6 +115,7 @@ beforeAll(async () => {
     ...format3({ id: primaryGuardUser.userId, isPrimary: true, loginMethods: [primaryGuardUser] }),
     ...format4(standaloneUser(entryUser)),
     ...format4({ id: primaryEntryUser.userId, isPrimary: true, loginMethods: [primaryEntryUser] }),
+    ...format6(standaloneUser(versionUser)),
   ];
   const doc = testDocClient();
   try {
@@ -123,9 +135,9 @@ describe('upgrading a table of the build before account linking', () => {
 
   it('keeps every user: by id, listed and counted, with the same ids and times', async () => {
     for (const id of Object.values(ids)) expect((await api.get(`/user/id?userId=${id}`)).json.user.id).toBe(id);
-    // (and the format-2 phone user, then the format-3 email-password ones, the format-4 passwordless one and the format-5 primary one, joined last)
-    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId, entryUser.userId, primaryEntryUser.userId]);
-    expect((await api.get('/users/count')).json.count).toBe(8);
+    // (and the format-2 phone user, then the format-3 email-password ones, the format-4 passwordless one, the format-5 primary one and the format-6 third-party one, joined last)
+    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId, entryUser.userId, primaryEntryUser.userId, versionUser.userId]);
+    expect((await api.get('/users/count')).json.count).toBe(9);
     expect((await api.get(`/user/id?userId=${ids.pl}`)).json.user.phoneNumbers).toEqual(['+14155550100']);
   });
 
@@ -162,15 +174,18 @@ describe('upgrading a table written before phone numbers were indexed', () => {
 
 describe('upgrading a table written before email guards carried their login method', () => {
   it('says so at start, and copies a login method on its own onto its email guard in every tenant, a primary user\'s not', async () => {
-    // The format-1 email-password and third-party users (a guard each) and the format-3 one (two).
-    expect(api.logs).toContain('upgraded 4 guards to storage format 4 (sign-in answers from the guard)');
+    // The format-1 email-password and third-party users (a guard each), the format-3 one (two) and
+    // the format-6 third-party one (its copy without the version).
+    expect(api.logs).toContain('upgraded 5 guards to storage format 7 (sign-in answers and writes from the guard)');
     const doc = testDocClient();
     try {
       for (const tenantId of guardUser.tenantIds) {
         const guard = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.emailGuard(tenantId, 'emailpassword', guardUser.email!) }))).Item!;
-        const { version: _v, ...shown } = guardUser;
-        expect([tenantId, loginMethodOfCopy(guard)]).toEqual([tenantId, shown]);
+        expect([tenantId, loginMethodOfCopy(guard)]).toEqual([tenantId, guardUser]);
       }
+      // The format-6 guard's copy now holds the version (format 7): the whole login method.
+      const versionGuard = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.thirdPartyGuard('public', 'google', 'old-version-g') }))).Item!;
+      expect(loginMethodOfCopy(versionGuard)).toEqual(versionUser);
       const primaryGuard = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.emailGuard('public', 'emailpassword', primaryGuardUser.email!) }))).Item!;
       expect(primaryGuard.loginMethod).toBeUndefined();
     } finally {
@@ -186,6 +201,9 @@ describe('upgrading a table written before email guards carried their login meth
     expect([inOther.json.status, inOther.json.user.id]).toEqual(['OK', 'old-ext-1']);
     const primary = await api.post('/recipe/signin', { email: primaryGuardUser.email, password: BCRYPT.password });
     expect([primary.json.status, primary.json.user.id, primary.json.user.isPrimaryUser]).toEqual(['OK', primaryGuardUser.userId, true]);
+    // The format-6 third-party user, its email now verified by the provider: written from the copy.
+    const tp = await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: 'old-version-g', email: { id: versionUser.email, isVerified: true } });
+    expect([tp.json.status, tp.json.createdNewUser, tp.json.user.id, tp.json.user.loginMethods[0].verified]).toEqual(['OK', false, versionUser.userId, true]);
     expect(await tableProblems(tableName)).toEqual([]);
   });
 });

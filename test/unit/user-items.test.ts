@@ -1,4 +1,4 @@
-import { isDeviceSuperseded, standaloneUser, withCodesConsumed, withLoginMethod } from '../../lib/storage/auth-user';
+import { isDeviceSuperseded, isWholeLoginMethod, standaloneUser, withCodesConsumed, withLoginMethod } from '../../lib/storage/auth-user';
 import { TooManyItemsError } from '../../lib/storage/errors';
 import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
@@ -33,13 +33,19 @@ describe('itemsOfUser', () => {
     ]);
     expect(items[0].item).toMatchObject({ gsi1pk: keys.usersOfTenant('public', userListShard('ep-1')), gsi1sk: keys.userListPosition(100, 'ep-1'), listRecipeIds: ['emailpassword'], version: 3 });
     expect(items[0].item.primaryUserId).toBeUndefined();
-    // The email guard carries the hash and a copy of the login method (storage format 4): all of it but its version and hash.
+    // The email guard carries the hash and a copy of the login method (storage format 4), with its
+    // version (format 7): with the hash, the whole login method.
     expect(items[1].item).toEqual({
       pk: 'T#public#EP#EMAIL#a%40b.c', sk: 'GUARD', type: 'guard', userId: 'ep-1', passwordHash: '$2a$10$hash',
-      loginMethod: { userId: 'ep-1', recipeId: 'emailpassword', tenantIds: ['public'], timeJoined: 100, email: 'a@b.c', verifiedEmails: [], phoneVerified: false },
+      loginMethod: { userId: 'ep-1', recipeId: 'emailpassword', tenantIds: ['public'], timeJoined: 100, email: 'a@b.c', verifiedEmails: [], phoneVerified: false, version: 3 },
     });
+    expect(loginMethodOfCopy(items[1].item)).toEqual(ep);
+    expect(isWholeLoginMethod(loginMethodOfCopy(items[1].item)!)).toBe(true);
+    // A copy stored before format 7 has no version: what it shows, not a whole login method.
     const { version: _v, ...withoutVersion } = ep;
-    expect(loginMethodOfCopy(items[1].item)).toEqual(withoutVersion);
+    const format4 = { ...items[1].item, loginMethod: { ...(items[1].item.loginMethod as object), version: undefined } };
+    expect(loginMethodOfCopy(format4)).toEqual(withoutVersion);
+    expect(isWholeLoginMethod(loginMethodOfCopy(format4)!)).toBe(false);
   });
 
   it('copies onto the email guard every attribute sign-in answers with, and only for a login method on its own', () => {
@@ -51,13 +57,12 @@ describe('itemsOfUser', () => {
       ['T#public#EP#EMAIL#a%40b.c', true],
       ['T#t2#EP#EMAIL#a%40b.c', true],
     ]);
-    const { version: _v, passwordHash: _h, ...shown } = full;
+    const { passwordHash: _h, ...shown } = full;
     expect(loginMethodOfCopy(guards[1].item)).toEqual(shown);
     // A third-party login method on its own: its identity guard carries the copy, its thirdParty included.
     const tpGuards = byRole(standaloneUser(tp), 'guard');
     expect(tpGuards.map((d) => d.key.pk)).toEqual(['T#t1#TP#google#g1']);
-    const { version: _tv, ...tpShown } = tp;
-    expect(loginMethodOfCopy(tpGuards[0].item)).toEqual(tpShown);
+    expect(loginMethodOfCopy(tpGuards[0].item)).toEqual(tp);
     // A primary user, even of one login method, and a linked login method: no copy (sign-in reads the partition).
     expect(byRole({ id: 'ep-1', isPrimary: true, loginMethods: [ep] }, 'guard').map((d) => d.item.loginMethod)).toEqual([undefined]);
     expect(byRole(primary, 'guard').map((d) => d.item.loginMethod)).toEqual([undefined, undefined]);
@@ -108,7 +113,8 @@ describe('userChangeWrites', () => {
       ['Put', 'T#public#EP#EMAIL#a%40b.c', 'GUARD'],
     ]);
     expect(writes[1].item.Put?.ConditionExpression).toBe('#owner = :owner');
-    expect(writes[1].item.Put?.Item?.loginMethod).toMatchObject({ verifiedEmails: ['a@b.c'] });
+    // The copy at the version the login method is written at (format 7), not the one it was read at.
+    expect([writes[0].item.Put?.Item?.version, writes[1].item.Put?.Item?.loginMethod]).toEqual([4, expect.objectContaining({ verifiedEmails: ['a@b.c'], version: 4 })]);
     // The same change in a primary user's login method leaves its guard alone (it holds no copy).
     expect(kinds(userChangeWrites(ctx, [primary], [withLoginMethod(primary, { ...ep, verifiedEmails: ['a@b.c'] })]))).toEqual([
       ['Put', 'USER#ep-1', 'LM#ep-1'],

@@ -68,7 +68,8 @@ export async function importPasswordHash(
     if (!existing) return undefined;
     const done = { status: 'OK', user: toApiUser(existing.user), didUserAlreadyExist: true } as const;
     const lm = existing.loginMethod;
-    if (stored.passwordHash === undefined) {
+    // Without a hash, or with the one it has (an export imported again): nothing to write.
+    if (stored.passwordHash === undefined || stored.passwordHash === lm.passwordHash) {
       countMetric('Imports', { Password: password, Outcome: 'existed' });
       return done;
     }

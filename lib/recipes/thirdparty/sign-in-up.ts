@@ -1,4 +1,4 @@
-import { publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
+import { isWholeLoginMethod, publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
 import type { LoginMethodView, UserRecord, UserView } from '../../storage/model';
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
@@ -37,10 +37,12 @@ export async function signInUp(
 ): Promise<ThirdPartySignInUpResult> {
   return retryOnRace<ThirdPartySignInUpResult>('Third-party sign-in', async () => {
     const ref = await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId);
-    // A login method on its own whose guard holds a copy of it: nothing to change, nothing more to read.
+    // A login method on its own whose guard holds a copy of it: nothing to change, nothing more to
+    // read; a change is written from the copy when it holds the version (storage format 7: the
+    // guard, read consistently, is written with the login method), else from the user read.
     const copy = ref?.loginMethod;
     if (copy && !changes(copy, afterSignIn(copy, input))) return signedIn(standaloneUser(copy), copy, false);
-    const existing = await findLogin(deps, ref);
+    const existing = copy && isWholeLoginMethod(copy) ? { user: standaloneUser(copy), loginMethod: copy } : await findLogin(deps, ref);
     if (existing) {
       const lm = existing.loginMethod;
       const after: UserRecord = afterSignIn(lm, input);

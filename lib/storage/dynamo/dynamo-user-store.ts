@@ -259,7 +259,11 @@ export class DynamoUserStore implements UserStore {
   }
 
   async replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult> {
-    if (loginMethod.passwordMigration) return this.writeUsers([user], [withLoginMethod(user, withPasswordHash(loginMethod, passwordHash))]);
+    // A login method on its own has a copy of itself on its email guards, with its version (storage
+    // format 7), which a write without a version check could not keep: it is written at the version
+    // read, as a wait for password migration is (its waiting entries go too).
+    const onItsOwn = !user.isPrimary && user.id === loginMethod.userId;
+    if (loginMethod.passwordMigration || onItsOwn) return this.writeUsers([user], [withLoginMethod(user, withPasswordHash(loginMethod, passwordHash))]);
     const stale = { status: 'STALE' } as const;
     const { userId, email } = loginMethod;
     const result = await writeAtomically(this.ctx, [

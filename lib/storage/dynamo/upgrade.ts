@@ -87,21 +87,23 @@ async function indexPhoneNumbersOf(ctx: DynamoContext, userId: string): Promise<
 }
 
 /**
- * Upgrades a table to storage format 4 (issue #15: sign-in answers from the guard alone). Format
- * 3's email-password email guard carried the hash; format 4's, and the third-party identity's
- * guard, also carry a copy of their login method when that is on its own (`loginMethodCopy`).
- * For each such guard without one, the user's partition is read and one transaction puts the
- * guard as the user implies it, while it still names that login method and no user it is linked
- * to, and while the login method is at the version read. Idempotent and safe while the service
- * runs (a user changed meanwhile was written whole by that change, its guards with it). Until it has run, sign-in of such a user
- * reads its partition too (correct, one call more). Returns how many guards it rewrote. A primary
- * user's own guards hold no copy and stay candidates: each run reads its partition and writes
- * nothing.
+ * Upgrades a table to storage formats 4 and 7 (issue #15: sign-in answers from the guard alone,
+ * and writes from it). Format 3's email-password email guard carried the hash; format 4's, and the
+ * third-party identity's guard, also carry a copy of their login method when that is on its own
+ * (`loginMethodCopy`), and format 7's copy holds the login method's version too. For each such
+ * guard without a copy, or with one without the version, the user's partition is read and one
+ * transaction puts the guard as the user implies it, while it still names that login method and
+ * no user it is linked to, and while the login method is at the version read. Idempotent and safe
+ * while the service runs (a user changed meanwhile was written whole by that change, its guards
+ * with it). Until it has run, sign-in of such a user reads its partition too (correct, one call
+ * more), and so does a sign-in that writes (a rehash, a provider's changed email). Returns how
+ * many guards it rewrote. A primary user's own guards hold no copy and stay candidates: each run
+ * reads its partition and writes nothing.
  */
 export function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<number> {
   return copyLoginMethodsToItems(ctx, {
-    FilterExpression: '#type = :guard AND (contains(pk, :ep) OR contains(pk, :tp)) AND attribute_not_exists(loginMethod) AND attribute_not_exists(primaryUserId)',
-    ExpressionAttributeNames: { '#type': 'type' },
+    FilterExpression: '#type = :guard AND (contains(pk, :ep) OR contains(pk, :tp)) AND attribute_not_exists(loginMethod.#version) AND attribute_not_exists(primaryUserId)',
+    ExpressionAttributeNames: { '#type': 'type', '#version': 'version' },
     ExpressionAttributeValues: { ':guard': ITEM_TYPE.guard, ':ep': '#EP#EMAIL#', ':tp': '#TP#' },
   });
 }

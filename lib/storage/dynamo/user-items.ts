@@ -27,7 +27,7 @@ export const ITEM_TYPE = {
 export type DerivedItem =
   | { readonly role: 'loginMethod'; readonly key: Key; readonly item: Record<string, unknown>; readonly loginMethod: UserRecord }
   | { readonly role: 'link'; readonly key: Key; readonly item: Record<string, unknown> }
-  | { readonly role: 'guard'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string }
+  | { readonly role: 'guard'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind; readonly ownerId: string; readonly copyOf?: string }
   | { readonly role: 'primaryInfo'; readonly key: Key; readonly item: Record<string, unknown>; readonly identity: IdentityKind }
   | { readonly role: 'entry'; readonly key: Key; readonly item: Record<string, unknown>; readonly copyOf?: string };
 
@@ -58,11 +58,13 @@ export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[]
  * instead of following the link (one round trip less; rewritten when the login method is linked or
  * unlinked). The email-password email guard also carries the password hash, so sign-in reads the
  * guard and verifies at once; and it and the third-party identity's guard carry, for a login
- * method on its own (not primary, not linked), a copy of it (`loginMethodCopy`, storage format 4),
- * so sign-in answers from that one read instead of reading the user's partition too. Both copies
- * are derived here, so every write that changes the hash or the login method rewrites them in the
- * same transaction (one item more in a write that changes such a login method without touching
- * its guard: a verified email, a tenant, an external id).
+ * method on its own (not primary, not linked), a copy of it (`loginMethodCopy`, storage format 4;
+ * with its version since format 7), so sign-in answers from that one read instead of reading the
+ * user's partition too, and a sign-in that changes it (a rehash, a provider's newly verified or
+ * changed email) writes from it. Both copies are derived here, so every write that changes the
+ * hash or the login method rewrites them in the same transaction, at the version it writes (one
+ * item more in a write that changes such a login method without touching its guard: a verified
+ * email, a tenant, an external id).
  */
 export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
   const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';
@@ -83,8 +85,10 @@ const onItsOwn = (user: AuthUser, lm: UserRecord): boolean => !user.isPrimary &&
 /**
  * What a sign-in answers about a login method, as its guard keeps it: every attribute of the
  * login method item that the user object shows or sign-in checks, in one order (so equal login
- * methods give equal copies), without the version (nothing is written from a copy) and the hash
- * (the guard's own `passwordHash`).
+ * methods give equal copies), and its version (since storage format 7: a sign-in that changes the
+ * login method writes at that version from the copy, as from the item), without the hash (the
+ * guard's own `passwordHash`). For an email-password or third-party login method, the copy and
+ * the guard's hash are the whole item: nothing else is stored on it.
  */
 export function loginMethodCopy(lm: UserRecord): Record<string, unknown> {
   return {
@@ -99,6 +103,7 @@ export function loginMethodCopy(lm: UserRecord): Record<string, unknown> {
     ...(lm.passwordMigration !== undefined ? { passwordMigration: { markedAt: lm.passwordMigration.markedAt } } : {}),
     ...(lm.externalUserId !== undefined ? { externalUserId: lm.externalUserId } : {}),
     ...(lm.externalUserIdInfo !== undefined ? { externalUserIdInfo: lm.externalUserIdInfo } : {}),
+    version: lm.version,
   };
 }
 
@@ -118,7 +123,6 @@ function passwordlessCopy(lm: UserRecord, primaryUserId: string | undefined): Re
     ...loginMethodCopy(lm),
     ...(lm.phoneNumber !== undefined ? { phoneNumber: lm.phoneNumber } : {}),
     ...(lm.codesConsumedAt !== undefined ? { codesConsumedAt: lm.codesConsumedAt } : {}),
-    version: lm.version,
     ...(primaryUserId !== undefined ? { primaryUserId } : {}),
   };
 }
@@ -133,12 +137,17 @@ export function loginMethodOfEntry(entry: Record<string, unknown>): { loginMetho
   return { loginMethod: loginMethodFromItem(copy), ...(typeof copy.primaryUserId === 'string' ? { primaryUserId: copy.primaryUserId } : {}) };
 }
 
-/** The login method a guard's copy holds (see `loginMethodCopy`), with the guard's hash. */
-export function loginMethodOfCopy(guard: Record<string, unknown>): LoginMethodView | undefined {
-  const copy = guard.loginMethod;
+/**
+ * The login method a guard's copy holds (see `loginMethodCopy`), with the guard's hash: whole, with
+ * its version, since storage format 7 (`isWholeLoginMethod`); without it when stored before.
+ */
+export function loginMethodOfCopy(guard: Record<string, unknown>): LoginMethodView | UserRecord | undefined {
+  const copy = guard.loginMethod as Record<string, unknown> | null | undefined;
   if (copy === null || typeof copy !== 'object') return undefined;
-  const { version: _none, ...lm } = loginMethodFromItem({ ...(copy as Record<string, unknown>), passwordHash: guard.passwordHash });
-  return lm;
+  const lm = loginMethodFromItem({ ...copy, passwordHash: guard.passwordHash });
+  if (typeof copy.version === 'number') return lm;
+  const { version: _none, ...view } = lm;
+  return view;
 }
 
 /** The login method a guard item names, and the user holding it. */
@@ -303,7 +312,8 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
       items.push({ role: 'link', key, item: { ...key, type: ITEM_TYPE.link, userId: lm.userId, primaryUserId: user.id } });
     }
     for (const { key, identity } of guardsOf(lm)) {
-      items.push({ role: 'guard', key, item: guardItem(user, lm, key, identity), identity, ownerId: lm.userId });
+      const item = guardItem(user, lm, key, identity);
+      items.push({ role: 'guard', key, item, identity, ownerId: lm.userId, ...(item.loginMethod !== undefined ? { copyOf: lm.userId } : {}) });
     }
   }
   for (const { tenantId, info } of claimsOf(user)) {
@@ -502,8 +512,8 @@ export function userChangeWrites(
       stale.push({ item: put(item, o && o.role === 'loginMethod' ? ifVersion(o.loginMethod.version) : ifAbsent), onConditionFailed: STALE });
       continue;
     }
-    // An entry's copy of a login method goes with it, at the version written.
-    const copyVersion = derived.role === 'entry' && derived.copyOf !== undefined ? written.get(derived.copyOf) : undefined;
+    // A guard's or an entry's copy of a login method goes with it, at the version written.
+    const copyVersion = (derived.role === 'entry' || derived.role === 'guard') && derived.copyOf !== undefined ? written.get(derived.copyOf) : undefined;
     const n: DerivedItem =
       copyVersion === undefined ? derived : { ...derived, item: { ...derived.item, loginMethod: { ...(derived.item.loginMethod as object), version: copyVersion } } };
     if (o && sameItem(o.item, n.item)) continue;

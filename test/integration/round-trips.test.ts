@@ -179,11 +179,17 @@ describe('DynamoDB calls per operation', () => {
     // Rehashed: the own Argon2id hash verifies from the guard alone, nothing to write.
     expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email, password: 'pw-123456' })))).toEqual({ GetItem: 1 });
     expect(res!.json.status).toBe('OK');
-    // The same hash imported again writes nothing; another replaces it (the login method and its guard).
-    expect(await callsOf(() => api.post('/recipe/user/passwordhash/import', { email, passwordHash: bcrypt.hashSync('pw-654321', 4) }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 2 });
+    // Imported again: the create is refused (the email is taken), the guard's whole copy is the
+    // user; another hash replaces the one it has (login method and guard in one transaction), the
+    // same one writes nothing. A sign-up of the taken email reads the guard alone.
+    expect(await callsOf(() => api.post('/recipe/user/passwordhash/import', { email, passwordHash: bcrypt.hashSync('pw-654321', 4) }))).toEqual({ GetItem: 1, TransactWriteItems: 2 });
     const again = bcrypt.hashSync('pw-000000', 4);
     await api.post('/recipe/user/passwordhash/import', { email, passwordHash: again });
-    expect(await callsOf(() => api.post('/recipe/user/passwordhash/import', { email, passwordHash: again }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    let reimported: { json: { status: string; didUserAlreadyExist: boolean; user: unknown } } | undefined;
+    expect(await callsOf(async () => (reimported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: again })))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
+    const byId = (await api.get(`/user/id?userId=${imported.json.user.id}`)).json.user;
+    expect([reimported!.json.status, reimported!.json.didUserAlreadyExist, reimported!.json.user]).toEqual(['OK', true, byId]);
+    expect(await callsOf(async () => expect((await api.post('/recipe/signup', { email, password: 'pw-123456' })).json.status).toBe('EMAIL_ALREADY_EXISTS_ERROR'))).toEqual({ GetItem: 1 });
     expect((await api.post('/recipe/signin', { email, password: 'pw-000000' })).json.status).toBe('OK');
   });
 

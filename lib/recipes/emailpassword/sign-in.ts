@@ -1,11 +1,11 @@
 import type { Logger } from '../../log/logger';
 import { countMetric } from '../../log/metrics';
 import { dummyVerify, hashAlgorithmOf, hashPassword, needsRehash, verifyPassword } from '../../password';
-import { isWholeLoginMethod, publicIdOf, standaloneUser } from '../../storage/auth-user';
+import { publicIdOf, standaloneUser } from '../../storage/auth-user';
 import type { LoginMethodView, UserView } from '../../storage/model';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { findLogin, updateLoginMethod } from '../users/find-login';
+import { findLogin, findLoginOfGuard, updateLoginMethod } from '../users/find-login';
 import { migratePasswordAtSignIn } from './migrate-password';
 
 export type SignInResult = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' };
@@ -45,7 +45,7 @@ export async function signIn(
   const stored = shown?.loginMethod.passwordHash;
   // What sign-in writes (a migrated password, a rehash) it writes over the login method read whole,
   // at its version: the guard's copy when it holds the version (storage format 7), else the user read.
-  const whole = async () => read ?? (copy && isWholeLoginMethod(copy) ? { user: standaloneUser(copy), loginMethod: copy } : await findLogin(deps, login));
+  const whole = async () => read ?? (await findLoginOfGuard(deps, login));
   if (shown && stored === undefined && shown.loginMethod.passwordMigration) {
     const found = await whole();
     return found ? migratePasswordAtSignIn(deps, tenantId, password, found, log) : { status: 'WRONG_CREDENTIALS_ERROR' };

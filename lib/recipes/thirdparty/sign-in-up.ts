@@ -1,9 +1,9 @@
-import { isWholeLoginMethod, publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
+import { publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
 import type { LoginMethodView, UserRecord, UserView } from '../../storage/model';
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { findLogin, updateLoginMethod } from '../users/find-login';
+import { findLoginOfGuard, updateLoginMethod } from '../users/find-login';
 
 export interface ThirdPartySignInUpInput {
   /** Provider id, as given (case-sensitive, not trimmed). */
@@ -42,7 +42,7 @@ export async function signInUp(
     // guard, read consistently, is written with the login method), else from the user read.
     const copy = ref?.loginMethod;
     if (copy && !changes(copy, afterSignIn(copy, input))) return signedIn(standaloneUser(copy), copy, false);
-    const existing = copy && isWholeLoginMethod(copy) ? { user: standaloneUser(copy), loginMethod: copy } : await findLogin(deps, ref);
+    const existing = await findLoginOfGuard(deps, ref);
     if (existing) {
       const lm = existing.loginMethod;
       const after: UserRecord = afterSignIn(lm, input);

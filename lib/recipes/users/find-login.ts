@@ -1,5 +1,5 @@
-import { loginMethodOf, withLoginMethod } from '../../storage/auth-user';
-import type { UserRecord } from '../../storage/model';
+import { isWholeLoginMethod, loginMethodOf, standaloneUser, withLoginMethod } from '../../storage/auth-user';
+import type { LoginMethodView, UserRecord } from '../../storage/model';
 import type { LoginRef, UserWithLogin, UserWriteResult } from '../../storage/ports';
 import type { Deps } from '../deps';
 
@@ -22,6 +22,19 @@ export async function findLogin(deps: Pick<Deps, 'users'>, ref: string | LoginRe
   };
   // Linked or unlinked since the guard was read: its own id still finds it.
   return (await read(userId)) ?? (userId !== recipeUserId ? read(recipeUserId) : undefined);
+}
+
+/**
+ * The login a guard names (`ref`, with the copy of a login method on its own it may hold): from
+ * the copy alone when it is whole (storage format 7: it holds the version, and the guard is
+ * written with the login method and read consistently), else read with its user (`findLogin`).
+ */
+export async function findLoginOfGuard(
+  deps: Pick<Deps, 'users'>,
+  ref: (LoginRef & { readonly loginMethod?: LoginMethodView }) | undefined,
+): Promise<UserLogin | undefined> {
+  const copy = ref?.loginMethod;
+  return copy && isWholeLoginMethod(copy) ? { user: standaloneUser(copy), loginMethod: copy } : findLogin(deps, ref);
 }
 
 /** Stores a changed login method of a user (see `UserStore.writeUsers` for the guarantees). */

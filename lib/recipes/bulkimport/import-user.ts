@@ -135,7 +135,8 @@ async function replaceChangedHashes(deps: Pick<Deps, 'users'>, user: AuthUser, b
     const stored = current?.loginMethods.find((s) => s.recipeId === 'emailpassword' && s.email === lm.email);
     if (!current || !stored || stored.passwordHash === lm.passwordHash) continue;
     if ((await deps.users.replacePasswordHash(current, stored, lm.passwordHash)).status !== 'OK') return false;
-    // Ending a wait writes the user at the versions read: the next write needs the user as it is now.
+    // Ending a wait writes the user at the versions read: the next write needs the user as it is
+    // now. (So does a new hash of a login method on its own, but that is its user's only one.)
     if (stored.passwordMigration) current = await deps.users.getUser(current.id, 'SUPERTOKENS');
   }
   return true;

@@ -332,13 +332,22 @@ describe('a resend racing a consume', () => {
 });
 
 describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
-  /** Answers the Queries of the email's login methods in the public tenant with `items`. */
-  const indexAnswers = (email: string, items: Record<string, unknown>[]) =>
+  /**
+   * A consume of a new code of `email` in the public tenant while the proxy answers the Queries of
+   * the email's login methods with `items`: the calls it made, and its answer.
+   */
+  async function consumeWhileIndexShows(email: string, items: Record<string, unknown>[]) {
+    const code = await createCode(api, { email });
     proxy.answerIndexQueries((request) =>
       (request.ExpressionAttributeValues as Record<string, { S?: string }>)[':pk']?.S === keys.usersWithEmail('public', email)
         ? { Items: items, Count: items.length, ScannedCount: items.length }
         : undefined,
     );
+    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    const calls = await callsOf(async () => (res = await consumeLink(api, code)));
+    proxy.answerIndexQueries(undefined);
+    return { calls, res: res! };
+  }
 
   afterEach(() => proxy.answerIndexQueries(undefined));
 
@@ -355,13 +364,10 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
   it('missing the user: the new guard is taken, and the consume reads through the guard and signs the user in', async () => {
     const email = uniqueEmail('lag-miss');
     const user = (await passwordlessSignIn(api, { email })).user;
-    const code = await createCode(api, { email });
-    indexAnswers(email, []);
-    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    const { calls, res } = await consumeWhileIndexShows(email, []);
     // The device, the index (nothing), the transaction (refused), the guard, the partition, the transaction.
-    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
-    expect(res!.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id } });
-    proxy.answerIndexQueries(undefined);
+    expect(calls).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
+    expect(res.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id } });
     expect((await api.get(`/users/by-accountinfo?email=${encodeURIComponent(email)}`)).json.users).toHaveLength(1);
   });
 
@@ -374,13 +380,10 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     expect(old?.loginMethod?.M?.version?.N).toBe('1');
     // A consume writes the login method (its mark, version 2) and the entry's copy with it.
     await passwordlessSignIn(api, { email });
-    const code = await createCode(api, { email });
-    indexAnswers(email, [old!]);
-    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    const { calls, res } = await consumeWhileIndexShows(email, [old!]);
     // The device, the index (the old copy), the transaction (refused), the guard, the partition, the transaction.
-    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
-    proxy.answerIndexQueries(undefined);
-    expect([res!.json.status, res!.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
+    expect(calls).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
+    expect([res.json.status, res.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
   });
 
   it('with an older version of a primary user\'s login method: its update is refused, and the consume answers the user as it is now', async () => {
@@ -390,14 +393,11 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     const old = await storedItem(keys.loginMethod(userId, userId));
     expect(old?.primaryUserId?.S).toBe(userId);
     await passwordlessSignIn(api, { email });
-    const code = await createCode(api, { email });
-    indexAnswers(email, [old!]);
-    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    const { calls, res } = await consumeWhileIndexShows(email, [old!]);
     // The device, the index (old), the user beside the transaction (refused), the guard, the partition, the transaction.
-    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 4, TransactWriteItems: 2 });
-    proxy.answerIndexQueries(undefined);
-    expect([res!.json.status, res!.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
-    expect(res!.json.user.isPrimaryUser).toBe(true);
+    expect(calls).toEqual({ GetItem: 1, Query: 4, TransactWriteItems: 2 });
+    expect([res.json.status, res.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
+    expect(res.json.user.isPrimaryUser).toBe(true);
   });
 
   it('with a login method linked when the index was read and unlinked since: the update finds no item and is refused; the consume signs in the user it is now', async () => {
@@ -409,13 +409,10 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     const old = await storedItem(keys.loginMethod(owner, linked));
     expect(old?.primaryUserId?.S).toBe(owner);
     expect((await api.post('/recipe/accountlinking/user/unlink', { recipeUserId: linked })).json.status).toBe('OK');
-    const code = await createCode(api, { email });
-    indexAnswers(email, [old!]);
-    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
-    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 4, TransactWriteItems: 2 });
-    proxy.answerIndexQueries(undefined);
-    expect([res!.json.status, res!.json.recipeUserId, res!.json.user]).toEqual(['OK', linked, (await api.get(`/user/id?userId=${linked}`)).json.user]);
-    expect([res!.json.user.id, res!.json.user.isPrimaryUser]).toEqual([linked, false]);
+    const { calls, res } = await consumeWhileIndexShows(email, [old!]);
+    expect(calls).toEqual({ GetItem: 1, Query: 4, TransactWriteItems: 2 });
+    expect([res.json.status, res.json.recipeUserId, res.json.user]).toEqual(['OK', linked, (await api.get(`/user/id?userId=${linked}`)).json.user]);
+    expect([res.json.user.id, res.json.user.isPrimaryUser]).toEqual([linked, false]);
     // Nothing was written under the primary user's partition for it.
     expect(await storedItem(keys.loginMethod(owner, linked))).toBeUndefined();
   });
@@ -427,11 +424,9 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     expect(Number(old?.version?.N)).toBeGreaterThan(0);
     const phoneNumber = uniquePhone();
     expect((await api.put('/recipe/user', { userId: user.id, email, phoneNumber }, { rid: 'passwordless' })).json).toEqual({ status: 'OK' });
-    const code = await createCode(api, { email });
-    indexAnswers(email, [old!]);
-    let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
+    const { calls, res } = await consumeWhileIndexShows(email, [old!]);
     // The device, the index (old), the transaction (refused), the guard, the partition, the transaction.
-    expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
-    expect(res!.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id, phoneNumbers: [phoneNumber] } });
+    expect(calls).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
+    expect(res.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id, phoneNumbers: [phoneNumber] } });
   });
 });

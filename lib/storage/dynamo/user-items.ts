@@ -372,6 +372,13 @@ export type UserConflict = Exclude<UserWriteResult, { status: 'OK' }>;
 
 const STALE: UserConflict = { status: 'STALE' };
 
+/** A write's condition: the item still names this owner (a guard or entry its user, a link or claim its primary user). */
+const ifOwner = (attribute: 'userId' | 'primaryUserId', ownerId: unknown) => ({
+  ConditionExpression: '#owner = :owner',
+  ExpressionAttributeNames: { '#owner': attribute },
+  ExpressionAttributeValues: { ':owner': ownerId },
+});
+
 /**
  * The user ids that leave the users written: a user's id or a login method's recipe user id that
  * none of the users answers to afterwards, and the external id of a login method that goes. An
@@ -520,14 +527,7 @@ export function userChangeWrites(
     if (o) {
       // Same key, new content (a guard's hash copy, or the user it names): only while it is still ours.
       const owner = ownerAttribute(o);
-      rest.push({
-        item: put(n.item, {
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': owner },
-          ExpressionAttributeValues: { ':owner': o.item[owner] },
-        }),
-        onConditionFailed: STALE,
-      });
+      rest.push({ item: put(n.item, ifOwner(owner, o.item[owner])), onConditionFailed: STALE });
     } else if (n.role === 'link' || n.role === 'entry') {
       stale.push({ item: put(n.item, ifAbsent), onConditionFailed: STALE });
     } else if (n.role === 'primaryInfo') {
@@ -604,17 +604,6 @@ export function primaryLoginMarkWrites(ctx: DynamoContext, primaryUserId: string
   const entries = itemsOfUser({ id: primaryUserId, isPrimary: true, loginMethods: [written] }).filter((d) => d.role === 'entry' && d.copyOf === after.userId);
   return [
     update,
-    ...entries.map((d) => ({
-      item: {
-        Put: {
-          TableName: ctx.tableName,
-          Item: d.item,
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'userId' },
-          ExpressionAttributeValues: { ':owner': primaryUserId },
-        },
-      },
-      onConditionFailed: STALE,
-    })),
+    ...entries.map((d) => ({ item: { Put: { TableName: ctx.tableName, Item: d.item, ...ifOwner('userId', primaryUserId) } }, onConditionFailed: STALE })),
   ];
 }

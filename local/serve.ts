@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { knobFrom } from '../lib/config/config';
 import { readLocalSettings } from '../lib/config/local-settings';
 import { createDynamoContext } from '../lib/storage/dynamo';
-import { copyLoginMethodsToEntries, copyLoginMethodsToGuards, indexPhoneNumbers, upgradeStorage } from '../lib/storage/dynamo/upgrade';
+import { STORAGE_UPGRADES } from '../lib/storage/dynamo/upgrade';
 import { ensureTable } from './create-table';
 import { createLocalServer } from './server';
 import { WORKER_PARALLELIZATION } from '../lib/recipes/bulkimport/worker';
@@ -56,16 +56,12 @@ export async function serve(bundleDir: string): Promise<{ port: number; close():
   // suites that never import in bulk need not pay.
   const bulkWorker = process.env.BULK_WORKER !== 'off';
   await ensureTable(client, settings.tableName, { stream: bulkWorker });
-  // Users an older build stored in `.data` keep working (see upgradeStorage, indexPhoneNumbers, copyLoginMethodsToGuards, copyLoginMethodsToEntries).
+  // Users an older build stored in `.data` keep working (see STORAGE_UPGRADES).
   const ctx = createDynamoContext(settings.tableName, client);
-  const upgraded = await upgradeStorage(ctx);
-  if (upgraded > 0) process.stdout.write(`upgraded ${upgraded} users to storage format 2 (account linking)\n`);
-  const phones = await indexPhoneNumbers(ctx);
-  if (phones > 0) process.stdout.write(`upgraded ${phones} users to storage format 3 (phone numbers indexed)\n`);
-  const guards = await copyLoginMethodsToGuards(ctx);
-  if (guards > 0) process.stdout.write(`upgraded ${guards} guards to storage format 7 (sign-in answers and writes from the guard)\n`);
-  const entries = await copyLoginMethodsToEntries(ctx);
-  if (entries > 0) process.stdout.write(`upgraded ${entries} entries to storage format 6 (consume answers from the index)\n`);
+  for (const { run, items, format } of STORAGE_UPGRADES) {
+    const upgraded = await run(ctx);
+    if (upgraded > 0) process.stdout.write(`upgraded ${upgraded} ${items} to ${format}\n`);
+  }
   client.destroy();
   const server = createLocalServer(bundleDir);
   const worker = bulkWorker ? startBulkWorker(bundleDir, settings.tableName) : undefined;

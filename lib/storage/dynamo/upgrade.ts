@@ -168,3 +168,14 @@ async function copyLoginMethodTo(ctx: DynamoContext, stored: Record<string, unkn
   ]);
   return result.ok;
 }
+
+/**
+ * Every upgrade, in the order they run, with what each rewrites and the storage format it brings:
+ * `npm start` (on `.data`) and `npm run upgrade-storage` both run them all.
+ */
+export const STORAGE_UPGRADES: readonly { readonly run: (ctx: DynamoContext) => Promise<number>; readonly items: string; readonly format: string }[] = [
+  { run: upgradeStorage, items: 'users', format: 'storage format 2 (account linking)' },
+  { run: indexPhoneNumbers, items: 'users', format: 'storage format 3 (phone numbers indexed)' },
+  { run: copyLoginMethodsToGuards, items: 'guards', format: 'storage format 7 (sign-in answers and writes from the guard)' },
+  { run: copyLoginMethodsToEntries, items: 'entries', format: 'storage format 6 (consume answers from the index)' },
+];

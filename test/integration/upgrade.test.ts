@@ -8,7 +8,7 @@ import { BCRYPT } from '../support/linking';
 import { dumpTable, testDocClient } from '../support/table';
 import { standaloneUser } from '../../lib/storage/auth-user';
 import { keys } from '../../lib/storage/keys';
-import { itemsOfUser, loginMethodOfCopy, loginMethodOfEntry } from '../../lib/storage/dynamo/user-items';
+import { itemsOfUser, loginMethodOfCopy, loginMethodOfEntry, type DerivedItem } from '../../lib/storage/dynamo/user-items';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
 
 /**
@@ -28,13 +28,20 @@ const phoneUser: UserRecord = {
   phoneNumber: '+14155550111', verifiedEmails: [], phoneVerified: true, version: 4,
 };
 
-/** Its items as format 2 wrote them: those of today without anything phone numbers are indexed by. */
-function format2(lm: UserRecord): Record<string, unknown>[] {
-  return itemsOfUser(standaloneUser(lm))
-    .filter((d) => d.item.type !== 'phoneEntry')
-    .map((d) => (d.role === 'loginMethod' ? { ...d.item, gsi2pk: undefined, gsi2sk: undefined } : d.item))
-    .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
+/**
+ * The items a user implies today as an older format stored them: `older` turns each into what that
+ * format wrote (`undefined`: none), as DynamoDB would hold it.
+ */
+function storedAs(user: AuthUser, older: (d: DerivedItem) => Record<string, unknown> | undefined): Record<string, unknown>[] {
+  return itemsOfUser(user).flatMap((d) => {
+    const item = older(d);
+    return item === undefined ? [] : [JSON.parse(JSON.stringify(item)) as Record<string, unknown>];
+  });
 }
+
+/** Its items as format 2 wrote them: those of today without anything phone numbers are indexed by. */
+const format2 = (lm: UserRecord) =>
+  storedAs(standaloneUser(lm), (d) => (d.item.type === 'phoneEntry' ? undefined : d.role === 'loginMethod' ? { ...d.item, gsi2pk: undefined, gsi2sk: undefined } : d.item));
 const enc = encodeURIComponent;
 
 /** A format-3 email-password user in two tenants, and a primary one: their guards had no copy of the login method. */
@@ -43,11 +50,7 @@ const guardUser: UserRecord = {
   email: 'old-guard@example.com', verifiedEmails: ['old-guard@example.com'], phoneVerified: false, passwordHash: BCRYPT.hash, externalUserId: 'old-ext-1', version: 6,
 };
 const primaryGuardUser: UserRecord = { ...guardUser, userId: randomUUID(), email: 'old-primary@example.com', verifiedEmails: [], externalUserId: undefined, tenantIds: ['public'], timeJoined: 1_700_000_000_005, version: 2 };
-function format3(user: AuthUser): Record<string, unknown>[] {
-  return itemsOfUser(user)
-    .map((d) => (d.role === 'guard' ? { ...d.item, loginMethod: undefined } : d.item))
-    .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
-}
+const format3 = (user: AuthUser) => storedAs(user, (d) => (d.role === 'guard' ? { ...d.item, loginMethod: undefined } : d.item));
 
 /** A format-4 passwordless user with an email and a phone in two tenants: its email and phone entries had no copy of it. */
 const entryUser: UserRecord = {
@@ -66,16 +69,9 @@ const versionUser: UserRecord = {
   userId: randomUUID(), recipeId: 'thirdparty', tenantIds: ['public'], timeJoined: 1_700_000_000_008, email: 'old-version@example.com',
   thirdParty: { id: 'google', userId: 'old-version-g' }, verifiedEmails: [], phoneVerified: false, version: 5,
 };
-function format6(user: AuthUser): Record<string, unknown>[] {
-  return itemsOfUser(user)
-    .map((d) => (d.role === 'guard' && d.item.loginMethod ? { ...d.item, loginMethod: { ...(d.item.loginMethod as object), version: undefined } } : d.item))
-    .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
-}
-function format4(user: AuthUser): Record<string, unknown>[] {
-  return itemsOfUser(user)
-    .map((d) => (d.role === 'entry' ? { ...d.item, loginMethod: undefined } : d.item))
-    .map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
-}
+const format4 = (user: AuthUser) => storedAs(user, (d) => (d.role === 'entry' ? { ...d.item, loginMethod: undefined } : d.item));
+const format6 = (user: AuthUser) =>
+  storedAs(user, (d) => (d.role === 'guard' && d.item.loginMethod ? { ...d.item, loginMethod: { ...(d.item.loginMethod as object), version: undefined } } : d.item));
 
 /** A user item exactly as format 1 wrote it (the previous `userItem`), and its guards. */
 function format1(user: Record<string, unknown> & { userId: string; timeJoined: number; email?: string }, guards: Record<string, unknown>[]) {

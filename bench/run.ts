@@ -12,6 +12,8 @@ import { ensureTable } from '../local/create-table';
 import {
   DynamoDBClient,
   PutItemCommand,
+  QueryCommand,
+  type QueryCommandOutput,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   type PutItemCommandInput,
@@ -19,7 +21,7 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../lib/storage/keys';
+import { ATTR, INDEX, keys, USER_LIST_SHARDS } from '../lib/storage/keys';
 import { startApi, TEST_API_KEY, type TestApi } from '../test/support/api';
 import { VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../test/fixtures/password-vectors';
 import { startCountingProxy } from '../test/support/dynamo-proxy';
@@ -954,6 +956,67 @@ async function migrationCommand(): Promise<void> {
   );
 }
 
+/**
+ * Counting (bench/SCALE.md): `BENCH_COUNT_USERS` (1,500) users, two in three email-password with a
+ * BCrypt hash and one in three third-party, then `GET /users/count` timed, and the read units one
+ * count consumes (DynamoDB Local reports them: `ReturnConsumedCapacity` on the same Queries
+ * `countList` sends, 16 shards, page after page), per user and as they scale to 10 million users.
+ */
+async function countCost(endpoint: string): Promise<void> {
+  const users = Number(process.env.BENCH_COUNT_USERS ?? 1500);
+  const api = await startApi({});
+  await runPool(users, CONCURRENCY, async (i) => {
+    const r =
+      i % 3 === 2
+        ? await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: `count-${i}-${randomUUID()}`, email: { id: `count-tp-${i}@bench.example`, isVerified: true } })
+        : await api.post('/recipe/user/passwordhash/import', { email: `count-ep-${i}@bench.example`, passwordHash: BCRYPT_HASH });
+    if (r.json?.status !== 'OK') throw new Error(`count figure: a user was not made: ${r.text}`);
+  });
+  const client = new DynamoDBClient({ endpoint });
+  let units = 0;
+  let counted = 0;
+  let calls = 0;
+  for (let shard = 0; shard < USER_LIST_SHARDS; shard++) {
+    let start: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const out: QueryCommandOutput = await client.send(
+        new QueryCommand({
+          TableName: api.tableName,
+          IndexName: INDEX.usersByTenant,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': ATTR.gsi1pk },
+          ExpressionAttributeValues: { ':pk': { S: keys.usersOfTenant('public', shard) } },
+          Select: 'COUNT',
+          ReturnConsumedCapacity: 'TOTAL',
+          ExclusiveStartKey: start,
+        }),
+      );
+      units += out.ConsumedCapacity?.CapacityUnits ?? 0;
+      counted += out.Count ?? 0;
+      calls++;
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+  client.destroy();
+  const answered: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await timed(() => api.get('/users/count'));
+    if (r.value.json?.count !== counted) throw new Error(`count figure: GET /users/count said ${r.value.text}, the Queries ${counted}`);
+    answered.push(r.ms);
+  }
+  await api.stop();
+  const perUser = units / counted;
+  const tenMillion = perUser * 10_000_000;
+  results.countCost = { users: counted, readUnits: units, calls, readUnitsPerUser: perUser, bytesPerEntry: perUser * 2 * 4096, countP50Ms: percentile(answered, 50), readUnitsAt10M: tenMillion, dollarsAt10M: (tenMillion / 1e6) * 0.25 };
+  say(`\n### 12. Counting users (${counted} users, one tenant)\n`);
+  say(
+    table(
+      ['users', 'read units (16 shards)', 'Query calls', 'read units per user', 'bytes per list entry', 'GET /users/count p50 ms', 'read units at 10 M users', '$ per count at 10 M'],
+      [[counted, round(units), calls, round(perUser, 4), round(perUser * 2 * 4096, 0), round(percentile(answered, 50)), round(tenMillion, 0), round((tenMillion / 1e6) * 0.25)]],
+    ),
+  );
+}
+
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   Object.assign(process.env, LOCAL_AWS_ENV);
@@ -976,6 +1039,7 @@ async function main(): Promise<void> {
     if (want('capacity')) await bulkUnderCapacity();
     if (want('pwmig')) await passwordMigration();
     if (want('load')) await loadMix();
+    if (want('count')) await countCost(dynamo.endpoint);
   } finally {
     await dynamo.stop();
   }

@@ -40,6 +40,11 @@ export interface RouteDef {
   readonly tooLargeText?: string;
   /** Takes thousands of users per request: more memory (a whole vCPU) and time (`infra/sizing.ts`). */
   readonly bulk: boolean;
+  /**
+   * May read a whole user list: a count (`countList`), or a page filtered by recipe where few
+   * users match. Its time grows with the users, so it gets the API's whole wait (`infra/sizing.ts`).
+   */
+  readonly readsWholeList: boolean;
   readonly summary: string;
 }
 
@@ -70,6 +75,7 @@ function route(
     hashesPasswords: false,
     maxBodyBytes: MIB,
     bulk: false,
+    readsWholeList: false,
     ...def,
   };
 }
@@ -127,7 +133,7 @@ export const ROUTES: readonly RouteDef[] = [
   }),
   route({
     id: 'emailpassword-password-migration-count', method: 'GET', path: '/recipe/user/passwordmigration/count',
-    entry: 'functions/emailpassword/password-migration-count.ts',
+    entry: 'functions/emailpassword/password-migration-count.ts', readsWholeList: true,
     summary: 'How many users of the tenant still wait for password migration at sign-in.',
   }),
   route({
@@ -157,11 +163,11 @@ export const ROUTES: readonly RouteDef[] = [
     access: 'write', summary: 'Sign a third-party user in, or create it; updates a changed email.',
   }),
   route({
-    id: 'users-list', method: 'GET', path: '/users', entry: 'functions/users/list-users.ts',
+    id: 'users-list', method: 'GET', path: '/users', entry: 'functions/users/list-users.ts', readsWholeList: true,
     summary: 'A page of the tenant\'s users in join order (`limit`, `paginationToken`, `timeJoinedOrder`, `includeRecipeIds`).',
   }),
   route({
-    id: 'users-count', method: 'GET', path: '/users/count', entry: 'functions/users/count-users.ts',
+    id: 'users-count', method: 'GET', path: '/users/count', entry: 'functions/users/count-users.ts', readsWholeList: true,
     summary: 'How many users the tenant (or, with `includeAllTenants`, the app) has.',
   }),
   route({
@@ -302,7 +308,7 @@ export const ROUTES: readonly RouteDef[] = [
 
 /** What a Lambda function is, route or not: the part of a route the function itself needs. */
 export type FunctionDef = Pick<RouteDef, 'id' | 'entry' | 'access' | 'secrets' | 'hashesPasswords' | 'bulk' | 'summary'> &
-  Partial<Pick<RouteDef, 'method' | 'path'>>;
+  Partial<Pick<RouteDef, 'method' | 'path' | 'readsWholeList'>>;
 
 /** Functions no route calls: fed by the table's stream or by a schedule. */
 export const BACKGROUND_FUNCTIONS: readonly FunctionDef[] = [

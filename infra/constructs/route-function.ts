@@ -10,7 +10,7 @@ import { passwordMigrationSourceOf } from '../../lib/config/config';
 import { ARGON2_BINARY_PACKAGE } from '../bundling';
 import type { FunctionDef, RouteSecret } from '../routes';
 import { resourceName, type LambdaArch } from '../settings';
-import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb } from '../sizing';
+import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb, LIST_READ_TIMEOUT_SECONDS } from '../sizing';
 
 /**
  * What a `read` route may do: the commands the storage adapter sends for lookups (BatchGetItem:
@@ -147,7 +147,9 @@ export class RouteFunction extends Construct {
       runtime: LAMBDA_RUNTIME,
       architecture: props.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
       memorySize: route.hashesPasswords ? hashingMemoryMb(props.environment) : route.bulk ? BULK_MEMORY_MB : DEFAULT_MEMORY_MB,
-      timeout: props.timeout ?? Duration.seconds(route.hashesPasswords ? HASHING_TIMEOUT_SECONDS : route.bulk ? BULK_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
+      timeout:
+        props.timeout ??
+        Duration.seconds(route.hashesPasswords ? HASHING_TIMEOUT_SECONDS : route.bulk ? BULK_TIMEOUT_SECONDS : route.readsWholeList ? LIST_READ_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
       environment,

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled, BUNDLE_EXTERNALS, PHONE_METADATA_FILE } from '../../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES, type RouteDef } from '../../infra/routes';
 import { buildLambdaFunctions } from '../../scripts/build';
-import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, hashingMemoryMb, largestHashMemoryMiB } from '../../infra/sizing';
+import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, hashingMemoryMb, largestHashMemoryMiB, LIST_READ_TIMEOUT_SECONDS } from '../../infra/sizing';
 import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
 import { secretsOf } from '../../infra/constructs/route-function';
 import { WORKER_TIMEOUT_SECONDS } from '../../infra/constructs/bulk-import';
@@ -200,7 +200,7 @@ describe('Lambda functions', () => {
     expect(functionsByRoute(dev, 'dev').size).toBe(ROUTES.length);
   });
 
-  it('sizes memory for the largest allowed hash in the functions that hash passwords, and for bulk requests', () => {
+  it('sizes memory for the largest allowed hash in the functions that hash passwords, and for bulk requests; gives whole-list reads the API\'s wait', () => {
     const fns = functionsByRoute(dev, 'dev');
     for (const route of ROUTES) {
       const props = fns.get(route.id)![1].Properties!;
@@ -211,6 +211,9 @@ describe('Lambda functions', () => {
       } else if (route.bulk) {
         // Up to 6 MB of users parsed, validated and written in one request: a whole vCPU, ~30 s.
         expect([props.MemorySize, props.Timeout]).toEqual([BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS]);
+      } else if (route.readsWholeList) {
+        // A count or a filtered page reads a whole list: its time grows with the users.
+        expect([props.MemorySize, props.Timeout]).toEqual([DEFAULT_MEMORY_MB, LIST_READ_TIMEOUT_SECONDS]);
       } else {
         expect([props.MemorySize, props.Timeout]).toEqual([DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS]);
       }

@@ -3,7 +3,8 @@ import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user'
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
 import type { AuthUser, LoginMethodView, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
 import type { EmailPasswordLogin, LoginRef, PrimaryUserLogin, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
-import { batchGetAll, countAll, queryAll, writeAtomically, type DynamoContext } from './transact';
+import { batchGetAll, queryAll, writeAtomically, type DynamoContext } from './transact';
+import { countList, type ListFilter } from './count-list';
 import {
   externalIdsOf,
   guardsOf,
@@ -37,11 +38,7 @@ const LINK_HOPS = 4;
  * tenant (nothing for every recipe); with `oncePerApp`, only each user's one app-wide entry, and
  * the recipes of all its login methods.
  */
-function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = false): {
-  FilterExpression?: string;
-  names: Record<string, string>;
-  values: Record<string, unknown>;
-} {
+function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = false): ListFilter {
   const attribute = oncePerApp ? 'appRecipeIds' : 'listRecipeIds';
   const values = Object.fromEntries((recipeIds ?? []).map((r, i) => [`:r${i}`, r]));
   const conditions = [
@@ -363,20 +360,9 @@ export class DynamoUserStore implements UserStore {
     return entries.length > query.limit && last ? { users, next: keys.parseUserListPosition(position(last)) } : { users };
   }
 
-  /** Items of one gsi1 list spread over `USER_LIST_SHARDS` partitions (`pkOf(shard)`), counted in parallel. */
-  private async countShards(pkOf: (shard: number) => string, filter: ReturnType<typeof listFilter> = { names: {}, values: {} }): Promise<number> {
-    const counts = await Promise.all(
-      Array.from({ length: USER_LIST_SHARDS }, (_, shard) =>
-        countAll(this.ctx, {
-          IndexName: INDEX.usersByTenant,
-          KeyConditionExpression: '#pk = :pk',
-          ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
-          ExpressionAttributeNames: { '#pk': ATTR.gsi1pk, ...filter.names },
-          ExpressionAttributeValues: { ':pk': pkOf(shard), ...filter.values },
-        }),
-      ),
-    );
-    return counts.reduce((a, b) => a + b, 0);
+  /** Entries of one gsi1 list spread over `USER_LIST_SHARDS` partitions (`pkOf(shard)`), counted by `countList`. */
+  private countShards(pkOf: (shard: number) => string, filter?: ListFilter): Promise<number> {
+    return countList(this.ctx, Array.from({ length: USER_LIST_SHARDS }, (_, shard) => pkOf(shard)), filter);
   }
 
   countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {

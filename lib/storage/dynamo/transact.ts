@@ -102,9 +102,11 @@ export async function batchGetAll(ctx: DynamoContext, itemKeys: readonly { pk: s
 export async function countAll(
   ctx: DynamoContext,
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'>,
+  /** Where to go on from (a page's `LastEvaluatedKey`); the start when absent. */
+  from?: Record<string, unknown>,
 ): Promise<number> {
   let count = 0;
-  let startKey: Record<string, unknown> | undefined;
+  let startKey: Record<string, unknown> | undefined = from;
   do {
     const out = await ctx.doc.send(new QueryCommand({ ...input, TableName: ctx.tableName, Select: 'COUNT', ExclusiveStartKey: startKey }));
     count += out.Count ?? 0;

@@ -30,7 +30,7 @@ export const BULK_TIMEOUT_SECONDS = 29;
 
 /**
  * Functions that may read a whole user list (`readsWholeList`: counts, filtered pages) read about
- * 0.07 read units per user listed, 1 MB a call: at 10 million users that is about 6,000 calls,
+ * 0.075 read units per user listed (bench figure 12), 1 MB a call: at 10 million users that is about 6,000 calls,
  * 48 at once for a count (bench/SCALE.md). So they get all the 30 s API Gateway waits.
  */
 export const LIST_READ_TIMEOUT_SECONDS = 29;

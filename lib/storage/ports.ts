@@ -286,8 +286,11 @@ export interface RoleStore {
   rolesOfUser(tenantId: string, userId: string): Promise<string[]>;
   /** How many role assignments a user id has, in every tenant (of roles that exist: a removed role's leftovers do not count). */
   countAssignments(userId: string): Promise<number>;
-  /** The user ids holding a role in a tenant (read from an index). */
-  usersWithRole(tenantId: string, role: RoleRecord): Promise<string[]>;
+  /**
+   * The user ids holding a role in a tenant (read from an index); `undefined` when they take more
+   * than `maxBytes` (each its length and 5), where reading stops.
+   */
+  usersWithRole(tenantId: string, role: RoleRecord, maxBytes: number): Promise<string[] | undefined>;
 }
 
 /** A place in the list of bulk rows (newest first: staging time, then row id). */

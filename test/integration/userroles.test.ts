@@ -8,6 +8,9 @@ import { startApi, tableProblems, type TestApi } from '../support/api';
 import { tenantPath } from '../support/flows';
 import { linkingClient } from '../support/linking';
 import { testDocClient } from '../support/table';
+import { getUsersThatHaveRole } from '../../lib/recipes/userroles/get-users-that-have-role';
+import { MAX_ROLE_USERS_BYTES } from '../../lib/recipes/userroles/limits';
+import { InvalidInputError } from '../../lib/recipes/errors';
 
 /** Roles and permissions (SPEC §14): definitions app-wide, assignments per tenant, as the core. */
 let api: TestApi;
@@ -103,6 +106,30 @@ describe('roles of users, per tenant', () => {
     const users = Array.from({ length: 40 }, (_, i) => `shard-user-${i}`);
     await Promise.all(users.map((u) => assign(u, role)));
     expect((await usersOf(role)).users.sort()).toEqual([...users].sort());
+  });
+
+  it('stops reading the users of a role past what one answer carries, and answers 400 naming the field', async () => {
+    const role = roleName('crowd');
+    await createRole(role);
+    const users = Array.from({ length: 30 }, (_, i) => `crowd-user-${i}`);
+    await Promise.all(users.map((u) => assign(u, role)));
+    const bytes = users.reduce((sum, u) => sum + Buffer.byteLength(u) + 5, 0);
+    const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      const ctx = createDynamoContext(api.tableName, client);
+      const roles = new DynamoRoleStore(ctx);
+      const current = (await roles.getRole(role))!;
+      expect((await roles.usersWithRole('public', current, bytes))?.sort()).toEqual([...users].sort());
+      expect(await roles.usersWithRole('public', current, bytes - 1)).toBeUndefined();
+      // The recipe with the real store, its bound shrunk to these ids less one byte.
+      const small = Object.assign(Object.create(roles) as DynamoRoleStore, { usersWithRole: (t: string, r: typeof current) => roles.usersWithRole(t, r, bytes - 1) });
+      await expect(getUsersThatHaveRole({ roles: small }, 'public', role)).rejects.toThrow(
+        new InvalidInputError(`Field name 'role' names a role held by more users in this tenant than one answer can carry (${MAX_ROLE_USERS_BYTES} bytes of user ids, about 120,000 users)`),
+      );
+      expect(await getUsersThatHaveRole({ roles }, 'public', role)).toEqual({ status: 'OK', users: expect.arrayContaining(users) });
+    } finally {
+      client.destroy();
+    }
   });
 
   it('makes one assignment of concurrent ones, and none survives a role removed meanwhile', async () => {

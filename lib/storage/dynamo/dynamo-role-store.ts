@@ -265,18 +265,35 @@ export class DynamoRoleStore implements RoleStore {
     return (await this.currentAssignments(userId, 'T#')).length;
   }
 
-  async usersWithRole(tenantId: string, role: RoleRecord): Promise<string[]> {
+  async usersWithRole(tenantId: string, role: RoleRecord, maxBytes: number): Promise<string[] | undefined> {
+    // The shards are read at once, each page after page, until all are read or their ids together
+    // are over `maxBytes`: a role every user of a migration holds is not read to its end.
+    let bytes = 0;
     const shards = await Promise.all(
-      Array.from({ length: ROLE_USER_SHARDS }, (_, shard) =>
-        queryAll(this.ctx, {
-          IndexName: INDEX.byIdentity,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :tenant)',
-          FilterExpression: 'roleUid = :uid',
-          ExpressionAttributeNames: { '#pk': ATTR.gsi2pk, '#sk': ATTR.gsi2sk },
-          ExpressionAttributeValues: { ':pk': keys.usersWithRole(role.role, shard), ':tenant': `${tenantId}#`, ':uid': role.roleUid },
-        }),
-      ),
+      Array.from({ length: ROLE_USER_SHARDS }, async (_, shard) => {
+        const ids: string[] = [];
+        let startKey: Record<string, unknown> | undefined;
+        do {
+          const out = await this.ctx.doc.send(
+            new QueryCommand({
+              TableName: this.ctx.tableName,
+              IndexName: INDEX.byIdentity,
+              KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :tenant)',
+              FilterExpression: 'roleUid = :uid',
+              ExpressionAttributeNames: { '#pk': ATTR.gsi2pk, '#sk': ATTR.gsi2sk },
+              ExpressionAttributeValues: { ':pk': keys.usersWithRole(role.role, shard), ':tenant': `${tenantId}#`, ':uid': role.roleUid },
+              ExclusiveStartKey: startKey,
+            }),
+          );
+          for (const item of out.Items ?? []) {
+            ids.push(item.userId as string);
+            bytes += Buffer.byteLength(item.userId as string, 'utf8') + 5;
+          }
+          startKey = out.LastEvaluatedKey;
+        } while (startKey && bytes <= maxBytes);
+        return ids;
+      }),
     );
-    return shards.flat().map((i) => i.userId as string);
+    return bytes > maxBytes ? undefined : shards.flat();
   }
 }

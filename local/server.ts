@@ -10,7 +10,7 @@ type LambdaHandler = (event: HttpApiEvent, context: LambdaContext) => Promise<Ht
 
 /** API Gateway's own limit on a request payload. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
-/** Lambda's limit on a synchronous invocation's payload: the whole event, body included. */
+/** Lambda's limit on a synchronous invocation's payload, each way: the whole event or answer, body included. */
 const MAX_INVOKE_BYTES = 6 * 1024 * 1024;
 
 /**
@@ -45,6 +45,17 @@ export function toHttpApiEvent(req: IncomingMessage, url: URL, body: Buffer, rou
       http: { method: req.method ?? 'GET', path: url.pathname },
     },
   };
+}
+
+/**
+ * What API Gateway answers when the function's answer is over Lambda's 6 MB (Lambda refuses to
+ * return it): here too, so an answer too large for AWS is found locally.
+ */
+function sendResult(res: ServerResponse, result: HttpApiResult, requestId: string): void {
+  if ((result.body?.length ?? 0) > 1024 * 1024 && Buffer.byteLength(JSON.stringify(result), 'utf8') > MAX_INVOKE_BYTES) {
+    return sendText(res, 500, `Internal error: the function's answer is over Lambda's 6 MB (request id ${requestId})`);
+  }
+  send(res, result);
 }
 
 function send(res: ServerResponse, result: HttpApiResult): void {
@@ -103,7 +114,7 @@ export function createLocalServer(bundleDir: string): Server {
       Promise.resolve()
         .then(() => handlerOf(target)(event, { awsRequestId: requestId, functionName: target.id }))
         .then(
-          (result) => send(res, result),
+          (result) => sendResult(res, result, requestId),
           () => sendText(res, 500, `Internal error (request id ${requestId})`),
         );
     });

@@ -52,13 +52,33 @@ export function rowView(row: BulkImportRow): BulkRowView {
   };
 }
 
+/**
+ * The most bytes of rows one page of `GET /bulk-import/users` holds, as the answer carries them
+ * (each row's JSON escaped into the answer's body). Lambda answers at most 6 MB, and a row may
+ * hold up to 64 KiB of metadata: 500 rows of users with a few KB each (an Auth0 export's
+ * `app_metadata`) are over it. So a page ends before the row that would pass this, with a
+ * pagination token for the rest (it always holds one row): fewer rows than `limit`, as the
+ * token says more follow.
+ */
+export const MAX_ROW_PAGE_BYTES = 5_000_000;
+
 /** `GET /bulk-import/users`: a page of rows, newest first; `next` when another page follows. */
 export async function listBulkRows(
   deps: Pick<Deps, 'bulkImport'>,
   query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor },
+  maxBytes = MAX_ROW_PAGE_BYTES,
 ): Promise<{ rows: BulkRowView[]; next?: BulkRowCursor }> {
   const page = await deps.bulkImport.listRows(query);
-  return { rows: page.rows.map(rowView), ...(page.next ? { next: page.next } : {}) };
+  const views: BulkRowView[] = [];
+  let bytes = 0;
+  for (const row of page.rows) {
+    const view = rowView(row);
+    const size = Buffer.byteLength(JSON.stringify(JSON.stringify(view)), 'utf8');
+    if (views.length > 0 && bytes + size > maxBytes) return { rows: views, next: { createdAt: page.rows[views.length - 1].createdAt, id: page.rows[views.length - 1].user.id } };
+    views.push(view);
+    bytes += size;
+  }
+  return { rows: views, ...(page.next ? { next: page.next } : {}) };
 }
 
 /** `GET /bulk-import/users/count`: exact (see `BulkImportStore`). */

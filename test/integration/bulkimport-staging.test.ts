@@ -142,6 +142,23 @@ describe('POST /bulk-import/users', () => {
     for (const u of res.json.users as { userId: string }[]) expect(ids.has(u.userId)).toBe(true);
   }, 120_000);
 
+  it('refuses, staging nothing, users whose answer would be more than Lambda returns (the new id of every login method)', async () => {
+    const before = await count('NEW');
+    // 10,000 users of 4 login methods with nothing but an email: 2.4 MB sent, 7.0 MB to answer.
+    const users = Array.from({ length: 10_000 }, (_, i) => ({
+      loginMethods: Array.from({ length: 4 }, (_, j) => ({ recipeId: 'passwordless', email: `a${i}-${j}@e.co`, ...(j === 0 ? { isPrimary: true } : {}) })),
+    }));
+    const res = await stage(users);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatch(/^The answer to these 10000 users would take \d+\.\d MB, more than the 5 MB one answer carries: send fewer users per request\.$/);
+    expect(await count('NEW')).toBe(before);
+    // A quarter of them is answered, and staged.
+    const quarter = await stage(users.slice(0, 2_500));
+    expect(quarter.status).toBe(200);
+    expect(quarter.json.users).toHaveLength(2_500);
+    expect(await count('NEW')).toBe(before + 2_500);
+  }, 120_000);
+
   it('answers 413 with a sentence to send fewer users when the body, as Lambda\'s event carries it, is over 6 MB, and takes one of exactly 6 MB', async () => {
     const TOO_LARGE = 'Request body is larger than 6 MB: send fewer users per request';
     /** A JSON body that takes exactly `bytes` bytes escaped into the event: its 6 quotes take 6 more. */

@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, BULK_LANES, INDEX, keys, shardOf, type Key } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
-import { batchGetAll, deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { batchGetAll, deleteInChunks, forEachPage, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 
 export const ROLE_TYPE = 'role';
 export const PERMISSION_TYPE = 'rolePermission';
@@ -167,22 +167,18 @@ export class DynamoRoleStore implements RoleStore {
     await deleteInChunks(this.ctx, Array.from({ length: BULK_LANES }, (_, lane) => keys.roleLane(role, lane)));
     await deleteInChunks(this.ctx, (await this.permissionItems(role)).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
     for (let shard = 0; shard < ROLE_USER_SHARDS && Date.now() < deadline; shard++) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await this.ctx.doc.send(
-          new QueryCommand({
-            TableName: this.ctx.tableName,
-            IndexName: INDEX.byIdentity,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
-            ExpressionAttributeValues: { ':pk': keys.usersWithRole(role, shard) },
-            ProjectionExpression: 'pk, sk',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        await deleteInChunks(this.ctx, (out.Items ?? []).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey && Date.now() < deadline);
+      await forEachPage(
+        this.ctx,
+        {
+          IndexName: INDEX.byIdentity,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': ATTR.gsi2pk },
+          ExpressionAttributeValues: { ':pk': keys.usersWithRole(role, shard) },
+          ProjectionExpression: 'pk, sk',
+        },
+        (out) => deleteInChunks(this.ctx, (out.Items ?? []).map((i) => ({ pk: i.pk as string, sk: i.sk as string }))),
+        () => Date.now() < deadline,
+      );
     }
     return removed.ok;
   }
@@ -272,25 +268,23 @@ export class DynamoRoleStore implements RoleStore {
     const shards = await Promise.all(
       Array.from({ length: ROLE_USER_SHARDS }, async (_, shard) => {
         const ids: string[] = [];
-        let startKey: Record<string, unknown> | undefined;
-        do {
-          const out = await this.ctx.doc.send(
-            new QueryCommand({
-              TableName: this.ctx.tableName,
-              IndexName: INDEX.byIdentity,
-              KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :tenant)',
-              FilterExpression: 'roleUid = :uid',
-              ExpressionAttributeNames: { '#pk': ATTR.gsi2pk, '#sk': ATTR.gsi2sk },
-              ExpressionAttributeValues: { ':pk': keys.usersWithRole(role.role, shard), ':tenant': `${tenantId}#`, ':uid': role.roleUid },
-              ExclusiveStartKey: startKey,
-            }),
-          );
-          for (const item of out.Items ?? []) {
-            ids.push(item.userId as string);
-            bytes += Buffer.byteLength(item.userId as string, 'utf8') + 5;
-          }
-          startKey = out.LastEvaluatedKey;
-        } while (startKey && bytes <= maxBytes);
+        await forEachPage(
+          this.ctx,
+          {
+            IndexName: INDEX.byIdentity,
+            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :tenant)',
+            FilterExpression: 'roleUid = :uid',
+            ExpressionAttributeNames: { '#pk': ATTR.gsi2pk, '#sk': ATTR.gsi2sk },
+            ExpressionAttributeValues: { ':pk': keys.usersWithRole(role.role, shard), ':tenant': `${tenantId}#`, ':uid': role.roleUid },
+          },
+          (out) => {
+            for (const item of out.Items ?? []) {
+              ids.push(item.userId as string);
+              bytes += Buffer.byteLength(item.userId as string, 'utf8') + 5;
+            }
+          },
+          () => bytes <= maxBytes,
+        );
         return ids;
       }),
     );

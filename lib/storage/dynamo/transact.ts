@@ -10,6 +10,7 @@ import {
   type BatchGetCommandInput,
   type BatchGetCommandOutput,
   type QueryCommandInput,
+  type QueryCommandOutput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { sleep } from '../../pool';
@@ -47,18 +48,35 @@ export function createDynamoContext(tableName: string, client = new DynamoDBClie
   return { doc, tableName };
 }
 
+/**
+ * Sends a query page after page (following `LastEvaluatedKey`), from `from` or the start, and
+ * hands each page to `visit` before the next is asked; stops after the last page, or after a page
+ * once `goOn()` says no.
+ */
+export async function forEachPage(
+  ctx: DynamoContext,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  visit: (page: QueryCommandOutput) => void | Promise<void>,
+  goOn: () => boolean = () => true,
+  from?: Record<string, unknown>,
+): Promise<void> {
+  let startKey = from;
+  do {
+    const out = await ctx.doc.send(new QueryCommand({ ...input, TableName: ctx.tableName, ExclusiveStartKey: startKey }));
+    await visit(out);
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && goOn());
+}
+
 /** Every item a query matches, following `LastEvaluatedKey` across pages. */
 export async function queryAll(
   ctx: DynamoContext,
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ctx.doc.send(new QueryCommand({ ...input, TableName: ctx.tableName, ExclusiveStartKey: startKey }));
+  await forEachPage(ctx, input, (out) => {
     items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  });
   return items;
 }
 
@@ -106,12 +124,9 @@ export async function countAll(
   from?: Record<string, unknown>,
 ): Promise<number> {
   let count = 0;
-  let startKey: Record<string, unknown> | undefined = from;
-  do {
-    const out = await ctx.doc.send(new QueryCommand({ ...input, TableName: ctx.tableName, Select: 'COUNT', ExclusiveStartKey: startKey }));
+  await forEachPage(ctx, { ...input, Select: 'COUNT' }, (out) => {
     count += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  }, undefined, from);
   return count;
 }
 

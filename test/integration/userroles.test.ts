@@ -9,7 +9,7 @@ import { tenantPath } from '../support/flows';
 import { linkingClient } from '../support/linking';
 import { testDocClient } from '../support/table';
 import { getUsersThatHaveRole } from '../../lib/recipes/userroles/get-users-that-have-role';
-import { MAX_ROLE_USERS_BYTES } from '../../lib/recipes/userroles/limits';
+import { MAX_ANSWER_BODY_BYTES } from '../../lib/recipes/answer-size';
 import { InvalidInputError } from '../../lib/recipes/errors';
 
 /** Roles and permissions (SPEC §14): definitions app-wide, assignments per tenant, as the core. */
@@ -124,7 +124,7 @@ describe('roles of users, per tenant', () => {
       // The recipe with the real store, its bound shrunk to these ids less one byte.
       const small = Object.assign(Object.create(roles) as DynamoRoleStore, { usersWithRole: (t: string, r: typeof current) => roles.usersWithRole(t, r, bytes - 1) });
       await expect(getUsersThatHaveRole({ roles: small }, 'public', role)).rejects.toThrow(
-        new InvalidInputError(`Field name 'role' names a role held by more users in this tenant than one answer can carry (${MAX_ROLE_USERS_BYTES} bytes of user ids, about 120,000 users)`),
+        new InvalidInputError(`Field name 'role' names a role held by more users in this tenant than one answer can carry (${MAX_ANSWER_BODY_BYTES} bytes of user ids, about 120,000 users)`),
       );
       expect(await getUsersThatHaveRole({ roles }, 'public', role)).toEqual({ status: 'OK', users: expect.arrayContaining(users) });
     } finally {

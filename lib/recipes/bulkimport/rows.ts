@@ -1,5 +1,6 @@
 import type { BulkImportRow, BulkImportStatus, BulkLoginMethod, JsonObject } from '../../storage/model';
 import type { BulkRowCursor } from '../../storage/ports';
+import { answerBodyBytes, MAX_ANSWER_BODY_BYTES } from '../answer-size';
 import type { Deps } from '../deps';
 
 /**
@@ -53,28 +54,24 @@ export function rowView(row: BulkImportRow): BulkRowView {
 }
 
 /**
- * The most bytes of rows one page of `GET /bulk-import/users` holds, as the answer carries them
- * (each row's JSON escaped into the answer's body). Lambda answers at most 6 MB, and a row may
- * hold up to 64 KiB of metadata: 500 rows of users with a few KB each (an Auth0 export's
- * `app_metadata`) are over it. So a page ends before the row that would pass this, with a
- * pagination token for the rest (it always holds one row): fewer rows than `limit`, as the
- * token says more follow.
+ * `GET /bulk-import/users`: a page of rows, newest first; `next` when another page follows.
+ * A row may hold up to 64 KiB of metadata, so 500 rows of users with a few KB each (an Auth0
+ * export's `app_metadata`) are more than Lambda returns: a page ends before the row whose view
+ * would take its rows past `MAX_ANSWER_BODY_BYTES` (each row's view counted as the answer
+ * carries it), with a pagination token for the rest (it always holds one row): fewer rows
+ * than `limit`, as the token says more follow.
  */
-export const MAX_ROW_PAGE_BYTES = 5_000_000;
-
-/** `GET /bulk-import/users`: a page of rows, newest first; `next` when another page follows. */
 export async function listBulkRows(
   deps: Pick<Deps, 'bulkImport'>,
   query: { status?: BulkImportStatus; limit: number; after?: BulkRowCursor },
-  maxBytes = MAX_ROW_PAGE_BYTES,
 ): Promise<{ rows: BulkRowView[]; next?: BulkRowCursor }> {
   const page = await deps.bulkImport.listRows(query);
   const views: BulkRowView[] = [];
   let bytes = 0;
   for (const row of page.rows) {
     const view = rowView(row);
-    const size = Buffer.byteLength(JSON.stringify(JSON.stringify(view)), 'utf8');
-    if (views.length > 0 && bytes + size > maxBytes) return { rows: views, next: { createdAt: page.rows[views.length - 1].createdAt, id: page.rows[views.length - 1].user.id } };
+    const size = answerBodyBytes(view);
+    if (views.length > 0 && bytes + size > MAX_ANSWER_BODY_BYTES) return { rows: views, next: { createdAt: page.rows[views.length - 1].createdAt, id: page.rows[views.length - 1].user.id } };
     views.push(view);
     bytes += size;
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { BulkImportRow, BulkLoginMethod, BulkUser } from '../../storage/model';
+import { answerBodyBytes, MAX_ANSWER_BODY_BYTES } from '../answer-size';
 import type { Deps } from '../deps';
 import { InvalidInputDocumentError } from '../errors';
 import { PUBLIC_TENANT } from '../multitenancy/tenants';
@@ -7,12 +8,6 @@ import { parseBulkUser, type BulkValidationContext } from './bulk-user';
 
 /** The most users one staging request may hold (the core's bound). */
 export const MAX_USERS_PER_REQUEST = 10_000;
-/**
- * The most bytes the answer to a staging request may take, as Lambda returns it (the body escaped
- * into the answer): it returns at most 6 MB. The answer names every login method's new id, so
- * 10,000 users of several login methods each, with little else, answer more than they sent.
- */
-export const MAX_STAGING_ANSWER_BYTES = 5_000_000;
 /** Role names the index does not list yet (made a moment ago) are read one by one, at most this many. */
 const MAX_ROLE_READS = 100;
 
@@ -131,11 +126,13 @@ export async function stageUsers(
     throw new InvalidInputDocumentError({ error, users: invalid }, error);
   }
   const answer = { status: 'OK' as const, users: valid.map(stagedView) };
-  // Refused before anything is staged: an answer Lambda cannot return would leave the users
-  // staged and the caller without their ids (API Gateway answers 500), likely to send them again.
-  const answerBytes = Buffer.byteLength(JSON.stringify(JSON.stringify(answer)), 'utf8');
-  if (answerBytes > MAX_STAGING_ANSWER_BYTES) {
-    const error = `The answer to these ${valid.length} users would take ${(answerBytes / 1e6).toFixed(1)} MB, more than the ${MAX_STAGING_ANSWER_BYTES / 1e6} MB one answer carries: send fewer users per request.`;
+  // The answer names every login method's new id, so 10,000 users of several login methods each,
+  // with little else, answer more than they sent. Refused before anything is staged: an answer
+  // Lambda cannot return would leave the users staged and the caller without their ids (API
+  // Gateway answers 500), likely to send them again.
+  const bytes = answerBodyBytes(answer);
+  if (bytes > MAX_ANSWER_BODY_BYTES) {
+    const error = `The answer to these ${valid.length} users would take ${(bytes / 1e6).toFixed(1)} MB, more than the ${MAX_ANSWER_BODY_BYTES / 1e6} MB one answer carries: send fewer users per request.`;
     throw new InvalidInputDocumentError({ error }, error);
   }
   const rows: BulkImportRow[] = valid.map((user) => ({ user, status: 'NEW', createdAt: now, updatedAt: now }));

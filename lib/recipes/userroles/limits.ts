@@ -14,13 +14,5 @@ export const MAX_PERMISSIONS_PER_REQUEST = 500;
  */
 export const ROLE_REMOVAL_BUDGET_MS = 3000;
 
-/**
- * The most bytes of user ids one answer of `GET /recipe/role/users` holds. Lambda answers at most
- * 6 MB, where each id costs its length and 5 bytes more (its quotes, escaped in the answer's body,
- * and a comma): about 120,000 UUIDs. A role held by more users in a tenant is answered 400 (the
- * core answers every id; a migration that gives every user one role reaches this).
- */
-export const MAX_ROLE_USERS_BYTES = 5_000_000;
-
 /** Role and permission names may be this long (the core's columns). */
 export const MAX_ROLE_LENGTH = 255;

@@ -273,6 +273,8 @@ export interface RoleStore {
   rolesWithPermission(permission: string): Promise<string[]>;
   /** Every role (read from an index). */
   listRoles(): Promise<string[]>;
+  /** How many roles there are (counted on the same index). */
+  countRoles(): Promise<number>;
   /**
    * Removes a role, its permissions, and its assignments to users (as far as `deadline` allows:
    * assignments of a removed role never count again, see `RoleRecord`); `false` if it did not exist.

@@ -11,6 +11,9 @@ import { testDocClient } from '../support/table';
 import { getUsersThatHaveRole } from '../../lib/recipes/userroles/get-users-that-have-role';
 import { MAX_ANSWER_BODY_BYTES } from '../../lib/recipes/answer-size';
 import { InvalidInputError } from '../../lib/recipes/errors';
+import { createOrUpdateRole } from '../../lib/recipes/userroles/create-or-update-role';
+import { MAX_PERMISSIONS_PER_ROLE } from '../../lib/recipes/userroles/limits';
+import { randomUUID } from 'node:crypto';
 
 /** Roles and permissions (SPEC §14): definitions app-wide, assignments per tenant, as the core. */
 let api: TestApi;
@@ -76,6 +79,46 @@ describe('role definitions', () => {
     await createRole(role);
     expect([await rolesOf('user-a'), await permissions(role)]).toEqual([[], { status: 'OK', permissions: [] }]);
     expect(await tableProblems(api.tableName)).toEqual([]);
+  });
+
+  it('holds at most 2,000 permissions a role (400 beyond, nothing written), and its removal takes them all', async () => {
+    const role = roleName('wide');
+    const batch = (k: number) => Array.from({ length: 500 }, (_, i) => `perm-${k}-${i}`);
+    for (let k = 0; k < 4; k++) expect((await createRole(role, batch(k))).json.status).toBe('OK');
+    // Permissions it holds already count once: adding them again is fine at the bound.
+    expect((await createRole(role, [...batch(0).slice(0, 100), ...batch(3).slice(0, 100)])).status).toBe(200);
+    const over = await createRole(role, ['perm-0-0', 'one-more']);
+    expect([over.status, over.text]).toEqual([400, "Field name 'permissions' would give the role 2001 permissions: the maximum is 2000"]);
+    const held = (await permissions(role)).permissions as string[];
+    expect([held.length, held.includes('one-more')]).toEqual([2000, false]);
+    expect((await api.post('/recipe/role/remove', { role })).json).toEqual({ status: 'OK', didRoleExist: true });
+    await createRole(role);
+    expect(await permissions(role)).toEqual({ status: 'OK', permissions: [] });
+    expect((await api.get('/recipe/permission/roles?permission=perm-3-499')).json.roles).not.toContain(role);
+  });
+
+  it('holds at most MAX_ROLES roles in the app (400 for a new one beyond, nothing written; an existing one is still updated)', async () => {
+    const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      const roles = new DynamoRoleStore(createDynamoContext(api.tableName, client));
+      const existing = roleName('kept');
+      await createRole(existing);
+      // The recipe on the real store, its bound at the roles there now (the suite's others too).
+      const count = await roles.countRoles();
+      expect(count).toBe(((await api.get('/recipe/roles')).json.roles as string[]).length);
+      const deps = { roles, random: { uuid: () => randomUUID() } } as unknown as Parameters<typeof createOrUpdateRole>[0];
+      const bounds = { roles: count, permissions: MAX_PERMISSIONS_PER_ROLE };
+      const late = roleName('late');
+      await expect(createOrUpdateRole(deps, late, [], bounds)).rejects.toThrow(
+        new InvalidInputError(`Field name 'role' names a new role, and the app already has ${count} roles: the maximum`),
+      );
+      expect(await roles.getRole(late)).toBeUndefined();
+      expect(await createOrUpdateRole(deps, existing, ['still'], bounds)).toEqual({ status: 'OK', createdNewRole: false });
+      expect(await createOrUpdateRole(deps, late, [], { ...bounds, roles: count + 1 })).toEqual({ status: 'OK', createdNewRole: true });
+      expect(await roles.countRoles()).toBe(count + 1);
+    } finally {
+      client.destroy();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, BULK_LANES, INDEX, keys, shardOf, type Key } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
-import { batchGetAll, deleteInChunks, forEachPage, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { batchGetAll, countAll, deleteInChunks, forEachPage, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 
 export const ROLE_TYPE = 'role';
 export const PERMISSION_TYPE = 'rolePermission';
@@ -45,6 +45,14 @@ export function roleIsCurrent<T>(ctx: DynamoContext, role: RoleRecord, onConditi
     onConditionFailed,
   };
 }
+
+/** Every role's item, on the index (gsi1 `ROLES`). */
+const ALL_ROLES = {
+  IndexName: INDEX.usersByTenant,
+  KeyConditionExpression: '#pk = :pk',
+  ExpressionAttributeNames: { '#pk': ATTR.gsi1pk },
+  ExpressionAttributeValues: { ':pk': keys.allRoles },
+};
 
 /**
  * `RoleStore` on DynamoDB. A role's item and its permission items share its partition; an
@@ -135,13 +143,11 @@ export class DynamoRoleStore implements RoleStore {
   }
 
   async listRoles(): Promise<string[]> {
-    const items = await queryAll(this.ctx, {
-      IndexName: INDEX.usersByTenant,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': ATTR.gsi1pk },
-      ExpressionAttributeValues: { ':pk': keys.allRoles },
-    });
-    return items.map((i) => i.role as string);
+    return (await queryAll(this.ctx, ALL_ROLES)).map((i) => i.role as string);
+  }
+
+  countRoles(): Promise<number> {
+    return countAll(this.ctx, ALL_ROLES);
   }
 
   async removeRole(role: string, deadline: number): Promise<boolean> {

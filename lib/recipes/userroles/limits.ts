@@ -10,7 +10,7 @@ export const MAX_ROLES_PER_USER = 50;
  * in at most 3.1 MB even when every character is written as a 6-byte JSON escape, within what one
  * answer carries (`MAX_ANSWER_BODY_BYTES`), so `GET /recipe/roles`, a role's permissions and a
  * permission's roles never pass Lambda's 6 MB; and a role's removal deletes its permissions in 20
- * transactions, well within its time (`ROLE_REMOVAL_BUDGET_MS`), so none outlives it.
+ * transactions, well within its function's 5 s, so none outlives it.
  */
 export const MAX_ROLES = 2000;
 export const MAX_PERMISSIONS_PER_ROLE = 2000;

@@ -483,6 +483,17 @@ describe('bundles', () => {
     for (const id of ['emailpassword-import', 'bulkimport-stage', 'bulkimport-import']) expect(withBcrypt).not.toContain(id);
   });
 
+  it('keeps every function within 300 KB of JavaScript (issue #15; KB of 1,024 bytes, as bench figure 4 counts)', () => {
+    const jsBytes = (id: string) =>
+      readdirSync(join(bundleDir, id))
+        .filter((f) => f.endsWith('.js'))
+        .reduce((sum, f) => sum + statSync(join(bundleDir, id, f)).size, 0);
+    const sizes = [...ROUTES, ...BACKGROUND_FUNCTIONS].map((fn) => ({ id: fn.id, bytes: jsBytes(fn.id) }));
+    expect(sizes.filter((s) => s.bytes > 300 * 1024)).toEqual([]);
+    // Each holds at least the SDK client it sends with: the sizes are of real bundles.
+    expect(Math.min(...sizes.map((s) => s.bytes))).toBeGreaterThan(150 * 1024);
+  });
+
   it('puts the phone metadata beside the bundles that parse phone numbers, and only there', () => {
     const withPhones = ROUTES.filter((route) => readFileSync(join(assetDir(route.id), 'index.js'), 'utf8').includes(PHONE_METADATA_FILE));
     expect(withPhones.map((r) => r.id)).toEqual(expect.arrayContaining(['passwordless-create-code', 'bulkimport-stage', 'user-update']));

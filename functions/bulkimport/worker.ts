@@ -7,10 +7,10 @@ import { bulkRowFromImage } from '../../lib/storage/dynamo/dynamo-bulk-import-st
 import { DynamoBulkUserImportStore } from '../../lib/storage/dynamo/dynamo-bulk-user-import-store';
 import { DynamoBulkWorkerStore } from '../../lib/storage/dynamo/dynamo-bulk-worker-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
-import { DynamoRoleStore } from '../../lib/storage/dynamo/dynamo-role-store';
+import { DynamoRoleReader } from '../../lib/storage/dynamo/dynamo-role-reader';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
-const loadDeps = createRuntimeDeps({ users: DynamoUserStore, bulkUserImport: DynamoBulkUserImportStore, bulkWorker: DynamoBulkWorkerStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore });
+const loadDeps = createRuntimeDeps({ users: DynamoUserStore, bulkUserImport: DynamoBulkUserImportStore, bulkWorker: DynamoBulkWorkerStore, metadata: DynamoMetadataStore, roleReader: DynamoRoleReader });
 const log = createLogger({ function: 'bulkimport-worker' });
 
 /**

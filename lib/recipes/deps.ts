@@ -1,6 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config/config';
-import type { BulkImportStore, BulkUserImportStore, BulkWorkerStore, EmailVerificationStore, MetadataStore, PasswordlessStore, RoleStore, TenantStore, UserStore } from '../storage/ports';
+import type { BulkImportStore, BulkUserImportStore, BulkWorkerStore, EmailVerificationStore, MetadataStore, PasswordlessStore, RoleReader, RoleStore, TenantStore, UserStore } from '../storage/ports';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {
@@ -21,6 +21,7 @@ export interface Deps {
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;
   readonly roles: RoleStore;
+  readonly roleReader: RoleReader;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly bulkImport: BulkImportStore;

@@ -258,11 +258,21 @@ export interface EmailVerificationStore {
 }
 
 /**
+ * A role's current incarnation and the list of roles: all that bulk import needs of roles (its
+ * checks of `userRoles`), apart from `RoleStore`, so that its functions bundle these two reads and
+ * none of the role store's writes (esbuild keeps every method of a class it keeps).
+ */
+export interface RoleReader {
+  getRole(role: string): Promise<RoleRecord | undefined>;
+  /** Every role (read from an index). */
+  listRoles(): Promise<string[]>;
+}
+
+/**
  * Roles and permissions (app-wide) and their assignments to user ids per tenant (SPEC §14). User
  * ids are taken exactly as the app gives them, as in the core.
  */
-export interface RoleStore {
-  getRole(role: string): Promise<RoleRecord | undefined>;
+export interface RoleStore extends RoleReader {
   /** Creates the role unless it exists; `false` when it did. */
   createRole(role: RoleRecord): Promise<boolean>;
   /** Adds permissions (idempotent), only while the role is this incarnation (`ROLE_GONE` otherwise). */
@@ -271,9 +281,7 @@ export interface RoleStore {
   removePermissions(role: string, permissions: readonly string[]): Promise<void>;
   /** The roles holding a permission (read from an index: a change may show a moment late). */
   rolesWithPermission(permission: string): Promise<string[]>;
-  /** Every role (read from an index). */
-  listRoles(): Promise<string[]>;
-  /** How many roles there are (counted on the same index). */
+  /** How many roles there are (counted on the index `listRoles` reads). */
   countRoles(): Promise<number>;
   /**
    * Removes a role, its permissions, and its assignments to users (as far as `deadline` allows:
@@ -395,6 +403,7 @@ export interface Stores {
   readonly bulkUserImport: BulkUserImportStore;
   readonly bulkWorker: BulkWorkerStore;
   readonly roles: RoleStore;
+  readonly roleReader: RoleReader;
   readonly users: UserStore;
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;

@@ -17,7 +17,7 @@ export type BulkImportOutcome =
   | { readonly status: 'FAILED'; readonly errors: string[] }
   | { readonly status: 'ROW_GONE' };
 
-type ImportDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'metadata' | 'roles' | 'config' | 'clock'>;
+type ImportDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'metadata' | 'roleReader' | 'config' | 'clock'>;
 
 /** The core's failure texts (`E0nn: …`), by what was taken. */
 export const BULK_ERRORS = {
@@ -192,7 +192,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
 
     const roleNames = [...new Set((bulk.userRoles ?? []).map((r) => r.role))];
     // The worker reads roles once per invocation and checks them on the row's lane (`LaneRoles`).
-    const roleRecords = await Promise.all(roleNames.map((role) => (row && laneRoles ? laneRoles.forRow(role, row.id) : deps.roles.getRole(role))));
+    const roleRecords = await Promise.all(roleNames.map((role) => (row && laneRoles ? laneRoles.forRow(role, row.id) : deps.roleReader.getRole(role))));
     if (roleRecords.some((r) => r === undefined)) return { status: 'FAILED', errors: [BULK_ERRORS.roleGone] };
     const roleOf = new Map(roleRecords.map((r) => [(r as RoleRecord).role, r as RoleRecord]));
     const roles = (bulk.userRoles ?? []).flatMap(({ role, tenantIds }) =>

@@ -25,7 +25,7 @@ export class LaneRoles {
   private readonly current = new Map<string, Promise<RoleRecord | undefined>>();
   private readonly ready = new Map<string, Promise<boolean>>();
 
-  constructor(private readonly deps: Pick<Deps, 'roles' | 'bulkWorker'>) {}
+  constructor(private readonly deps: Pick<Deps, 'roleReader' | 'bulkWorker'>) {}
 
   /**
    * The current incarnation of `role`, with its copy in the lane of row `rowId` made; `undefined`
@@ -35,7 +35,7 @@ export class LaneRoles {
     const lane = bulkLaneOf(rowId) ?? 0;
     const readyKey = `${lane}\u0000${role}`;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const record = await once(this.current, role, () => this.deps.roles.getRole(role));
+      const record = await once(this.current, role, () => this.deps.roleReader.getRole(role));
       if (!record) return undefined;
       if (await once(this.ready, readyKey, () => this.deps.bulkWorker.ensureRoleLane(record, lane))) return record;
       // The role changed since it was read (removed, or removed and made again): read it again.

@@ -60,8 +60,8 @@ function stagedView(user: BulkUser): StagedUserView {
 }
 
 /** The roles a request names that exist: the index's list, and a consistent read of the rest. */
-async function existingRoles(deps: Pick<Deps, 'roles'>, users: readonly unknown[]): Promise<Set<string>> {
-  const roles = new Set(await deps.roles.listRoles());
+async function existingRoles(deps: Pick<Deps, 'roleReader'>, users: readonly unknown[]): Promise<Set<string>> {
+  const roles = new Set(await deps.roleReader.listRoles());
   const named = new Set<string>();
   for (const user of users) {
     const userRoles = (user as { userRoles?: unknown } | null)?.userRoles;
@@ -72,14 +72,14 @@ async function existingRoles(deps: Pick<Deps, 'roles'>, users: readonly unknown[
     }
   }
   const unlisted = [...named].slice(0, MAX_ROLE_READS);
-  const found = await Promise.all(unlisted.map((role) => deps.roles.getRole(role)));
+  const found = await Promise.all(unlisted.map((role) => deps.roleReader.getRole(role)));
   for (const record of found) if (record) roles.add(record.role);
   return roles;
 }
 
 /** What validating the users of a request needs: the app's tenants and roles, read once. */
 export async function validationContext(
-  deps: Pick<Deps, 'roles' | 'tenants' | 'clock' | 'random' | 'config'>,
+  deps: Pick<Deps, 'roleReader' | 'tenants' | 'clock' | 'random' | 'config'>,
   users: readonly unknown[],
 ): Promise<BulkValidationContext> {
   const [tenants, roles] = await Promise.all([deps.tenants.listTenants(), existingRoles(deps, users)]);
@@ -102,7 +102,7 @@ export async function validationContext(
  * stages only what the earlier tries did not, and answers the same ids.
  */
 export async function stageUsers(
-  deps: Pick<Deps, 'bulkImport' | 'roles' | 'tenants' | 'clock' | 'random' | 'config'>,
+  deps: Pick<Deps, 'bulkImport' | 'roleReader' | 'tenants' | 'clock' | 'random' | 'config'>,
   users: readonly unknown[],
   idempotencyKey?: string,
 ): Promise<{ status: 'OK'; users?: StagedUserView[] }> {

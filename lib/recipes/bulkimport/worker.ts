@@ -9,7 +9,7 @@ import type { Deps } from '../deps';
 import { importBulkUser } from './import-user';
 import { LaneRoles } from './lane-roles';
 
-type WorkerDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'bulkWorker' | 'metadata' | 'roles' | 'config' | 'clock'>;
+type WorkerDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'bulkWorker' | 'metadata' | 'roleReader' | 'config' | 'clock'>;
 
 /** Lanes one invocation works on at once (each lane's rows one after another). */
 export const LANES_IN_FLIGHT = 16;

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, BULK_LANES, INDEX, keys, shardOf, type Key } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
+import { ALL_ROLES, DynamoRoleReader } from './dynamo-role-reader';
 import { batchGetAll, countAll, deleteInChunks, forEachPage, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 
 export const ROLE_TYPE = 'role';
@@ -46,28 +47,13 @@ export function roleIsCurrent<T>(ctx: DynamoContext, role: RoleRecord, onConditi
   };
 }
 
-/** Every role's item, on the index (gsi1 `ROLES`). */
-const ALL_ROLES = {
-  IndexName: INDEX.usersByTenant,
-  KeyConditionExpression: '#pk = :pk',
-  ExpressionAttributeNames: { '#pk': ATTR.gsi1pk },
-  ExpressionAttributeValues: { ':pk': keys.allRoles },
-};
-
 /**
  * `RoleStore` on DynamoDB. A role's item and its permission items share its partition; an
  * assignment lives in its user id's partition (so a user's roles are one consistent Query) and is
  * indexed (gsi2, sharded) for the users of a role. Each assignment carries the incarnation of its
  * role (`roleUid`); reads count only assignments of the role's current incarnation.
  */
-export class DynamoRoleStore implements RoleStore {
-  constructor(private readonly ctx: DynamoContext) {}
-
-  async getRole(role: string): Promise<RoleRecord | undefined> {
-    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: keys.role(role), ConsistentRead: true }));
-    return out.Item ? { role: out.Item.role as string, roleUid: out.Item.roleUid as string } : undefined;
-  }
-
+export class DynamoRoleStore extends DynamoRoleReader implements RoleStore {
   /** The current incarnation of several roles at once (consistent). */
   private async currentUids(roles: readonly string[]): Promise<Map<string, string>> {
     const items = await batchGetAll(this.ctx, roles.map((r) => keys.role(r)));
@@ -140,10 +126,6 @@ export class DynamoRoleStore implements RoleStore {
       ExpressionAttributeValues: { ':pk': keys.rolesWithPermission(permission) },
     });
     return items.map((i) => i.role as string);
-  }
-
-  async listRoles(): Promise<string[]> {
-    return (await queryAll(this.ctx, ALL_ROLES)).map((i) => i.role as string);
   }
 
   countRoles(): Promise<number> {

@@ -5,6 +5,7 @@ import { DynamoBulkWorkerStore } from './dynamo-bulk-worker-store';
 import { DynamoEmailVerificationStore } from './dynamo-email-verification-store';
 import { DynamoMetadataStore } from './dynamo-metadata-store';
 import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
+import { DynamoRoleReader } from './dynamo-role-reader';
 import { DynamoRoleStore } from './dynamo-role-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
 import { DynamoUserStore } from './dynamo-user-store';
@@ -19,6 +20,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     metadata: new DynamoMetadataStore(ctx),
     emailVerification: new DynamoEmailVerificationStore(ctx),
     roles: new DynamoRoleStore(ctx),
+    roleReader: new DynamoRoleReader(ctx),
     passwordless: new DynamoPasswordlessStore(ctx),
     tenants: new DynamoTenantStore(ctx),
     bulkImport: new DynamoBulkImportStore(ctx),

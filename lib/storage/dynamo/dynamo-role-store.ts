@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, BULK_LANES, INDEX, keys, shardOf, type Key } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';

@@ -309,6 +309,9 @@ export interface BulkRowCursor {
   readonly id: string;
 }
 
+/** A row's place in that list: a page that ends with it goes on after it. */
+export const cursorOfRow = (row: BulkImportRow): BulkRowCursor => ({ createdAt: row.createdAt, id: row.user.id });
+
 /**
  * Staged bulk-import rows (SPEC §15). Counts are exact: every change of a row's status changes a
  * counter item in the same transaction. The counter items are split by who writes them (staging,

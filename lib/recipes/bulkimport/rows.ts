@@ -1,5 +1,5 @@
 import type { BulkImportRow, BulkImportStatus, BulkLoginMethod, JsonObject } from '../../storage/model';
-import type { BulkRowCursor } from '../../storage/ports';
+import { cursorOfRow, type BulkRowCursor } from '../../storage/ports';
 import { answerBodyBytes, MAX_ANSWER_BODY_BYTES } from '../answer-size';
 import type { Deps } from '../deps';
 
@@ -71,7 +71,7 @@ export async function listBulkRows(
   for (const row of page.rows) {
     const view = rowView(row);
     const size = answerBodyBytes(view);
-    if (views.length > 0 && bytes + size > MAX_ANSWER_BODY_BYTES) return { rows: views, next: { createdAt: page.rows[views.length - 1].createdAt, id: page.rows[views.length - 1].user.id } };
+    if (views.length > 0 && bytes + size > MAX_ANSWER_BODY_BYTES) return { rows: views, next: cursorOfRow(page.rows[views.length - 1]) };
     views.push(view);
     bytes += size;
   }

@@ -3,7 +3,7 @@ import { inPool } from '../../pool';
 import { isThrottlingError, whileThrottled } from '../errors';
 import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
 import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
-import type { BulkImportStore, BulkRowCursor } from '../ports';
+import { cursorOfRow, type BulkImportStore, type BulkRowCursor } from '../ports';
 import { batchGetAll, ifAbsent, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 
 export const BULK_ROW_TYPE = 'bulkRow';
@@ -277,7 +277,7 @@ export class DynamoBulkImportStore implements BulkImportStore {
       .slice(0, want);
     const page = entries.slice(0, query.limit).map(bulkRowFromItem);
     const last = page[page.length - 1];
-    return entries.length > query.limit && last ? { rows: page, next: { createdAt: last.createdAt, id: last.user.id } } : { rows: page };
+    return entries.length > query.limit && last ? { rows: page, next: cursorOfRow(last) } : { rows: page };
   }
 
   async countRows(status?: BulkImportStatus): Promise<number> {

@@ -18,8 +18,7 @@ export function createOrUpdateRole(
   return retryOnRace('Creating the role', async () => {
     let current = await deps.roles.getRole(role);
     if (permissions.length > 0) {
-      const held = new Set(current ? await deps.roles.permissionsOf(role) : []);
-      const after = held.size + new Set(permissions.filter((p) => !held.has(p))).size;
+      const after = new Set([...(current ? await deps.roles.permissionsOf(role) : []), ...permissions]).size;
       if (after > bounds.permissions) throw new InvalidInputError(`Field name 'permissions' would give the role ${after} permissions: the maximum is ${bounds.permissions}`);
     }
     let createdNewRole = false;

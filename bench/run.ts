@@ -8,12 +8,11 @@ import { ROUTES } from '../infra/routes';
 import { LOCAL_AWS_ENV, startDynamoDbLocal } from '../local/dynamodb-local';
 import { DEFAULT_OWN_HASH_PARAMS, hashPassword, verifyPassword } from '../lib/password';
 import { createDynamoContext, createDynamoStores } from '../lib/storage/dynamo';
+import { forEachPage } from '../lib/storage/dynamo/transact';
 import { ensureTable } from '../local/create-table';
 import {
   DynamoDBClient,
   PutItemCommand,
-  QueryCommand,
-  type QueryCommandOutput,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   type PutItemCommandInput,
@@ -973,29 +972,27 @@ async function countCost(endpoint: string): Promise<void> {
     if (r.json?.status !== 'OK') throw new Error(`count figure: a user was not made: ${r.text}`);
   });
   const client = new DynamoDBClient({ endpoint });
+  const ctx = createDynamoContext(api.tableName, client);
   let units = 0;
   let counted = 0;
   let calls = 0;
   for (let shard = 0; shard < USER_LIST_SHARDS; shard++) {
-    let start: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const out: QueryCommandOutput = await client.send(
-        new QueryCommand({
-          TableName: api.tableName,
-          IndexName: INDEX.usersByTenant,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': ATTR.gsi1pk },
-          ExpressionAttributeValues: { ':pk': { S: keys.usersOfTenant('public', shard) } },
-          Select: 'COUNT',
-          ReturnConsumedCapacity: 'TOTAL',
-          ExclusiveStartKey: start,
-        }),
-      );
-      units += out.ConsumedCapacity?.CapacityUnits ?? 0;
-      counted += out.Count ?? 0;
-      calls++;
-      start = out.LastEvaluatedKey;
-    } while (start);
+    await forEachPage(
+      ctx,
+      {
+        IndexName: INDEX.usersByTenant,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': ATTR.gsi1pk },
+        ExpressionAttributeValues: { ':pk': keys.usersOfTenant('public', shard) },
+        Select: 'COUNT',
+        ReturnConsumedCapacity: 'TOTAL',
+      },
+      (out) => {
+        units += out.ConsumedCapacity?.CapacityUnits ?? 0;
+        counted += out.Count ?? 0;
+        calls++;
+      },
+    );
   }
   client.destroy();
   const answered: number[] = [];

@@ -96,6 +96,14 @@ export interface PrimaryUserLogin {
   readonly loginMethod: UserRecord;
 }
 
+/** What a third-party identity's guard names (see `UserStore.getLoginByThirdParty`). */
+export interface ThirdPartyLogin extends LoginRef {
+  /** A copy of the login method when it is on its own (whole, with its version, since format 7). */
+  readonly loginMethod?: LoginMethodView;
+  /** A whole copy of a primary user's login method, with that user's id (since format 8). */
+  readonly primaryLogin?: PrimaryUserLogin;
+}
+
 /** Users, their login methods, their uniqueness guards and the account info of primary users. */
 export interface UserStore {
   /**
@@ -111,9 +119,11 @@ export interface UserStore {
   /**
    * The login method holding a third-party identity in a tenant (strongly consistent), with a copy
    * of it when it is on its own (storage format 4), so sign-in of an existing identity that
-   * changes nothing answers from this one read.
+   * changes nothing answers from this one read; for a primary user's login method, a whole copy of
+   * it naming that user (`primaryLogin`, storage format 8), so a sign-in that newly verifies its
+   * email writes from it (`writePrimaryLoginMark`) beside the read of the user.
    */
-  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<(LoginRef & { readonly loginMethod?: LoginMethodView }) | undefined>;
+  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<ThirdPartyLogin | undefined>;
   /** Users with a login method in the tenant that has this email (any recipe), each once. */
   listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
   /**
@@ -135,6 +145,13 @@ export interface UserStore {
   getPrimaryHolders(claims: readonly TenantAccountInfo[]): Promise<(string | undefined)[]>;
   /** Creates a login method on its own, with its guards, in one transaction. */
   createUser(loginMethod: UserRecord): Promise<UserWriteResult>;
+  /**
+   * Writes a change to a login method of a primary user read without its user (its verified
+   * emails or phone, or a consume's marks: `PrimaryLoginMark`): its item at the next version, on
+   * the condition that it still holds the version read, with its guards' and entries' copies, in
+   * one transaction; `STALE` otherwise (unlinked, removed or changed since: read again).
+   */
+  writePrimaryLoginMark(mark: PrimaryLoginMark): Promise<UserWriteResult>;
   /**
    * Replaces the stored state of the `before` users with the `after` users in one transaction:
    * login methods, links, guards and primary-user claims all follow from the users, so linking,
@@ -183,9 +200,9 @@ export interface UsersChange {
 }
 
 /**
- * A consume's change to a login method of a primary user read without its user
- * (`PrimaryUserLogin`): its verified email or phone and its consumes' marks, which no other item
- * of the user holds.
+ * A change to a login method of a primary user read without its user (`PrimaryUserLogin`): its
+ * verified emails or phone and its consumes' marks (a consume, or a third-party sign-in whose
+ * provider newly verified the email), which only the login method's own item and its copies hold.
  */
 export interface PrimaryLoginMark {
   readonly primaryUserId: string;

@@ -150,6 +150,31 @@ describe('account-linking races', () => {
     expect(await tableProblems(api.tableName)).toEqual([]);
   });
 
+  it('third-party sign-ins newly verifying a linked login method\'s email racing its unlink (written from the guard\'s copy, the user read beside): each is verified, as the user it was in', async () => {
+    const email = uniqueEmail('race-tp-verify');
+    const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}` };
+    const primary = await al.emailPassword(uniqueEmail('race-tp-verify-ep'));
+    const member = (await api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: false } })).json.user.id as string;
+    await al.group(primary, member);
+    const signIn = () => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } });
+    for (let round = 0; round < ROUNDS; round++) {
+      expect((await api.post('/recipe/user/email/verify/remove', { userId: member, email })).json).toEqual({ status: 'OK' });
+      const [unlinked, ...signIns] = await Promise.all([al.unlink(member), signIn(), signIn(), signIn()]);
+      expect(unlinked.json).toEqual({ status: 'OK', wasRecipeUserDeleted: false, wasLinked: true });
+      for (const s of signIns) {
+        expect([s.json.status, s.json.createdNewUser, s.json.recipeUserId]).toEqual(['OK', false, member]);
+        expect([primary, member]).toContain(s.json.user.id);
+        expect(s.json.user.loginMethods.length).toBe(s.json.user.id === primary ? 2 : 1);
+        const lm = s.json.user.loginMethods.find((m: { recipeUserId: string }) => m.recipeUserId === member);
+        expect([lm.email, lm.verified]).toEqual([email, true]);
+      }
+      const after = await al.user(member);
+      expect([after.id, after.loginMethods[0].verified]).toEqual([member, true]);
+      expect((await al.link(member, primary)).json.status).toBe('OK');
+    }
+    expect(await tableProblems(api.tableName)).toEqual([]);
+  });
+
   it('removing a primary user racing a link into it leaves no orphan', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const primary = await al.emailPassword();

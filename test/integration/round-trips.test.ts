@@ -120,7 +120,7 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(async () => (res = await api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } })))).toEqual({ GetItem: 1 });
     expect(res!.json.user).toEqual((await api.get(`/user/id?userId=${res!.json.user.id}`)).json.user);
     expect(res!.json.user.loginMethods[0].verified).toBe(true);
-    // Linked to a primary user, it reads the primary user's partition: 2 calls.
+    // A primary user's, it reads the primary user's partition: 2 calls.
     expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: res!.json.user.id })).json.status).toBe('OK');
     expect(await callsOf(() => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }))).toEqual({ GetItem: 1, Query: 1 });
   });
@@ -281,6 +281,42 @@ describe('a tenant other than public (its existence read beside the request\'s f
       // The consume's mark, written by the update alone, ends the device made before it.
       expect((await consumeLink(tenantApi, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
     }
+  });
+
+  it('third party: a primary user\'s login method, its own or linked, signs in in 2 round trips, also when the provider newly verifies its email (written from the guard\'s copy beside the partition read); a changed email takes 3', async () => {
+    const tp = async (email: string) => {
+      const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}` };
+      const id = (await tenantApi.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: false } })).json.user.id as string;
+      return { id, signIn: (emailId: string, isVerified: boolean) => tenantApi.post('/recipe/signinup', { ...identity, email: { id: emailId, isVerified } }) };
+    };
+    const [ownEmail, linkedEmail] = [uniqueEmail('rt-tp-own'), uniqueEmail('rt-tp-linked')];
+    const own = await tp(ownEmail);
+    const linked = await tp(linkedEmail);
+    expect((await tenantApi.post('/recipe/accountlinking/user/primary', { recipeUserId: own.id })).json.status).toBe('OK');
+    expect((await tenantApi.post('/recipe/accountlinking/user/link', { recipeUserId: linked.id, primaryUserId: own.id })).json.status).toBe('OK');
+    for (const [lm, email] of [[own, ownEmail], [linked, linkedEmail]] as const) {
+      slow.reset();
+      const verified = await lm.signIn(email, true);
+      // The guard (its whole copy names the primary user, storage format 8), then the write and
+      // the primary user's partition together.
+      expect(Object.fromEntries([...slow.counts].sort())).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+      const [guard, read, write] = slow.arrivals;
+      expect([guard.operation, read.operation, write.operation].sort()).toEqual(['GetItem', 'Query', 'TransactWriteItems']);
+      expect([guard.operation, Math.abs(write.at - read.at) < 50]).toEqual(['GetItem', true]);
+      const user = (await tenantApi.get(`/user/id?userId=${own.id}`)).json.user;
+      expect([verified.json.status, verified.json.createdNewUser, verified.json.recipeUserId, verified.json.user]).toEqual(['OK', false, lm.id, user]);
+      expect(user.loginMethods.find((m: { recipeUserId: string }) => m.recipeUserId === lm.id).verified).toBe(true);
+      // Nothing to change: the guard, then the partition.
+      slow.reset();
+      expect((await lm.signIn(email, true)).json.user).toEqual(user);
+      expect(Object.fromEntries([...slow.counts].sort())).toEqual({ GetItem: 1, Query: 1 });
+    }
+    // A changed email needs the whole user first (its claims in every tenant of the user): 3 one after another.
+    slow.reset();
+    const changed = await linked.signIn(uniqueEmail('rt-tp-changed'), true);
+    expect([changed.json.status, Object.fromEntries([...slow.counts].sort())]).toEqual(['OK', { GetItem: 1, Query: 1, TransactWriteItems: 1 }]);
+    expect(slow.arrivals.map((a) => a.operation)).toEqual(['GetItem', 'Query', 'TransactWriteItems']);
+    expect(slow.arrivals[2].at - slow.arrivals[1].at).toBeGreaterThanOrEqual(90);
   });
 
   it('writes nothing in a tenant that does not exist: the write waits for the check, which answers', async () => {

@@ -8,7 +8,7 @@ import { BCRYPT } from '../support/linking';
 import { dumpTable, testDocClient } from '../support/table';
 import { standaloneUser } from '../../lib/storage/auth-user';
 import { keys } from '../../lib/storage/keys';
-import { itemsOfUser, loginMethodOfCopy, loginMethodOfEntry, type DerivedItem } from '../../lib/storage/dynamo/user-items';
+import { itemsOfUser, loginMethodOfCopy, loginMethodOfEntry, primaryLoginOfGuard, type DerivedItem } from '../../lib/storage/dynamo/user-items';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
 
 /**
@@ -17,7 +17,8 @@ import type { AuthUser, UserRecord } from '../../lib/storage/model';
  * So does one written before phone numbers were indexed (format 2: a passwordless login method
  * without an email had no gsi2 key, and no phone entries existed), before guards carried a copy of
  * their login method (format 3), before email and phone entries did (format 4), before a primary
- * user's entries did (format 5), and before guards' copies held the version (format 6).
+ * user's entries did (format 5), before guards' copies held the version (format 6), and before a
+ * primary user's third-party guards held a copy (format 7).
  */
 let api: TestApi;
 const tableName = `test-upgrade-${randomBytes(4).toString('hex')}`;
@@ -69,6 +70,18 @@ const versionUser: UserRecord = {
   userId: randomUUID(), recipeId: 'thirdparty', tenantIds: ['public'], timeJoined: 1_700_000_000_008, email: 'old-version@example.com',
   thirdParty: { id: 'google', userId: 'old-version-g' }, verifiedEmails: [], phoneVerified: false, version: 5,
 };
+/**
+ * A format-7 primary user of two third-party login methods, its own and a linked one: their
+ * identity guards had no copy (format 8 copies a primary user's too, naming that user).
+ */
+const primaryTpOwn: UserRecord = {
+  userId: randomUUID(), recipeId: 'thirdparty', tenantIds: ['public'], timeJoined: 1_700_000_000_009, email: 'old-primary-tp@example.com',
+  thirdParty: { id: 'google', userId: 'old-primary-g' }, verifiedEmails: ['old-primary-tp@example.com'], phoneVerified: false, version: 3,
+};
+const primaryTpLinked: UserRecord = {
+  ...primaryTpOwn, userId: randomUUID(), timeJoined: 1_700_000_000_010, email: 'old-linked-tp@example.com', thirdParty: { id: 'github', userId: 'old-linked-g' }, verifiedEmails: [], version: 2,
+};
+const primaryTpUser: AuthUser = { id: primaryTpOwn.userId, isPrimary: true, loginMethods: [primaryTpOwn, primaryTpLinked] };
 const format4 = (user: AuthUser) => storedAs(user, (d) => (d.role === 'entry' ? { ...d.item, loginMethod: undefined } : d.item));
 const format6 = (user: AuthUser) =>
   storedAs(user, (d) => (d.role === 'guard' && d.item.loginMethod ? { ...d.item, loginMethod: { ...(d.item.loginMethod as object), version: undefined } } : d.item));
@@ -112,6 +125,7 @@ beforeAll(async () => {
     ...format4(standaloneUser(entryUser)),
     ...format4({ id: primaryEntryUser.userId, isPrimary: true, loginMethods: [primaryEntryUser] }),
     ...format6(standaloneUser(versionUser)),
+    ...format3(primaryTpUser),
   ];
   const doc = testDocClient();
   try {
@@ -131,9 +145,11 @@ describe('upgrading a table of the build before account linking', () => {
 
   it('keeps every user: by id, listed and counted, with the same ids and times', async () => {
     for (const id of Object.values(ids)) expect((await api.get(`/user/id?userId=${id}`)).json.user.id).toBe(id);
-    // (and the format-2 phone user, then the format-3 email-password ones, the format-4 passwordless one, the format-5 primary one and the format-6 third-party one, joined last)
-    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId, entryUser.userId, primaryEntryUser.userId, versionUser.userId]);
-    expect((await api.get('/users/count')).json.count).toBe(9);
+    // (and the format-2 phone user, then the format-3 email-password ones, the format-4 passwordless one, the format-5 primary one, the format-6 third-party one and the format-7 primary one, joined last)
+    expect((await api.get('/users')).json.users.map((u: { id: string }) => u.id)).toEqual([
+      ids.ep, ids.tp, ids.pl, phoneUser.userId, 'old-ext-1', primaryGuardUser.userId, entryUser.userId, primaryEntryUser.userId, versionUser.userId, primaryTpUser.id,
+    ]);
+    expect((await api.get('/users/count')).json.count).toBe(10);
     expect((await api.get(`/user/id?userId=${ids.pl}`)).json.user.phoneNumbers).toEqual(['+14155550100']);
   });
 
@@ -169,10 +185,11 @@ describe('upgrading a table written before phone numbers were indexed', () => {
 });
 
 describe('upgrading a table written before email guards carried their login method', () => {
-  it('says so at start, and copies a login method on its own onto its email guard in every tenant, a primary user\'s not', async () => {
-    // The format-1 email-password and third-party users (a guard each), the format-3 one (two) and
-    // the format-6 third-party one (its copy without the version).
-    expect(api.logs).toContain('upgraded 5 guards to storage format 7 (sign-in answers and writes from the guard)');
+  it('says so at start, and copies a login method on its own onto its email guard in every tenant, a primary user\'s not; and a primary user\'s third-party login methods onto their guards, naming it', async () => {
+    // The format-1 email-password and third-party users (a guard each), the format-3 one (two),
+    // the format-6 third-party one (its copy without the version), and the format-7 primary user's
+    // two third-party identities.
+    expect(api.logs).toContain('upgraded 7 guards to storage format 8 (sign-in answers and writes from the guard)');
     const doc = testDocClient();
     try {
       for (const tenantId of guardUser.tenantIds) {
@@ -184,6 +201,10 @@ describe('upgrading a table written before email guards carried their login meth
       expect(loginMethodOfCopy(versionGuard)).toEqual(versionUser);
       const primaryGuard = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.emailGuard('public', 'emailpassword', primaryGuardUser.email!) }))).Item!;
       expect(primaryGuard.loginMethod).toBeUndefined();
+      for (const lm of primaryTpUser.loginMethods) {
+        const guard = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.thirdPartyGuard('public', lm.thirdParty!.id, lm.thirdParty!.userId) }))).Item!;
+        expect([lm.userId, primaryLoginOfGuard(guard)]).toEqual([lm.userId, { primaryUserId: primaryTpUser.id, loginMethod: lm }]);
+      }
     } finally {
       doc.destroy();
     }
@@ -200,6 +221,11 @@ describe('upgrading a table written before email guards carried their login meth
     // The format-6 third-party user, its email now verified by the provider: written from the copy.
     const tp = await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: 'old-version-g', email: { id: versionUser.email, isVerified: true } });
     expect([tp.json.status, tp.json.createdNewUser, tp.json.user.id, tp.json.user.loginMethods[0].verified]).toEqual(['OK', false, versionUser.userId, true]);
+    // The format-7 primary user's linked third-party login method, its email now verified by the
+    // provider: written from its guard's copy, answered as the primary user.
+    const linked = await api.post('/recipe/signinup', { thirdPartyId: 'github', thirdPartyUserId: 'old-linked-g', email: { id: primaryTpLinked.email, isVerified: true } });
+    expect([linked.json.status, linked.json.recipeUserId, linked.json.user]).toEqual(['OK', primaryTpLinked.userId, (await api.get(`/user/id?userId=${primaryTpUser.id}`)).json.user]);
+    expect(linked.json.user.loginMethods.map((lm: { verified: boolean }) => lm.verified)).toEqual([true, true]);
     expect(await tableProblems(tableName)).toEqual([]);
   });
 });

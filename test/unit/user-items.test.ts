@@ -1,8 +1,8 @@
-import { isDeviceSuperseded, isWholeLoginMethod, standaloneUser, withCodesConsumed, withLoginMethod } from '../../lib/storage/auth-user';
+import { isDeviceSuperseded, isWholeLoginMethod, standaloneUser, withCodesConsumed, withLoginMethod, withVerifiedEmail } from '../../lib/storage/auth-user';
 import { TooManyItemsError } from '../../lib/storage/errors';
 import { keys, userListShard } from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
-import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, loginMethodOfEntry, primaryLoginMarkWrites, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
+import { claimsOf, itemsOfUser, leavingIdWrites, loginMethodFromItem, loginMethodOfCopy, loginMethodOfEntry, primaryLoginMarkWrites, primaryLoginOfGuard, userChangeWrites, vanishedIds } from '../../lib/storage/dynamo/user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 
 /** The derivation of a user's items and the writes between two states (no DynamoDB needed). */
@@ -63,9 +63,22 @@ describe('itemsOfUser', () => {
     const tpGuards = byRole(standaloneUser(tp), 'guard');
     expect(tpGuards.map((d) => d.key.pk)).toEqual(['T#t1#TP#google#g1']);
     expect(loginMethodOfCopy(tpGuards[0].item)).toEqual(tp);
-    // A primary user, even of one login method, and a linked login method: no copy (sign-in reads the partition).
+    expect(primaryLoginOfGuard(tpGuards[0].item)).toBeUndefined();
+    // A primary user's email guard, even of one login method, and a linked one's: no copy (sign-in
+    // reads the partition beside the verify).
     expect(byRole({ id: 'ep-1', isPrimary: true, loginMethods: [ep] }, 'guard').map((d) => d.item.loginMethod)).toEqual([undefined]);
-    expect(byRole(primary, 'guard').map((d) => d.item.loginMethod)).toEqual([undefined, undefined]);
+    // A primary user's third-party identity guard, linked or its own: a whole copy naming the
+    // primary user (storage format 8), never read as a login method on its own.
+    const primaryGuards = byRole(primary, 'guard');
+    expect(primaryGuards.map((d) => [d.key.pk, d.item.primaryUserId, d.item.loginMethod !== undefined])).toEqual([
+      ['T#public#EP#EMAIL#a%40b.c', undefined, false],
+      ['T#t1#TP#google#g1', 'ep-1', true],
+    ]);
+    expect(primaryLoginOfGuard(primaryGuards[1].item)).toEqual({ primaryUserId: 'ep-1', loginMethod: tp });
+    const ownGuard = byRole({ id: 'tp-1', isPrimary: true, loginMethods: [tp] }, 'guard')[0].item;
+    expect([ownGuard.primaryUserId, primaryLoginOfGuard(ownGuard)]).toEqual([undefined, { primaryUserId: 'tp-1', loginMethod: tp }]);
+    // A copy without its version (none was written so) is no whole login method.
+    expect(primaryLoginOfGuard({ ...ownGuard, loginMethod: { ...(ownGuard.loginMethod as object), version: undefined } })).toBeUndefined();
   });
 
   it('gives a primary user its login methods in its partition, a link for each other one, and a claim per account info and tenant', () => {
@@ -348,7 +361,7 @@ describe('the copy of a passwordless login method on its entries (storage format
   });
 });
 
-describe('a consume\'s writes to a login method of a primary user, from the login method alone (primaryLoginMarkWrites)', () => {
+describe('the writes to a login method of a primary user from the login method alone (primaryLoginMarkWrites): a consume, a provider\'s verification', () => {
   type Update = NonNullable<ReturnType<typeof primaryLoginMarkWrites>[number]['item']['Update']>;
   /** The item an update leaves: its SET attributes taken from its values, its REMOVE ones gone. */
   function applied(item: Record<string, unknown>, update: Update): Record<string, unknown> {
@@ -400,9 +413,25 @@ describe('a consume\'s writes to a login method of a primary user, from the logi
     expect(applied(whole[0].item.Put!.Item!, primaryLoginMarkWrites(ctx, user.id, marked, unmarked)[0].item.Update!)).not.toHaveProperty('codesConsumedAt');
   });
 
+  it.each([
+    ['linked, in two tenants', { id: 'ep-1', isPrimary: true, loginMethods: [ep, { ...tp, verifiedEmails: [], tenantIds: ['t1', 't2'] }] }],
+    ['the primary user\'s own', { id: 'tp-1', isPrimary: true, loginMethods: [{ ...tp, verifiedEmails: ['old@b.c'] }, ep] }],
+  ] as const)('writes what the whole user\'s change writes for a third-party login method whose email the provider verifies, %s: its item and its guards\' copies', (_, user: AuthUser) => {
+    const before = user.loginMethods.find((lm) => lm.userId === 'tp-1')!;
+    const verified = withVerifiedEmail(before, 'a@b.c');
+    const whole = userChangeWrites(ctx, [user], [withLoginMethod(user, verified)]);
+    const writes = primaryLoginMarkWrites(ctx, user.id, before, verified);
+    // The login method, then a guard per tenant with its copy at the version written.
+    expect(whole.map((w) => w.item.Put?.Item?.pk)).toEqual([`USER#${user.id}`, ...before.tenantIds.map((t) => `T#${t}#TP#google#g1`)]);
+    expect(writes.slice(1)).toEqual(whole.slice(1));
+    expect(writes.slice(1).map((w) => (w.item.Put?.Item?.loginMethod as { version: number }).version)).toEqual(before.tenantIds.map(() => 2));
+    const stored = itemsOfUser(user).find((d) => d.key.sk === 'LM#tp-1')!.item;
+    expect(applied(stored, writes[0].item.Update!)).toEqual(whole[0].item.Put!.Item);
+  });
+
   it('refuses any other change (it would need the user): an email, a tenant, a hash', () => {
     for (const other of [{ email: 'new@l.c' }, { tenantIds: ['public'] }, { passwordHash: '$2a$10$x' }, { userId: 'pl-2' }]) {
-      expect(() => primaryLoginMarkWrites(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, ...other, phoneVerified: true })).toThrow('only a consume\'s marks');
+      expect(() => primaryLoginMarkWrites(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, ...other, phoneVerified: true })).toThrow('only verifications and a consume\'s marks');
     }
     expect(() => primaryLoginMarkWrites(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, phoneVerified: true, version: 99 })).not.toThrow();
   });

@@ -3,6 +3,7 @@ import type { AuthUser, UserRecord } from '../../storage/model';
 import type { ConsumeUserWrite } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
+import { userAfterMark } from '../users/find-login';
 import { findIdentityLogin, identityOf, supersededDevice } from './identity-login';
 import { consumedDeviceOf, verifyCode, type CodeFailure, type CodeProof, type ConsumedDevice } from './verify-code';
 
@@ -101,19 +102,4 @@ export async function consumeCode(
       consumedDevice: consumedDeviceOf(device),
     };
   });
-}
-
-/**
- * The primary user after a consume wrote its login method `lm` (at the version after `lm`'s), from
- * the user read beside the write: the login method as written where the read came before the
- * write; as read where it came after (the same, or a later change). A user no longer holding it
- * (unlinked or removed since the write, or a failed read) is read again by the login method's id;
- * one removed since is answered as the login method written.
- */
-async function userAfterMark(deps: Pick<Deps, 'users'>, read: AuthUser | undefined, lm: UserRecord): Promise<AuthUser> {
-  const heldBy = (u: AuthUser | undefined) => u?.loginMethods.find((m) => m.userId === lm.userId);
-  const user = heldBy(read) ? read : await deps.users.getUser(lm.userId, 'SUPERTOKENS');
-  const held = heldBy(user);
-  if (!user || !held) return standaloneUser(lm);
-  return held.version > lm.version ? user : withLoginMethod(user, lm);
 }

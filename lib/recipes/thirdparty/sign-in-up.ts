@@ -3,7 +3,7 @@ import type { LoginMethodView, UserRecord, UserView } from '../../storage/model'
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { findLoginOfGuard, updateLoginMethod } from '../users/find-login';
+import { findLoginOfGuard, updateLoginMethod, userAfterMark } from '../users/find-login';
 
 export interface ThirdPartySignInUpInput {
   /** Provider id, as given (case-sensitive, not trimmed). */
@@ -42,6 +42,21 @@ export async function signInUp(
     // guard, read consistently, is written with the login method), else from the user read.
     const copy = ref?.loginMethod;
     if (copy && !changes(copy, afterSignIn(copy, input))) return signedIn(standaloneUser(copy), copy, false);
+    // A primary user's login method whose guard holds a whole copy of it (storage format 8): a
+    // newly verified email is written from the copy alone, the user read beside the write (two
+    // round trips in all, as for a sign-in that changes nothing). A stale copy fails the write's
+    // version condition: the next round reads the guard again.
+    const primary = ref?.primaryLogin;
+    if (primary && onlyVerifies(primary.loginMethod, input)) {
+      const after = afterSignIn(primary.loginMethod, input);
+      const read = deps.users.getUser(primary.primaryUserId, 'SUPERTOKENS').catch(() => undefined);
+      const result = await deps.users.writePrimaryLoginMark({ primaryUserId: primary.primaryUserId, before: primary.loginMethod, after });
+      if (result.status !== 'OK') {
+        await read;
+        return undefined;
+      }
+      return signedIn(await userAfterMark(deps, await read, after), after, false);
+    }
     const existing = await findLoginOfGuard(deps, ref);
     if (existing) {
       const lm = existing.loginMethod;
@@ -78,6 +93,11 @@ export async function signInUp(
  */
 function afterSignIn<T extends LoginMethodView>(lm: T, input: ThirdPartySignInUpInput): T {
   return input.isVerified ? withVerifiedEmail({ ...lm, email: input.email }, input.email) : { ...lm, email: input.email };
+}
+
+/** Whether a sign-in changes the login method's verified emails and nothing else. */
+function onlyVerifies(lm: LoginMethodView, input: ThirdPartySignInUpInput): boolean {
+  return lm.email === input.email && changes(lm, afterSignIn(lm, input));
 }
 
 /** Whether a sign-in changes the login method (its email, or its verified emails). */

@@ -1,5 +1,5 @@
 import { isWholeLoginMethod, loginMethodOf, standaloneUser, withLoginMethod } from '../../storage/auth-user';
-import type { LoginMethodView, UserRecord } from '../../storage/model';
+import type { AuthUser, LoginMethodView, UserRecord } from '../../storage/model';
 import type { LoginRef, UserWithLogin, UserWriteResult } from '../../storage/ports';
 import type { Deps } from '../deps';
 
@@ -40,4 +40,20 @@ export async function findLoginOfGuard(
 /** Stores a changed login method of a user (see `UserStore.writeUsers` for the guarantees). */
 export function updateLoginMethod(deps: Pick<Deps, 'users'>, login: UserLogin, after: UserRecord): Promise<UserWriteResult> {
   return deps.users.writeUsers([login.user], [withLoginMethod(login.user, after)]);
+}
+
+/**
+ * The primary user after a write of its login method `lm` made without the user (a
+ * `PrimaryLoginMark`, at the version after `lm`'s), from the user read beside the write: the
+ * login method as written where the read came before the write; as read where it came after (the
+ * same, or a later change). A user no longer holding it (unlinked or removed since the write, or a
+ * failed read) is read again by the login method's id; one removed since is answered as the login
+ * method written.
+ */
+export async function userAfterMark(deps: Pick<Deps, 'users'>, read: AuthUser | undefined, lm: UserRecord): Promise<AuthUser> {
+  const heldBy = (u: AuthUser | undefined) => u?.loginMethods.find((m) => m.userId === lm.userId);
+  const user = heldBy(read) ? read : await deps.users.getUser(lm.userId, 'SUPERTOKENS');
+  const held = heldBy(user);
+  if (!user || !held) return standaloneUser(lm);
+  return held.version > lm.version ? user : withLoginMethod(user, lm);
 }

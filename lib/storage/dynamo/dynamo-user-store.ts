@@ -1,8 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
-import type { AuthUser, LoginMethodView, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
-import type { EmailPasswordLogin, LoginRef, PrimaryUserLogin, TenantAccountInfo, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
+import type { AuthUser, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
+import type { EmailPasswordLogin, LoginRef, PrimaryLoginMark, PrimaryUserLogin, TenantAccountInfo, ThirdPartyLogin, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
 import { batchGetAll, queryAll, writeAtomically, type DynamoContext } from './transact';
 import { countList, type ListFilter } from './count-list';
 import {
@@ -15,6 +15,8 @@ import {
   loginMethodOfCopy,
   loginMethodOfEntry,
   loginRefOf,
+  primaryLoginMarkWrites,
+  primaryLoginOfGuard,
   userChangeWrites,
   userFromItems,
   vanishedIds,
@@ -60,11 +62,18 @@ export function readUserPartition(ctx: DynamoContext, userId: string): Promise<R
 
 /**
  * The login a guard item names (see `guardItem`): the login method and its user, the hash it
- * carries, and the copy of a login method on its own (never on a linked one's guard).
+ * carries, and the copy of a login method on its own, or (a third-party identity's guard, since
+ * storage format 8) of a primary user's login method, naming that user.
  */
-function loginOfGuard(item: Record<string, unknown>): EmailPasswordLogin {
-  const loginMethod = item.primaryUserId === undefined ? loginMethodOfCopy(item) : undefined;
-  return { ...loginRefOf(item), ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}), ...(loginMethod ? { loginMethod } : {}) };
+function loginOfGuard(item: Record<string, unknown>): EmailPasswordLogin & ThirdPartyLogin {
+  const primaryLogin = primaryLoginOfGuard(item);
+  const loginMethod = item.primaryUserId === undefined && !primaryLogin ? loginMethodOfCopy(item) : undefined;
+  return {
+    ...loginRefOf(item),
+    ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}),
+    ...(loginMethod ? { loginMethod } : {}),
+    ...(primaryLogin ? { primaryLogin } : {}),
+  };
 }
 
 /** `UserStore` on DynamoDB: a partition per user holding its login methods, plus guard and claim items. */
@@ -124,7 +133,7 @@ export class DynamoUserStore implements UserStore {
     return this.guardOwner(keys.phoneGuard(tenantId, phoneNumber));
   }
 
-  async getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<(LoginRef & { loginMethod?: LoginMethodView }) | undefined> {
+  async getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<ThirdPartyLogin | undefined> {
     const item = await this.guard(keys.thirdPartyGuard(tenantId, thirdPartyId, thirdPartyUserId));
     return item && loginOfGuard(item);
   }
@@ -215,6 +224,11 @@ export class DynamoUserStore implements UserStore {
 
   createUser(loginMethod: UserRecord): Promise<UserWriteResult> {
     return this.writeUsers([], [standaloneUser(loginMethod)]);
+  }
+
+  async writePrimaryLoginMark(mark: PrimaryLoginMark): Promise<UserWriteResult> {
+    const result = await writeAtomically(this.ctx, primaryLoginMarkWrites(this.ctx, mark.primaryUserId, mark.before, mark.after));
+    return result.ok ? { status: 'OK' } : result.failed;
   }
 
   async writeUsers(before: readonly AuthUser[], after: readonly AuthUser[]): Promise<UserWriteResult> {

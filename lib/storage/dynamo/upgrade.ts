@@ -87,22 +87,24 @@ async function indexPhoneNumbersOf(ctx: DynamoContext, userId: string): Promise<
 }
 
 /**
- * Upgrades a table to storage formats 4 and 7 (issue #15: sign-in answers from the guard alone,
+ * Upgrades a table to storage formats 4, 7 and 8 (issue #15: sign-in answers from the guard alone,
  * and writes from it). Format 3's email-password email guard carried the hash; format 4's, and the
  * third-party identity's guard, also carry a copy of their login method when that is on its own
- * (`loginMethodCopy`), and format 7's copy holds the login method's version too. For each such
- * guard without a copy, or with one without the version, the user's partition is read and one
- * transaction puts the guard as the user implies it, while it still names that login method and
- * no user it is linked to, and while the login method is at the version read. Idempotent and safe
- * while the service runs (a user changed meanwhile was written whole by that change, its guards
- * with it). Until it has run, sign-in of such a user reads its partition too (correct, one call
- * more), and so does a sign-in that writes (a rehash, a provider's changed email). Returns how
- * many guards it rewrote. A primary user's own guards hold no copy and stay candidates: each run
- * reads its partition and writes nothing.
+ * (`loginMethodCopy`), format 7's copy holds the login method's version too, and format 8's
+ * third-party identity guard of a primary user's login method carries a copy naming that user.
+ * For each such guard without a copy, or with one without the version, the user's partition (a
+ * linked login method's: its primary user's) is read and one transaction puts the guard as the
+ * user implies it, while it still names that login method and the user it is linked to (or none),
+ * and while the login method is at the version read. Idempotent and safe while the service runs
+ * (a user changed meanwhile was written whole by that change, its guards with it). Until it has
+ * run, sign-in of such a user reads its partition too (correct, one call more), and so does a
+ * sign-in that writes (a rehash, a provider's changed or newly verified email). Returns how many
+ * guards it rewrote. A primary user's own email-password guards hold no copy and stay candidates:
+ * each run reads its partition and writes nothing.
  */
 export function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<number> {
   return copyLoginMethodsToItems(ctx, {
-    FilterExpression: '#type = :guard AND (contains(pk, :ep) OR contains(pk, :tp)) AND attribute_not_exists(loginMethod.#version) AND attribute_not_exists(primaryUserId)',
+    FilterExpression: '#type = :guard AND attribute_not_exists(loginMethod.#version) AND (contains(pk, :tp) OR (contains(pk, :ep) AND attribute_not_exists(primaryUserId)))',
     ExpressionAttributeNames: { '#type': 'type', '#version': 'version' },
     ExpressionAttributeValues: { ':guard': ITEM_TYPE.guard, ':ep': '#EP#EMAIL#', ':tp': '#TP#' },
   });
@@ -139,31 +141,30 @@ async function copyLoginMethodsToItems(ctx: DynamoContext, scan: Parameters<type
 
 /**
  * Puts a guard or an entry as its user implies it, with its copy; `false` when it implies none or
- * it changed. A guard with a copy names its login method, which is its user; an entry names its
- * user (a primary user's, for format 6) and its copy's login method (`copyOf`). The put holds
- * while the item still names that user (a guard: and no primary user) and the login method is at
- * the version read.
+ * it changed. A guard names its login method, and the primary user when that login method is
+ * linked, whose partition holds it; an entry names its user (a primary user's, for format 6) and
+ * its copy's login method (`copyOf`). The put holds while the item still names that login method
+ * or user (a guard: and the same primary user, or none) and the login method is at the version
+ * read.
  */
 async function copyLoginMethodTo(ctx: DynamoContext, stored: Record<string, unknown>): Promise<boolean> {
-  const userId = stored.userId as string;
+  const isGuard = stored.type === ITEM_TYPE.guard;
+  const ownerId = stored.userId as string;
+  const linkedTo = isGuard && typeof stored.primaryUserId === 'string' ? stored.primaryUserId : undefined;
+  const userId = linkedTo ?? ownerId;
   const user = userFromItems(userId, await readUserPartition(ctx, userId));
   const derived = user && itemsOfUser(user).find((d) => (d.role === 'guard' || d.role === 'entry') && d.key.pk === stored.pk && d.key.sk === stored.sk);
   if (!derived || derived.item.loginMethod === undefined) return false;
-  const lmId = derived.role === 'entry' ? derived.copyOf : userId;
+  const lmId = derived.role === 'entry' ? derived.copyOf : ownerId;
   const lm = user.loginMethods.find((m) => m.userId === lmId);
   if (!lm) return false;
+  const condition = !isGuard
+    ? { ConditionExpression: 'userId = :owner', ExpressionAttributeValues: { ':owner': ownerId } }
+    : linkedTo === undefined
+      ? { ConditionExpression: 'userId = :owner AND attribute_not_exists(primaryUserId)', ExpressionAttributeValues: { ':owner': ownerId } }
+      : { ConditionExpression: 'userId = :owner AND primaryUserId = :primary', ExpressionAttributeValues: { ':owner': ownerId, ':primary': linkedTo } };
   const result = await writeAtomically(ctx, [
-    {
-      item: {
-        Put: {
-          TableName: ctx.tableName,
-          Item: derived.item,
-          ConditionExpression: derived.role === 'guard' ? 'userId = :owner AND attribute_not_exists(primaryUserId)' : 'userId = :owner',
-          ExpressionAttributeValues: { ':owner': userId },
-        },
-      },
-      onConditionFailed: 'CHANGED',
-    },
+    { item: { Put: { TableName: ctx.tableName, Item: derived.item, ...condition } }, onConditionFailed: 'CHANGED' },
     { item: { ConditionCheck: { TableName: ctx.tableName, Key: keys.loginMethod(user.id, lm.userId), ...ifVersion(lm.version) } }, onConditionFailed: 'CHANGED' },
   ]);
   return result.ok;
@@ -176,6 +177,6 @@ async function copyLoginMethodTo(ctx: DynamoContext, stored: Record<string, unkn
 export const STORAGE_UPGRADES: readonly { readonly run: (ctx: DynamoContext) => Promise<number>; readonly items: string; readonly format: string }[] = [
   { run: upgradeStorage, items: 'users', format: 'storage format 2 (account linking)' },
   { run: indexPhoneNumbers, items: 'users', format: 'storage format 3 (phone numbers indexed)' },
-  { run: copyLoginMethodsToGuards, items: 'guards', format: 'storage format 7 (sign-in answers and writes from the guard)' },
+  { run: copyLoginMethodsToGuards, items: 'guards', format: 'storage format 8 (sign-in answers and writes from the guard)' },
   { run: copyLoginMethodsToEntries, items: 'entries', format: 'storage format 6 (consume answers from the index)' },
 ];

@@ -61,21 +61,26 @@ export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[]
  * method on its own (not primary, not linked), a copy of it (`loginMethodCopy`, storage format 4;
  * with its version since format 7), so sign-in answers from that one read instead of reading the
  * user's partition too, and a sign-in that changes it (a rehash, a provider's newly verified or
- * changed email) writes from it. Both copies are derived here, so every write that changes the
- * hash or the login method rewrites them in the same transaction, at the version it writes (one
- * item more in a write that changes such a login method without touching its guard: a verified
- * email, a tenant, an external id).
+ * changed email) writes from it. The third-party identity's guard of a primary user's login method
+ * (its own or a linked one) carries a copy too, naming the primary user (`primaryUserId` in the
+ * copy, storage format 8), so a sign-in that newly verifies its email writes from it beside the
+ * read of the user (`primaryLoginMarkWrites`). Both copies are derived here, so every write that
+ * changes the hash or the login method rewrites them in the same transaction, at the version it
+ * writes (one item more in a write that changes such a login method without touching its guard: a
+ * verified email, a tenant, an external id, or any change to the login methods of its primary user
+ * that adds or removes an item, which writes every login method of that user).
  */
 export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
   const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';
-  const signsIn = carriesHash || (lm.recipeId === 'thirdparty' && identity === 'thirdParty');
+  const thirdParty = lm.recipeId === 'thirdparty' && identity === 'thirdParty';
+  const copy = (carriesHash || thirdParty) && onItsOwn(user, lm) ? loginMethodCopy(lm) : thirdParty && user.isPrimary ? { ...loginMethodCopy(lm), primaryUserId: user.id } : undefined;
   return {
     ...key,
     type: ITEM_TYPE.guard,
     userId: lm.userId,
     ...(user.id !== lm.userId ? { primaryUserId: user.id } : {}),
     ...(carriesHash ? { passwordHash: lm.passwordHash } : {}),
-    ...(signsIn && onItsOwn(user, lm) ? { loginMethod: loginMethodCopy(lm) } : {}),
+    ...(copy ? { loginMethod: copy } : {}),
   };
 }
 
@@ -148,6 +153,16 @@ export function loginMethodOfCopy(guard: Record<string, unknown>): LoginMethodVi
   if (typeof copy.version === 'number') return lm;
   const { version: _none, ...view } = lm;
   return view;
+}
+
+/**
+ * The primary user's login method a third-party identity's guard copies (storage format 8), with
+ * that user's id; `undefined` for any other guard.
+ */
+export function primaryLoginOfGuard(guard: Record<string, unknown>): { primaryUserId: string; loginMethod: UserRecord } | undefined {
+  const copy = guard.loginMethod as Record<string, unknown> | null | undefined;
+  if (copy === null || typeof copy !== 'object' || typeof copy.primaryUserId !== 'string' || typeof copy.version !== 'number') return undefined;
+  return { primaryUserId: copy.primaryUserId, loginMethod: loginMethodFromItem(copy) };
 }
 
 /** The login method a guard item names, and the user holding it. */
@@ -552,14 +567,16 @@ export function userChangeWrites(
 const MARK_ATTRIBUTES = ['verifiedEmails', 'phoneVerified', 'codesConsumedAt'] as const;
 
 /**
- * The writes of a consume to a login method of a primary user, from the login method alone
- * (`PrimaryLoginMark`): an update of its item's verified email or phone and its consumes' marks,
- * at the next version, on the condition that the item holds the version read (a login method
- * unlinked, removed or changed since fails it, as `userChangeWrites`' put does), and its email and
- * phone entries with their copies at that version, while they are still the user's. A primary
- * user's guards hold no copy of its login methods, and its list places and claims do not depend on
- * what a consume changes, so `userChangeWrites` of the whole user writes these items alone, with
- * the same content (`user-items.test.ts` checks both). Any other change throws: it needs the user.
+ * The writes of a change to a login method of a primary user, from the login method alone
+ * (`PrimaryLoginMark`: a consume, or a third-party sign-in newly verifying the email): an update
+ * of its item's verified emails or phone and its consumes' marks, at the next version, on the
+ * condition that the item holds the version read (a login method unlinked, removed or changed
+ * since fails it, as `userChangeWrites`' put does), and the guards and entries holding a copy of
+ * it (its third-party identity's guards, its passwordless email and phone entries) with their
+ * copies at that version, while they are still its and the user's. Its list places and claims do
+ * not depend on what such a change touches, so `userChangeWrites` of the whole user writes these
+ * items alone, with the same content (`user-items.test.ts` checks both). Any other change throws:
+ * it needs the user.
  */
 export function primaryLoginMarkWrites(ctx: DynamoContext, primaryUserId: string, before: UserRecord, after: UserRecord): TaggedWrite<UserConflict>[] {
   const unmarked = new Set<string>([...MARK_ATTRIBUTES, 'version']);
@@ -570,7 +587,7 @@ export function primaryLoginMarkWrites(ctx: DynamoContext, primaryUserId: string
         .sort(([a], [b]) => (a < b ? -1 : 1)),
     );
   if (before.userId !== after.userId || rest(before) !== rest(after)) {
-    throw new Error(`Login method ${before.userId}: only a consume's marks are written without its user`);
+    throw new Error(`Login method ${before.userId}: only verifications and a consume's marks are written without its user`);
   }
   const names: Record<string, string> = { '#version': 'version' };
   const values: Record<string, unknown> = { ':version': before.version, ':next': before.version + 1 };
@@ -598,12 +615,18 @@ export function primaryLoginMarkWrites(ctx: DynamoContext, primaryUserId: string
     },
     onConditionFailed: STALE,
   };
-  // An entry follows from its user's id and its login method alone: a user of this login method
-  // alone derives the same ones as the whole user.
+  // A copy follows from its user's id and its login method alone: a user of this login method
+  // alone derives the same guards and entries as the whole user. A guard names its login method,
+  // an entry its user.
   const written = { ...after, version: before.version + 1 };
-  const entries = itemsOfUser({ id: primaryUserId, isPrimary: true, loginMethods: [written] }).filter((d) => d.role === 'entry' && d.copyOf === after.userId);
+  const copies = itemsOfUser({ id: primaryUserId, isPrimary: true, loginMethods: [written] }).filter(
+    (d) => (d.role === 'entry' || d.role === 'guard') && d.copyOf === after.userId,
+  );
   return [
     update,
-    ...entries.map((d) => ({ item: { Put: { TableName: ctx.tableName, Item: d.item, ...ifOwner('userId', primaryUserId) } }, onConditionFailed: STALE })),
+    ...copies.map((d) => ({
+      item: { Put: { TableName: ctx.tableName, Item: d.item, ...ifOwner('userId', d.role === 'guard' ? after.userId : primaryUserId) } },
+      onConditionFailed: STALE,
+    })),
   ];
 }

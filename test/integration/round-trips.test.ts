@@ -1,6 +1,6 @@
 import bcrypt from 'bcryptjs';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
-import { startApi, type TestApi } from '../support/api';
+import { startApi, tableProblems, type TestApi } from '../support/api';
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { copyLoginMethodsToGuards } from '../../lib/storage/dynamo/upgrade';
 import { keys } from '../../lib/storage/keys';
@@ -163,6 +163,40 @@ describe('DynamoDB calls per operation', () => {
       // The storage upgrade (npm start, npm run upgrade-storage) copies it back: one read again.
       expect(await copyLoginMethodsToGuards({ doc, tableName: api.tableName })).toBe(1);
       expect(await callsOf(() => api.post('/recipe/signin', { email: old, password: 'pw-123456' }))).toEqual({ GetItem: 1 });
+    } finally {
+      doc.destroy();
+    }
+  });
+
+  it('third-party sign-in of a primary user whose guard\'s copy a build before format 8 left behind: the write from it is refused, the sign-in goes through the user; the storage upgrade mends the guard', async () => {
+    const email = uniqueEmail('rt-tp-stale');
+    const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}` };
+    const signIn = () => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } });
+    const id = (await api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: false } })).json.user.id as string;
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: id })).json.status).toBe('OK');
+    const doc = testDocClient();
+    try {
+      // The email verified as that build wrote it: the login method alone, its guard's copy left unverified at the version before.
+      await doc.send(
+        new UpdateCommand({
+          TableName: api.tableName,
+          Key: keys.loginMethod(id, id),
+          UpdateExpression: 'SET verifiedEmails = :v ADD #version :one',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':v': [email], ':one': 1 },
+        }),
+      );
+      let res: { json: { status: string; user: { id: string; loginMethods: { verified: boolean }[] } } } | undefined;
+      // The guard, the refused write beside the user's read, then the guard and the user again: nothing to write.
+      expect(await callsOf(async () => (res = await signIn()))).toEqual({ GetItem: 2, Query: 2, TransactWriteItems: 1 });
+      expect(res!.json.user).toEqual((await api.get(`/user/id?userId=${id}`)).json.user);
+      expect([res!.json.status, res!.json.user.loginMethods[0].verified]).toEqual(['OK', true]);
+      expect(await tableProblems(api.tableName)).toEqual([expect.objectContaining({ kind: 'guard-stale-copy' })]);
+      // The storage upgrade (npm start, npm run upgrade-storage) puts the guard as the user implies it: 2 calls again.
+      expect(await copyLoginMethodsToGuards({ doc, tableName: api.tableName })).toBe(1);
+      expect(await callsOf(async () => (res = await signIn()))).toEqual({ GetItem: 1, Query: 1 });
+      expect(await copyLoginMethodsToGuards({ doc, tableName: api.tableName })).toBe(0);
+      expect(await tableProblems(api.tableName)).toEqual([]);
     } finally {
       doc.destroy();
     }

@@ -35,6 +35,9 @@ export async function signInUp(
   tenantId: string,
   input: ThirdPartySignInUpInput,
 ): Promise<ThirdPartySignInUpResult> {
+  // Whether a primary user's login method may still be written from its guard's copy: not after
+  // such a write was refused (a stale copy, or a change since), when the user is read first.
+  let fromCopy = true;
   return retryOnRace<ThirdPartySignInUpResult>('Third-party sign-in', async () => {
     const ref = await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId);
     // A login method on its own whose guard holds a copy of it: nothing to change, nothing more to
@@ -45,13 +48,14 @@ export async function signInUp(
     // A primary user's login method whose guard holds a whole copy of it (storage format 8): a
     // newly verified email is written from the copy alone, the user read beside the write (two
     // round trips in all, as for a sign-in that changes nothing). A stale copy fails the write's
-    // version condition: the next round reads the guard again.
-    const primary = ref?.primaryLogin;
+    // version condition: the next rounds read the user first, and decide from it.
+    const primary = fromCopy ? ref?.primaryLogin : undefined;
     if (primary && onlyVerifies(primary.loginMethod, input)) {
       const after = afterSignIn(primary.loginMethod, input);
       const read = deps.users.getUser(primary.primaryUserId, 'SUPERTOKENS').catch(() => undefined);
       const result = await deps.users.writePrimaryLoginMark({ primaryUserId: primary.primaryUserId, before: primary.loginMethod, after });
       if (result.status !== 'OK') {
+        fromCopy = false;
         await read;
         return undefined;
       }

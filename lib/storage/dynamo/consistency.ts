@@ -65,7 +65,7 @@ function canonical(value: unknown): string {
 }
 
 /** Names (never values: they may be secrets) of the attributes in which two items differ. */
-function differingAttributes(expected: Record<string, unknown>, actual: Record<string, unknown>): string[] {
+export function differingAttributes(expected: Record<string, unknown>, actual: Record<string, unknown>): string[] {
   const names = new Set([...Object.keys(expected), ...Object.keys(actual)]);
   return [...names].filter((n) => canonical(expected[n]) !== canonical(actual[n])).sort();
 }

@@ -1,6 +1,6 @@
 import { standaloneUser } from '../auth-user';
 import { ATTR, keys } from '../keys';
-import { scanPages } from './consistency';
+import { differingAttributes, scanPages } from './consistency';
 import { ifAbsent, ifVersion, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { readUserPartition } from './dynamo-user-store';
 import { itemsOfUser, ITEM_TYPE, loginMethodFromItem, userFromItems } from './user-items';
@@ -98,13 +98,20 @@ async function indexPhoneNumbersOf(ctx: DynamoContext, userId: string): Promise<
  * and while the login method is at the version read. Idempotent and safe while the service runs
  * (a user changed meanwhile was written whole by that change, its guards with it). Until it has
  * run, sign-in of such a user reads its partition too (correct, one call more), and so does a
- * sign-in that writes (a rehash, a provider's changed or newly verified email). Returns how many
- * guards it rewrote. A primary user's own email-password guards hold no copy and stay candidates:
- * each run reads its partition and writes nothing.
+ * sign-in that writes (a rehash, a provider's changed or newly verified email). Also rewrites a
+ * primary user's third-party guard whose copy differs from its login method: the build before
+ * format 8 wrote such a login method without its guard (it held no copy then), so a change made
+ * by that build while a deploy rolls out leaves the copy behind; a sign-in from such a copy is
+ * refused and goes through the user instead (correct, one refused write more), until this runs or
+ * the login method changes again. Returns how many guards it rewrote. A primary user's own
+ * email-password guards hold no copy, and a primary user's third-party guards are checked at
+ * every run: each reads its partition and writes nothing when the guard is as the user implies.
  */
 export function copyLoginMethodsToGuards(ctx: DynamoContext): Promise<number> {
   return copyLoginMethodsToItems(ctx, {
-    FilterExpression: '#type = :guard AND attribute_not_exists(loginMethod.#version) AND (contains(pk, :tp) OR (contains(pk, :ep) AND attribute_not_exists(primaryUserId)))',
+    FilterExpression:
+      '#type = :guard AND ((contains(pk, :tp) AND (attribute_not_exists(loginMethod.#version) OR attribute_exists(loginMethod.primaryUserId))) ' +
+      'OR (contains(pk, :ep) AND attribute_not_exists(loginMethod.#version) AND attribute_not_exists(primaryUserId)))',
     ExpressionAttributeNames: { '#type': 'type', '#version': 'version' },
     ExpressionAttributeValues: { ':guard': ITEM_TYPE.guard, ':ep': '#EP#EMAIL#', ':tp': '#TP#' },
   });
@@ -154,7 +161,7 @@ async function copyLoginMethodTo(ctx: DynamoContext, stored: Record<string, unkn
   const userId = linkedTo ?? ownerId;
   const user = userFromItems(userId, await readUserPartition(ctx, userId));
   const derived = user && itemsOfUser(user).find((d) => (d.role === 'guard' || d.role === 'entry') && d.key.pk === stored.pk && d.key.sk === stored.sk);
-  if (!derived || derived.item.loginMethod === undefined) return false;
+  if (!derived || derived.item.loginMethod === undefined || differingAttributes(derived.item, stored).length === 0) return false;
   const lmId = derived.role === 'entry' ? derived.copyOf : ownerId;
   const lm = user.loginMethods.find((m) => m.userId === lmId);
   if (!lm) return false;

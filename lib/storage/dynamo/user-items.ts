@@ -73,7 +73,12 @@ export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[]
 export function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityKind): Record<string, unknown> {
   const carriesHash = lm.recipeId === 'emailpassword' && identity === 'email';
   const thirdParty = lm.recipeId === 'thirdparty' && identity === 'thirdParty';
-  const copy = (carriesHash || thirdParty) && onItsOwn(user, lm) ? loginMethodCopy(lm) : thirdParty && user.isPrimary ? { ...loginMethodCopy(lm), primaryUserId: user.id } : undefined;
+  const copy =
+    (carriesHash || thirdParty) && onItsOwn(user, lm)
+      ? loginMethodCopy(lm)
+      : thirdParty && user.isPrimary
+        ? { ...loginMethodCopy(lm), primaryUserId: user.id }
+        : undefined;
   return {
     ...key,
     type: ITEM_TYPE.guard,

@@ -28,7 +28,9 @@ export type ThirdPartySignInUpResult =
  * one identity make exactly one user. An existing login method's changed email is updated, unless
  * it belongs to a primary user and another primary user sharing a tenant holds the new email
  * (`EMAIL_CHANGE_NOT_ALLOWED_ERROR`, the core's answer). A linked login method signs in as its
- * primary user.
+ * primary user. DynamoDB round trips (issue #15, `round-trips.test.ts`): a login method on its own
+ * 1, or 2 when it changes; a primary user's 2, also when the provider newly verifies its email;
+ * a primary user's changed email 3 (its claims need the whole user before the write).
  */
 export async function signInUp(
   deps: Pick<Deps, 'users' | 'clock' | 'random'>,

@@ -138,8 +138,10 @@ function passwordlessCopy(lm: UserRecord, primaryUserId: string | undefined): Re
 }
 
 /**
- * The passwordless login method an entry's copy holds (see `passwordlessCopy`), and the primary
- * user holding it if it is a primary user's.
+ * The whole login method (with its version) an item's copy holds, and the primary user holding it
+ * if the copy names one: an entry's copy of a passwordless login method (`passwordlessCopy`), or a
+ * guard's (`guardItem`; the hash, which an email-password guard keeps beside its copy, is not
+ * added here: `loginMethodOfCopy`).
  */
 export function loginMethodOfEntry(entry: Record<string, unknown>): { loginMethod: UserRecord; primaryUserId?: string } | undefined {
   const copy = entry.loginMethod as Record<string, unknown> | null | undefined;
@@ -165,9 +167,8 @@ export function loginMethodOfCopy(guard: Record<string, unknown>): LoginMethodVi
  * that user's id; `undefined` for any other guard.
  */
 export function primaryLoginOfGuard(guard: Record<string, unknown>): { primaryUserId: string; loginMethod: UserRecord } | undefined {
-  const copy = guard.loginMethod as Record<string, unknown> | null | undefined;
-  if (copy === null || typeof copy !== 'object' || typeof copy.primaryUserId !== 'string' || typeof copy.version !== 'number') return undefined;
-  return { primaryUserId: copy.primaryUserId, loginMethod: loginMethodFromItem(copy) };
+  const copy = loginMethodOfEntry(guard);
+  return copy?.primaryUserId === undefined ? undefined : { primaryUserId: copy.primaryUserId, loginMethod: copy.loginMethod };
 }
 
 /** The login method a guard item names, and the user holding it. */

@@ -60,6 +60,17 @@ export interface CountingProxy {
   readonly dropped: { count: number };
   /** Each request as it arrived (operation, `performance.now()` of this process), since the last `reset`. */
   readonly arrivals: { operation: string; at: number }[];
+  /**
+   * What went over the wire since the last `reset`, in order: each request as it arrived and as
+   * its answer left (`n`: the request's place in `arrivals`).
+   */
+  readonly wire: { event: 'request' | 'answer'; operation: string; n: number }[];
+  /**
+   * Whether the `i`-th and `j`-th requests since the last `reset` were in flight together: each
+   * arrived before the other's answer left (the caller sent the second without waiting for the
+   * first). Order on the wire, not time.
+   */
+  together(i: number, j: number): boolean;
   total(): number;
   close(): Promise<void>;
 }
@@ -112,10 +123,18 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   };
   let indexAnswer: ((request: Record<string, unknown>) => Record<string, unknown> | undefined) | undefined;
   const arrivals: { operation: string; at: number }[] = [];
+  const wire: { event: 'request' | 'answer'; operation: string; n: number }[] = [];
+  let generation = 0;
   const server: Server = createServer((req, res) => {
     const op = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
     counts.set(op, (counts.get(op) ?? 0) + 1);
+    const n = arrivals.length;
+    const since = generation;
     arrivals.push({ operation: op, at: performance.now() });
+    wire.push({ event: 'request', operation: op, n });
+    res.on('close', () => {
+      if (since === generation) wire.push({ event: 'answer', operation: op, n });
+    });
     if (throttle > 0 && (throttleOnly === undefined || throttleOnly(op))) {
       throttle--;
       req.resume();
@@ -196,9 +215,17 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
     writes,
     transactionKeys,
     arrivals,
+    wire,
+    together: (i, j) => {
+      const at = (event: 'request' | 'answer', n: number) => wire.findIndex((w) => w.event === event && w.n === n);
+      const [ri, rj, ai, aj] = [at('request', i), at('request', j), at('answer', i), at('answer', j)];
+      return ri >= 0 && rj >= 0 && ai >= 0 && aj >= 0 && ri < aj && rj < ai;
+    },
     reset: () => {
       counts.clear();
+      generation++;
       arrivals.length = 0;
+      wire.length = 0;
       transactionKeys.clear();
       writes.transactional = 0;
       writes.single = 0;

@@ -514,7 +514,7 @@ async function passwordlessRoundTrip(endpoint: string): Promise<void> {
  * What linking costs: creating a primary user and linking a second login method (DynamoDB calls
  * and items written, counted on the wire), and what it adds to a sign-in through a linked login
  * method (one more Query, to follow its link) against a login method on its own, interleaved; and
- * a third-party sign-in of the primary user, unchanged and newly verified (storage format 8: the
+ * a third-party sign-in of the primary user, unchanged and newly verified (the
  * write beside the read). `BENCH_DYNAMO_LATENCY_MS` adds each call's network round trip.
  */
 async function accountLinking(endpoint: string): Promise<void> {
@@ -561,7 +561,7 @@ async function accountLinking(endpoint: string): Promise<void> {
     await measure('GET /user/id by a linked id', warm, () => api.get(`/user/id?userId=${ep}`));
     await measure('third-party sign-in of the primary user, nothing changed', warm, () => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }));
     // The provider verifies again an email taken back meanwhile (not timed): written from the
-    // guard's copy beside the read of the user (storage format 8).
+    // guard's copy beside the read of the user.
     await api.post('/recipe/user/email/verify/remove', { userId: tp, email });
     await measure('third-party sign-in of the primary user, email newly verified', warm, () => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }));
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { knobFrom } from '../lib/config/config';
 import { readLocalSettings } from '../lib/config/local-settings';
 import { createDynamoContext } from '../lib/storage/dynamo';
-import { STORAGE_UPGRADES } from '../lib/storage/dynamo/upgrade';
+import { sweepFormats } from '../lib/storage/dynamo/format-sweep';
 import { ensureTable } from './create-table';
 import { createLocalServer } from './server';
 import { WORKER_PARALLELIZATION } from '../lib/recipes/bulkimport/worker';
@@ -56,12 +56,9 @@ export async function serve(bundleDir: string): Promise<{ port: number; close():
   // suites that never import in bulk need not pay.
   const bulkWorker = process.env.BULK_WORKER !== 'off';
   await ensureTable(client, settings.tableName, { stream: bulkWorker });
-  // Users an older build stored in `.data` keep working (see STORAGE_UPGRADES).
-  const ctx = createDynamoContext(settings.tableName, client);
-  for (const { run, items, format } of STORAGE_UPGRADES) {
-    const upgraded = await run(ctx);
-    if (upgraded > 0) process.stdout.write(`upgraded ${upgraded} ${items} to ${format}\n`);
-  }
+  // Users an older build stored in `.data` are re-derived to this build's storage format.
+  const swept = await sweepFormats(createDynamoContext(settings.tableName, client));
+  if (swept.users > 0) process.stdout.write(`re-derived ${swept.users} users (${swept.items} items) to this build's storage format\n`);
   client.destroy();
   const server = createLocalServer(bundleDir);
   const worker = bulkWorker ? startBulkWorker(bundleDir, settings.tableName) : undefined;

@@ -1,4 +1,4 @@
-import type { AccountInfo, AuthUser, LoginMethodView, PasswordlessIdentity, UserRecord, UserView } from './model';
+import type { AccountInfo, AuthUser, PasswordlessIdentity, UserRecord } from './model';
 
 /**
  * Pure helpers on users and their login methods, shared by the recipes and the storage adapter
@@ -10,18 +10,28 @@ export function byJoinOrder(a: UserRecord, b: UserRecord): number {
   return a.timeJoined - b.timeJoined || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0);
 }
 
-/** A login method on its own: a user that is neither primary nor linked (a view of one from a copy). */
-export function standaloneUser(loginMethod: UserRecord): AuthUser;
-export function standaloneUser(loginMethod: LoginMethodView): UserView;
-export function standaloneUser(loginMethod: LoginMethodView): UserView {
+/** A login method on its own: a user that is neither primary nor linked. */
+export function standaloneUser(loginMethod: UserRecord): AuthUser {
   return { id: loginMethod.userId, isPrimary: false, loginMethods: [loginMethod] };
 }
 
 /**
- * Whether a login method read from a copy holds its version (a guard's copy since storage format
- * 7): then it is the whole login method, and a write can start from it.
+ * What a mark on a login method changes (a consume, or a verification of its email or phone):
+ * nothing but the login method's own item and its snapshots hold these for a primary user's, so
+ * such a change is written without reading the user (`UserStore.writeLoginMark`).
  */
-export const isWholeLoginMethod = (lm: LoginMethodView | UserRecord): lm is UserRecord => typeof (lm as Partial<UserRecord>).version === 'number';
+export const LOGIN_MARK_FIELDS = ['verifiedEmails', 'phoneVerified', 'codesConsumedAt'] as const;
+
+/** Whether `after` differs from `before` in nothing but `LOGIN_MARK_FIELDS` (its version aside). */
+export function isLoginMark(before: UserRecord, after: UserRecord): boolean {
+  const rest = (lm: UserRecord) =>
+    JSON.stringify(
+      Object.entries(lm)
+        .filter(([name, value]) => !(LOGIN_MARK_FIELDS as readonly string[]).includes(name) && name !== 'version' && value !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
+  return before.userId === after.userId && rest(before) === rest(after);
+}
 
 /**
  * The login method a request names by its recipe user id or its external user id (SPEC §12: once
@@ -41,7 +51,7 @@ export function internalIdOf(user: AuthUser, id: string): string {
 }
 
 /** The id the outside sees for a login method: its external user id once mapped (SPEC §12). */
-export function publicIdOf(lm: LoginMethodView): string {
+export function publicIdOf(lm: UserRecord): string {
   return lm.externalUserId ?? lm.userId;
 }
 
@@ -49,7 +59,7 @@ export function publicIdOf(lm: LoginMethodView): string {
  * The id the outside sees for a user: the external user id of the login method whose recipe user
  * id the user's id is, when mapped; else the user's id.
  */
-export function publicUserIdOf(user: UserView): string {
+export function publicUserIdOf(user: AuthUser): string {
   return user.loginMethods.find((lm) => lm.userId === user.id)?.externalUserId ?? user.id;
 }
 
@@ -75,12 +85,12 @@ export function withoutLoginMethod(user: AuthUser, recipeUserId: string): AuthUs
 }
 
 /** Every tenant a login method of the user is in, in login-method order, each once. */
-export function tenantsOf(user: UserView): string[] {
+export function tenantsOf(user: AuthUser): string[] {
   return [...new Set(user.loginMethods.flatMap((lm) => lm.tenantIds))];
 }
 
 /** The user's time joined: its oldest login method's. */
-export function timeJoinedOf(user: UserView): number {
+export function timeJoinedOf(user: AuthUser): number {
   return Math.min(...user.loginMethods.map((lm) => lm.timeJoined));
 }
 
@@ -122,12 +132,12 @@ export function sameUserState(a: AuthUser | undefined, b: AuthUser | undefined):
 export const MAX_VERIFIED_EMAILS = 16;
 
 /** Whether the login method's email (or the given one) is verified. */
-export function isEmailVerified(lm: LoginMethodView, email: string | undefined = lm.email): boolean {
+export function isEmailVerified(lm: UserRecord, email: string | undefined = lm.email): boolean {
   return email !== undefined && lm.verifiedEmails.includes(email);
 }
 
 /** The login method with `email` verified (remembered as the most recent). */
-export function withVerifiedEmail<T extends LoginMethodView>(lm: T, email: string): T {
+export function withVerifiedEmail(lm: UserRecord, email: string): UserRecord {
   const others = lm.verifiedEmails.filter((e) => e !== email);
   return { ...lm, verifiedEmails: [...others, email].slice(-MAX_VERIFIED_EMAILS) };
 }

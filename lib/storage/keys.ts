@@ -2,36 +2,13 @@ import { createHash } from 'node:crypto';
 import type { AccountInfo, RecipeId } from './model';
 
 /**
- * The only place key strings are built. One table, generic key attributes (the full table with
- * access patterns is `README.md` beside this file):
- *
- * | item         | pk                                  | sk                  | gsi1 (users of a tenant)     | gsi2 (by identity)          |
- * |--------------|-------------------------------------|---------------------|------------------------------|-----------------------------|
- * | login method | `USER#<userId>`                     | `LM#<recipeUserId>` | `T#<t>#USERS#<s>` / `<ts>#<id>` | `T#<t>#EMAIL#<email>` (else `T#<t>#PHONE#<e164>`) |
- * | email entry  | `USER#<userId>`                     | `EMAIL#<t>#<rid>`   |                              | `T#<t>#EMAIL#<email>`       |
- * | phone entry  | `USER#<userId>`                     | `PHONE#<t>#<rid>`   |                              | `T#<t>#PHONE#<e164>`        |
- * | pw migration | `USER#<userId>`                     | `PWMIG#<t>#<rid>`   | `T#<t>#PWMIG#<s>` / `<ts>#<rid>` |                          |
- * | link         | `USER#<recipeUserId>`               | `LINK`              |                              |                             |
- * | guard        | `T#<t>#EP#EMAIL#<email>` (PL, TP)   | `GUARD`             |                              |                             |
- * | guard        | `EXTID#<externalUserId>`            | `GUARD`             |                              |                             |
- * | claim        | `T#<t>#PRIMARY#EMAIL#<email>` (…)   | `PRIMARY`           |                              |                             |
- * | device       | `PLDEV#<preAuthSessionId>`          | `DEVICE`            |                              | `T#<t>#PLDEV#EMAIL#<email>` |
- * | code         | `PLDEV#<preAuthSessionId>`          | `CODE#<linkHash>`   |                              |                             |
- * | tenant       | `TENANTS`                           | `TENANT#<t>`        |                              |                             |
- * | metadata     | `META#<userId>`                     | `METADATA`          |                              |                             |
- * | role         | `ROLE#<role>`                       | `ROLE` / `PERM#<p>` | `ROLES` / `<role>`           | `PERM#<p>` (permissions)    |
- * | user role    | `USERROLES#<userId>`                | `T#<t>#ROLE#<role>` |                              | `ROLEUSERS#<role>#<shard>`  |
- * | roles count  | `USERROLES#<userId>`                | `VERSION`           |                              |                             |
- * | role lane    | `ROLELANE#<role>#<lane>`            | `ROLE`              |                              |                             |
- * | EV token     | `EVTOKEN#<sha256>` and `EVTOKENS#<t>#<recipeUserId>#<email>` | `EVTOKEN` / `<sha256>` |     |                             |
- * | bulk row     | `BULK#<lane>`                       | `ROW#<rowId>`       | `BULKROWS#<status>#<s>` / `<createdAt>#<rowId>` |      |
- * | bulk counter | `BULKCOUNT#<family>#<n>`            | `COUNT`             |                              |                             |
- * | staged mark  | `BULKSTAGED#<first rowId>`          | `CHUNK`             |                              |                             |
- *
- * A user's partition (`USER#<userId>`) holds all its login methods, so a primary user is read with
- * one Query; a login method linked to another user leaves a `LINK` item in its own partition.
- * Variable parts that may contain `#` (emails, third-party ids) are URI-encoded so that two
- * different identities can never build the same key.
+ * The only place key strings are built. One table, generic key attributes; `README.md` beside this
+ * file lists every key shape built here, with its item and access patterns
+ * (`test/unit/keys.test.ts` checks each builder against that list). A user's partition
+ * (`USER#<userId>`) holds all its login methods, so a primary user is read with one Query; a login
+ * method linked to another user leaves a `LINK` item in its own partition. Variable parts that may
+ * contain `#` (emails, third-party ids) are URI-encoded so that two different identities can never
+ * build the same key.
  */
 export const ATTR = {
   pk: 'pk',
@@ -132,7 +109,7 @@ export const keys = {
   /** Where a login method linked to another user finds that user. */
   link: (recipeUserId: string): Key => ({ pk: `${USER_PREFIX}${recipeUserId}`, sk: 'LINK' }),
   /** A primary user's claim on one piece of account info in one tenant (SPEC §11). */
-  primaryInfo: (tenantId: string, info: AccountInfo): Key => ({
+  claim: (tenantId: string, info: AccountInfo): Key => ({
     pk:
       info.kind === 'email'
         ? `T#${tenantId}#PRIMARY#EMAIL#${enc(info.email)}`

@@ -52,19 +52,6 @@ export interface UserRecord {
 }
 
 /**
- * A login method as far as answering about it goes: without its version, so nothing can be
- * written from it (sign-in answers from the copy on its guard, `EmailPasswordLogin`).
- */
-export type LoginMethodView = Omit<UserRecord, 'version'>;
-
-/** A user as far as answering about it goes (`toApiUser`): an `AuthUser`, or one built from a `LoginMethodView`. */
-export interface UserView {
-  readonly id: string;
-  readonly isPrimary: boolean;
-  readonly loginMethods: readonly LoginMethodView[];
-}
-
-/**
  * A user as the API shows it: one login method on its own, or a primary user with every login
  * method linked to it (SPEC §11).
  */

@@ -7,7 +7,6 @@ import type {
   DeviceRecord,
   IdentityKind,
   JsonObject,
-  LoginMethodView,
   MetadataRecord,
   RoleRecord,
   VerificationTokenRecord,
@@ -28,8 +27,9 @@ export type UserWriteResult =
   | { readonly status: 'STALE' };
 
 /**
- * A login method found through one of its identities: its recipe user id, and the id of the user
- * holding it (a primary user's id when it is linked, else its own), so the user is read at once.
+ * Where a login method lives, as an item that holds no snapshot of it names it: its recipe user id,
+ * and the id of the user holding it (a primary user's id when it is linked, else its own), so the
+ * user is read at once.
  */
 export interface LoginRef {
   readonly recipeUserId: string;
@@ -37,15 +37,27 @@ export interface LoginRef {
 }
 
 /**
- * An email-password login as its email guard holds it (read consistently): the login method and
- * its user; the password hash; and, for a login method on its own, a copy of the login method,
- * written in the same transaction as it (storage format 4; older guards have none; the
- * third-party identity's guard holds one too).
+ * A login method as an item found through one of its identities keeps it, written in the same
+ * transaction as the login method: whole, version included, so a write can start from it. When
+ * it is in a primary user, `primaryUserId` names that user, whose other login methods it does not
+ * hold.
  */
-export interface EmailPasswordLogin extends LoginRef {
-  readonly passwordHash?: string;
-  readonly loginMethod?: LoginMethodView;
+export interface LoginSnapshot {
+  readonly loginMethod: UserRecord;
+  readonly primaryUserId?: string;
 }
+
+/** What a lookup by identity finds: a snapshot of the login method, or where it lives. */
+export type FoundLogin = LoginSnapshot | LoginRef;
+
+export const isSnapshot = (found: FoundLogin): found is LoginSnapshot => 'loginMethod' in found;
+
+/** Where the login method a lookup found lives. */
+export const refOf = (found: FoundLogin): LoginRef =>
+  isSnapshot(found) ? { recipeUserId: found.loginMethod.userId, userId: found.primaryUserId ?? found.loginMethod.userId } : found;
+
+/** An email-password login as its email guard holds it: the login, and the guard's copy of the hash. */
+export type EmailPasswordLogin = FoundLogin & { readonly passwordHash?: string };
 
 /** What a user id given to the API is: a SuperTokens id, an external user id, or either (SPEC §12). */
 export type UserIdKind = 'SUPERTOKENS' | 'EXTERNAL' | 'ANY';
@@ -86,24 +98,6 @@ export interface UserWithLogin {
   readonly loginMethod: UserRecord;
 }
 
-/**
- * A login method of a primary user as its own item in the index holds it, without the user: the
- * rest of the user lives in the primary user's partition, which a consume reads beside its write
- * (`findPasswordlessLoginByIndex`).
- */
-export interface PrimaryUserLogin {
-  readonly primaryUserId: string;
-  readonly loginMethod: UserRecord;
-}
-
-/** What a third-party identity's guard names (see `UserStore.getLoginByThirdParty`). */
-export interface ThirdPartyLogin extends LoginRef {
-  /** A copy of the login method when it is on its own (whole, with its version, since format 7). */
-  readonly loginMethod?: LoginMethodView;
-  /** A whole copy of a primary user's login method, with that user's id (since format 8). */
-  readonly primaryLogin?: PrimaryUserLogin;
-}
-
 /** Users, their login methods, their uniqueness guards and the account info of primary users. */
 export interface UserStore {
   /**
@@ -117,27 +111,23 @@ export interface UserStore {
   getLoginByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<LoginRef | undefined>;
   getLoginByPhone(tenantId: string, phoneNumber: string): Promise<LoginRef | undefined>;
   /**
-   * The login method holding a third-party identity in a tenant (strongly consistent), with a copy
-   * of it when it is on its own (storage format 4), so sign-in of an existing identity that
-   * changes nothing answers from this one read; for a primary user's login method, a whole copy of
-   * it naming that user (`primaryLogin`, storage format 8), so a sign-in that newly verifies its
-   * email writes from it (`writePrimaryLoginMark`) beside the read of the user.
+   * The login method holding a third-party identity in a tenant (strongly consistent): its
+   * snapshot, which its guard holds (`SNAPSHOT_CARRIERS`), so a sign-in answers and writes from
+   * this one read.
    */
-  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<ThirdPartyLogin | undefined>;
+  getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<FoundLogin | undefined>;
   /** Users with a login method in the tenant that has this email (any recipe), each once. */
   listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
   /**
-   * The passwordless login method with this email or phone number in the tenant, with its user,
-   * found through gsi2 (login methods by email, else by phone, and entries where the item is not
-   * indexed so): one Query for a login method on its own, where the guard takes two reads (the
-   * guard, then the user's partition). A primary user's login method found as its own item comes
-   * without its user (`PrimaryUserLogin`: the caller reads the user beside its write); the
-   * partition behind an entry without a copy is read consistently. **Eventually consistent**: the answer may be stale, or miss a login
-   * method just made, so a caller writes only on conditions that catch that (the login method's
-   * version, a new guard being free) and reads through the guard (`getLoginByEmail`,
-   * `getLoginByPhone`) when they fail.
+   * The passwordless login method with this email or phone number in the tenant, found through
+   * gsi2 (login method items by email, else by phone, and entries with a snapshot where the item is
+   * not indexed so): one Query, where the guard takes two reads (the guard, then the user's
+   * partition). **Eventually consistent**: the answer may be stale, or miss a login method just
+   * made, so a caller writes only on conditions that catch that (the login method's version, a new
+   * guard being free) and reads through the guard (`getLoginByEmail`, `getLoginByPhone`) when they
+   * fail.
    */
-  findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | PrimaryUserLogin | undefined>;
+  findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<LoginSnapshot | undefined>;
   /**
    * The primary user claiming each piece of account info in its tenant, read consistently
    * (`undefined` where none does), in the order asked.
@@ -146,12 +136,12 @@ export interface UserStore {
   /** Creates a login method on its own, with its guards, in one transaction. */
   createUser(loginMethod: UserRecord): Promise<UserWriteResult>;
   /**
-   * Writes a change to a login method of a primary user read without its user (its verified
-   * emails or phone, or a consume's marks: `PrimaryLoginMark`): its item at the next version, on
-   * the condition that it still holds the version read, with its guards' and entries' copies, in
-   * one transaction; `STALE` otherwise (unlinked, removed or changed since: read again).
+   * Writes a mark on a login method of a primary user from its snapshot, without the user
+   * (`LoginMark`): its item at the next version, on the condition that it still holds the version
+   * read, with its snapshots, in one transaction; `STALE` otherwise (unlinked, removed or changed
+   * since: read again).
    */
-  writePrimaryLoginMark(mark: PrimaryLoginMark): Promise<UserWriteResult>;
+  writeLoginMark(mark: LoginMark): Promise<UserWriteResult>;
   /**
    * Replaces the stored state of the `before` users with the `after` users in one transaction:
    * login methods, links, guards and primary-user claims all follow from the users, so linking,
@@ -163,16 +153,16 @@ export interface UserStore {
   /**
    * Sets an email-password login method's hash (and the copy on its email guard). A primary or
    * linked user's: if it is still in this user and has the email it was read with (no version
-   * check: the last import wins). One on its own, or one waiting for password migration (SPEC
-   * §16, which stops waiting: its waiting entries go too), is written by `writeUsers`, at the
-   * version read, since its guards' copies hold the version (storage format 7). `STALE`
-   * otherwise: the caller reads again.
+   * check: the last import wins). One on its own (whose guard's snapshot holds its version), or
+   * one waiting for password migration (SPEC §16, which stops waiting: its waiting entries go
+   * too), is written by `writeUsers`, at the version read. `STALE` otherwise: the caller reads
+   * again.
    */
   replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult>;
   /**
-   * The email-password login of an email in a tenant, read consistently from its guard: the login
-   * method, its user, the password hash, and, for a login method on its own (storage format 4),
-   * a copy of it, so sign-in answers from this one read.
+   * The email-password login of an email in a tenant, read consistently from its guard: the hash,
+   * and the login method's snapshot (one on its own, `SNAPSHOT_CARRIERS`), so sign-in answers from
+   * this one read, or where it lives.
    */
   getEmailPasswordLogin(tenantId: string, email: string): Promise<EmailPasswordLogin | undefined>;
   /**
@@ -200,18 +190,18 @@ export interface UsersChange {
 }
 
 /**
- * A change to a login method of a primary user read without its user (`PrimaryUserLogin`): its
- * verified emails or phone and its consumes' marks (a consume, or a third-party sign-in whose
- * provider newly verified the email), which only the login method's own item and its copies hold.
+ * A mark on a login method of a primary user, read from its snapshot without the user: its
+ * verified emails or phone and its consumes' marks (`isLoginMark`), which only the login method's
+ * own item and its snapshots hold.
  */
-export interface PrimaryLoginMark {
+export interface LoginMark {
   readonly primaryUserId: string;
   readonly before: UserRecord;
   readonly after: UserRecord;
 }
 
-/** What consuming a code does to the user it signs in. */
-export type ConsumeUserWrite = UsersChange | PrimaryLoginMark;
+/** A change of a login method: of its users, or a mark written without its user. */
+export type LoginWrite = UsersChange | LoginMark;
 
 /** Passwordless devices and codes. */
 export interface PasswordlessStore {
@@ -235,7 +225,7 @@ export interface PasswordlessStore {
   consumeDevice(
     device: DeviceRecord,
     codes: readonly CodeRecord[],
-    userWrite: ConsumeUserWrite,
+    userWrite: LoginWrite,
   ): Promise<UserWriteResult | { readonly status: 'DEVICE_CHANGED' }>;
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lib/storage/keys';
+import { CURRENT_FORMAT } from '../../lib/storage/dynamo/user-items';
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { createCode, passwordlessSignIn, uniqueEmail } from '../support/flows';
 import { linkingClient } from '../support/linking';
@@ -34,7 +35,7 @@ describe('the consistency checker', () => {
       await doc.send(new DeleteCommand({ TableName: T, Key: { pk: `PLDEV#${code.preAuthSessionId}`, sk: 'DEVICE' } }));
       await doc.send(new PutCommand({ TableName: T, Item: { pk: 'PLDEV#lonely', sk: 'DEVICE', type: 'device', preAuthSessionId: 'lonely' } }));
       const ep = (await api.post('/recipe/user/passwordhash/import', { email: 'stale@x.y', passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq' })).json.user;
-      await doc.send(new PutCommand({ TableName: T, Item: { pk: 'T#public#EP#EMAIL#stale%40x.y', sk: 'GUARD', type: 'guard', userId: ep.id, passwordHash: '$2a$10$old' } }));
+      await doc.send(new PutCommand({ TableName: T, Item: { pk: 'T#public#EP#EMAIL#stale%40x.y', sk: 'GUARD', type: 'guard', fmt: CURRENT_FORMAT, userId: ep.id, passwordHash: '$2a$10$old' } }));
     } finally {
       doc.destroy();
     }
@@ -59,13 +60,13 @@ describe('the consistency checker', () => {
     const found = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
     expect(found.map((p) => [p.kind, p.key]).sort()).toEqual([
       ['entry-not-held', keys.userPartition(done)],
-      // The copy of the login method on its email guard still waits (storage format 4).
-      ['guard-stale-copy', keys.emailGuard('public', 'emailpassword', emails[1]).pk],
+      // The snapshot of the login method on its email guard still waits.
+      ['guard-stale-snapshot', keys.emailGuard('public', 'emailpassword', emails[1]).pk],
       ['user-missing-entry', keys.userPartition(lost)],
     ]);
   });
 
-  it('reports an email or phone entry whose copy of its passwordless login method differs from it (storage format 5)', async () => {
+  it('reports an email or phone entry whose snapshot of its passwordless login method differs from it', async () => {
     const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
     const email = uniqueEmail('entry-copy');
     const { user } = await passwordlessSignIn(api, { email });
@@ -73,14 +74,14 @@ describe('the consistency checker', () => {
     expect((await tableProblems(api.tableName)).length).toBe(before.size);
     const doc = testDocClient();
     try {
-      // The login method changed behind the service's back: its phone entry's copy is now behind.
+      // The login method changed behind the service's back: its phone entry's snapshot is now behind.
       await doc.send(new UpdateCommand({ TableName: api.tableName, Key: keys.loginMethod(user.id, user.id), UpdateExpression: 'SET version = version + :one', ExpressionAttributeValues: { ':one': 1 } }));
     } finally {
       doc.destroy();
     }
     const found = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
     expect(found.map((p) => [p.kind, p.key, p.detail])).toEqual([
-      ['entry-stale-copy', keys.userPartition(user.id), `the entry PHONE#public#${user.id}'s copy of login method ${user.id} differs from it`],
+      ['entry-stale-snapshot', keys.userPartition(user.id), `the entry PHONE#public#${user.id}'s snapshot of login method ${user.id} differs from it`],
     ]);
   });
 
@@ -134,15 +135,15 @@ describe('the consistency checker', () => {
       // The member's guard forgot which user holds it; its link is gone; a link of the loner
       // points at a user not holding it.
       const guard = keys.thirdPartyGuard('public', memberIdentity.thirdPartyId, memberIdentity.thirdPartyUserId);
-      await doc.send(new UpdateCommand({ TableName: T, Key: guard, UpdateExpression: 'REMOVE primaryUserId' }));
+      await doc.send(new UpdateCommand({ TableName: T, Key: guard, UpdateExpression: 'REMOVE linkedTo' }));
       await doc.send(new DeleteCommand({ TableName: T, Key: keys.link(member) }));
-      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.link(loner), type: 'link', userId: loner, primaryUserId: primary } }));
+      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.link(loner), type: 'link', fmt: CURRENT_FORMAT, userId: loner, primaryUserId: primary } }));
       // The primary user's claim of its email is gone; a non-primary holds a claim.
-      await doc.send(new DeleteCommand({ TableName: T, Key: keys.primaryInfo('public', { kind: 'email', email }) }));
-      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.primaryInfo('public', { kind: 'email', email: 'nobody@x.y' }), type: 'primaryInfo', primaryUserId: loner } }));
+      await doc.send(new DeleteCommand({ TableName: T, Key: keys.claim('public', { kind: 'email', email }) }));
+      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.claim('public', { kind: 'email', email: 'nobody@x.y' }), type: 'claim', fmt: CURRENT_FORMAT, primaryUserId: loner } }));
       // A login method with a wrong list entry; a second login method in a non-primary user's partition.
       await doc.send(new UpdateCommand({ TableName: T, Key: keys.loginMethod(other, other), UpdateExpression: 'SET listRecipeIds = :r', ExpressionAttributeValues: { ':r': ['passwordless'] } }));
-      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.loginMethod(loner, 'stray'), type: 'loginMethod', userId: 'stray', recipeId: 'passwordless', tenantIds: ['public'], timeJoined: 1, version: 1, phoneNumber: '+14155552671' } }));
+      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.loginMethod(loner, 'stray'), type: 'loginMethod', fmt: CURRENT_FORMAT, userId: 'stray', recipeId: 'passwordless', tenantIds: ['public'], timeJoined: 1, verifiedEmails: [], phoneVerified: false, version: 1, phoneNumber: '+14155552671' } }));
     } finally {
       doc.destroy();
     }

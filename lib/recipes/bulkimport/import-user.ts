@@ -2,7 +2,7 @@ import { hashPassword } from '../../password/own-hash';
 import { byJoinOrder, loginMethodOf } from '../../storage/auth-user';
 import type { AuthUser, BulkLoginMethod, BulkUser, JsonObject, RoleRecord, UserRecord } from '../../storage/model';
 import { TooManyItemsError } from '../../storage/errors';
-import type { BulkRowRef, BulkUserWriteResult, LoginRef } from '../../storage/ports';
+import { refOf, type BulkRowRef, type BulkUserWriteResult, type LoginRef } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { primaryLoginMethodOf } from './bulk-user';
@@ -78,7 +78,7 @@ async function holderOf(deps: Pick<Deps, 'users'>, lm: BulkLoginMethod): Promise
       lm.recipeId === 'emailpassword'
         ? await deps.users.getLoginByEmail(tenantId, 'emailpassword', lm.email as string)
         : lm.recipeId === 'thirdparty'
-          ? await deps.users.getLoginByThirdParty(tenantId, lm.thirdPartyId as string, lm.thirdPartyUserId as string)
+          ? await deps.users.getLoginByThirdParty(tenantId, lm.thirdPartyId as string, lm.thirdPartyUserId as string).then((found) => found && refOf(found))
           : lm.email !== undefined
             ? await deps.users.getLoginByEmail(tenantId, 'passwordless', lm.email)
             : await deps.users.getLoginByPhone(tenantId, lm.phoneNumber as string);

@@ -1,16 +1,15 @@
-import { publicIdOf, standaloneUser, withCodesConsumed, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
-import type { AuthUser, UserRecord } from '../../storage/model';
-import type { ConsumeUserWrite } from '../../storage/ports';
+import { publicIdOf, withCodesConsumed, withVerifiedEmail } from '../../storage/auth-user';
+import type { PasswordlessIdentity, UserRecord } from '../../storage/model';
+import type { LoginWrite } from '../../storage/ports';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { userAfterMark } from '../users/find-login';
-import { findIdentityLogin, identityOf, supersededDevice } from './identity-login';
+import { changeLogin, createLogin, loginOf } from '../users/find-login';
+import { identityOf, identityRef, supersededDevice } from './identity-login';
 import { consumedDeviceOf, verifyCode, type CodeFailure, type CodeProof, type ConsumedDevice } from './verify-code';
 
 export type ConsumeCodeResult =
   | { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string; consumedDevice: ConsumedDevice }
   | CodeFailure;
-
 
 /**
  * Consumes a code: signs in the passwordless login method of the device's email or phone in the
@@ -42,64 +41,46 @@ export async function consumeCode(
     if (verified.status !== 'OK') return verified;
     const { device, codes } = verified;
     const identity = identityOf(device);
-    const existing = throughGuard
-      ? await findIdentityLogin(deps, tenantId, identity)
-      : await deps.users.findPasswordlessLoginByIndex(tenantId, identity);
+    const found = throughGuard ? await identityRef(deps, tenantId, identity) : await deps.users.findPasswordlessLoginByIndex(tenantId, identity);
+    const existing = await loginOf(deps, found);
     if (supersededDevice(existing, device, codes)) return { status: 'RESTART_FLOW_ERROR' };
     const now = deps.clock.now();
     const marked = (before: UserRecord): UserRecord =>
       withCodesConsumed('email' in identity ? withVerifiedEmail(before, identity.email) : { ...before, phoneVerified: true }, tenantId, identity, now);
-    let write: ConsumeUserWrite;
-    let lm: UserRecord;
-    // The user to answer; for a primary user's login method found without it, read beside the write.
-    let user: AuthUser | undefined;
-    let read: Promise<AuthUser | undefined> | undefined;
-    if (existing && 'primaryUserId' in existing) {
-      // The write needs the login method alone, so the user costs no round trip of its own: its
-      // partition is read while the transaction runs (a failed read is made again after it).
-      lm = marked(existing.loginMethod);
-      write = { primaryUserId: existing.primaryUserId, before: existing.loginMethod, after: lm };
-      read = deps.users.getUser(existing.primaryUserId, 'SUPERTOKENS').catch(() => undefined);
-    } else if (existing) {
-      lm = marked(existing.loginMethod);
-      user = withLoginMethod(existing.user, lm);
-      write = { before: [existing.user], after: [user] };
-    } else {
-      lm = withCodesConsumed(
-        {
-          userId: deps.random.uuid(),
-          recipeId: 'passwordless',
-          tenantIds: [tenantId],
-          timeJoined: now,
-          ...identity,
-          verifiedEmails: 'email' in identity ? [identity.email] : [],
-          phoneVerified: 'phoneNumber' in identity,
-          version: 1,
-        },
-        tenantId,
-        identity,
-        now,
-      );
-      user = standaloneUser(lm);
-      write = { before: [], after: [user] };
-    }
-    const result = await deps.passwordless.consumeDevice(device, codes, write);
+    const consume = (write: LoginWrite) => deps.passwordless.consumeDevice(device, codes, write);
+    const { result, user, loginMethod } = existing
+      ? await changeLogin(deps, existing, marked, consume)
+      : await createLogin(newLogin(deps.random.uuid(), tenantId, identity, now), consume);
     if (result.status === 'DEVICE_CHANGED') {
       verified = undefined;
       return undefined;
     }
-    if (result.status !== 'OK') {
+    if (!user) {
       // Lost a race, or the index was behind: read through the guard from now on.
       throughGuard = true;
       return undefined;
     }
-    user ??= await userAfterMark(deps, await read, lm);
     return {
       status: 'OK',
       createdNewUser: !existing,
       user: toApiUser(user),
-      recipeUserId: publicIdOf(lm),
+      recipeUserId: publicIdOf(loginMethod),
       consumedDevice: consumedDeviceOf(device),
     };
   });
+}
+
+/** The passwordless login method a first consume of an email or phone makes. */
+function newLogin(userId: string, tenantId: string, identity: PasswordlessIdentity, now: number): UserRecord {
+  const lm: UserRecord = {
+    userId,
+    recipeId: 'passwordless',
+    tenantIds: [tenantId],
+    timeJoined: now,
+    ...identity,
+    verifiedEmails: 'email' in identity ? [identity.email] : [],
+    phoneVerified: 'phoneNumber' in identity,
+    version: 1,
+  };
+  return withCodesConsumed(lm, tenantId, identity, now);
 }

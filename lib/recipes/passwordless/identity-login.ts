@@ -1,5 +1,6 @@
 import { isDeviceSuperseded } from '../../storage/auth-user';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
+import type { LoginRef } from '../../storage/ports';
 import type { Deps } from '../deps';
 import { findLogin, type UserLogin } from '../users/find-login';
 
@@ -8,18 +9,14 @@ export function identityOf(device: DeviceRecord): PasswordlessIdentity {
   return device.email !== undefined ? { email: device.email } : { phoneNumber: device.phoneNumber ?? '' };
 }
 
+/** Where the passwordless login method of an email or phone in a tenant lives, read from its guard. */
+export function identityRef(deps: Pick<Deps, 'users'>, tenantId: string, identity: PasswordlessIdentity): Promise<LoginRef | undefined> {
+  return 'email' in identity ? deps.users.getLoginByEmail(tenantId, 'passwordless', identity.email) : deps.users.getLoginByPhone(tenantId, identity.phoneNumber);
+}
+
 /** The passwordless login method of an email or phone in a tenant, with its user (read consistently). */
-export async function findIdentityLogin(
-  deps: Pick<Deps, 'users'>,
-  tenantId: string,
-  identity: PasswordlessIdentity,
-): Promise<UserLogin | undefined> {
-  return findLogin(
-    deps,
-    'email' in identity
-      ? await deps.users.getLoginByEmail(tenantId, 'passwordless', identity.email)
-      : await deps.users.getLoginByPhone(tenantId, identity.phoneNumber),
-  );
+export async function findIdentityLogin(deps: Pick<Deps, 'users'>, tenantId: string, identity: PasswordlessIdentity): Promise<UserLogin | undefined> {
+  return findLogin(deps, await identityRef(deps, tenantId, identity));
 }
 
 /**

@@ -1,9 +1,9 @@
-import { publicIdOf, standaloneUser, withLoginMethod, withVerifiedEmail } from '../../storage/auth-user';
-import type { LoginMethodView, UserRecord, UserView } from '../../storage/model';
+import { publicIdOf, standaloneUser, withVerifiedEmail } from '../../storage/auth-user';
+import type { AuthUser, UserRecord } from '../../storage/model';
 import { CHANGE_NOT_ALLOWED_REASON } from '../accountlinking/conflicts';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
-import { findLoginOfGuard, updateLoginMethod, userAfterMark } from '../users/find-login';
+import { changeLogin, loginOf, storeWrite, userOf } from '../users/find-login';
 
 export interface ThirdPartySignInUpInput {
   /** Provider id, as given (case-sensitive, not trimmed). */
@@ -20,8 +20,6 @@ export type ThirdPartySignInUpResult =
   | { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string }
   | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
 
-
-
 /**
  * Signs a third-party user in, or up (seed 4.4). The identity is (tenant, thirdPartyId,
  * thirdPartyUserId), guarded in the same transaction as the user, so concurrent first sign-ins of
@@ -37,40 +35,21 @@ export async function signInUp(
   tenantId: string,
   input: ThirdPartySignInUpInput,
 ): Promise<ThirdPartySignInUpResult> {
-  // Whether a primary user's login method may still be written from its guard's copy: not after
-  // such a write was refused (a stale copy, or a change since), when the user is read first.
-  let fromCopy = true;
+  // Whether a write may start from the guard's snapshot: not after such a write was refused (a
+  // change since), when the user is read first.
+  let fromSnapshot = true;
   return retryOnRace<ThirdPartySignInUpResult>('Third-party sign-in', async () => {
-    const ref = await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId);
-    // A login method on its own whose guard holds a copy of it: nothing to change, nothing more to
-    // read; a change is written from the copy when it holds the version (storage format 7: the
-    // guard, read consistently, is written with the login method), else from the user read.
-    const copy = ref?.loginMethod;
-    if (copy && !changes(copy, afterSignIn(copy, input))) return signedIn(standaloneUser(copy), copy, false);
-    // A primary user's login method whose guard holds a whole copy of it (storage format 8): a
-    // newly verified email is written from the copy alone, the user read beside the write (two
-    // round trips in all, as for a sign-in that changes nothing). A stale copy fails the write's
-    // version condition: the next rounds read the user first, and decide from it.
-    const primary = fromCopy ? ref?.primaryLogin : undefined;
-    if (primary && onlyVerifies(primary.loginMethod, input)) {
-      const after = afterSignIn(primary.loginMethod, input);
-      const read = deps.users.getUser(primary.primaryUserId, 'SUPERTOKENS').catch(() => undefined);
-      const result = await deps.users.writePrimaryLoginMark({ primaryUserId: primary.primaryUserId, before: primary.loginMethod, after });
-      if (result.status !== 'OK') {
-        fromCopy = false;
-        await read;
-        return undefined;
+    const found = await deps.users.getLoginByThirdParty(tenantId, input.thirdPartyId, input.thirdPartyUserId);
+    const login = await loginOf(deps, found, fromSnapshot);
+    if (login) {
+      if (!changes(login.loginMethod, afterSignIn(login.loginMethod, input))) {
+        const shown = await userOf(deps, login);
+        return shown ? signedIn(shown.user, shown.loginMethod, false) : undefined;
       }
-      return signedIn(await userAfterMark(deps, await read, after), after, false);
-    }
-    const existing = await findLoginOfGuard(deps, ref);
-    if (existing) {
-      const lm = existing.loginMethod;
-      const after: UserRecord = afterSignIn(lm, input);
-      if (!changes(lm, after)) return signedIn(existing.user, lm, false);
-      const result = await updateLoginMethod(deps, existing, after);
-      if (result.status === 'OK') return signedIn(withLoginMethod(existing.user, after), after, false);
+      const { result, user, loginMethod } = await changeLogin(deps, login, (lm) => afterSignIn(lm, input), storeWrite(deps));
+      if (user) return signedIn(user, loginMethod, false);
       if (result.status === 'ACCOUNT_INFO_TAKEN') return { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: CHANGE_NOT_ALLOWED_REASON.thirdPartySignIn };
+      fromSnapshot = false;
       return undefined;
     }
     const user: UserRecord = {
@@ -97,20 +76,15 @@ export async function signInUp(
  * never takes a verification back; a changed email is verified only if proven (now, or earlier
  * for this login method).
  */
-function afterSignIn<T extends LoginMethodView>(lm: T, input: ThirdPartySignInUpInput): T {
+function afterSignIn(lm: UserRecord, input: ThirdPartySignInUpInput): UserRecord {
   return input.isVerified ? withVerifiedEmail({ ...lm, email: input.email }, input.email) : { ...lm, email: input.email };
 }
 
-/** Whether a sign-in changes the login method's verified emails and nothing else. */
-function onlyVerifies(lm: LoginMethodView, input: ThirdPartySignInUpInput): boolean {
-  return lm.email === input.email && changes(lm, afterSignIn(lm, input));
-}
-
 /** Whether a sign-in changes the login method (its email, or its verified emails). */
-function changes(lm: LoginMethodView, after: LoginMethodView): boolean {
+function changes(lm: UserRecord, after: UserRecord): boolean {
   return lm.email !== after.email || lm.verifiedEmails.join('\n') !== after.verifiedEmails.join('\n');
 }
 
-function signedIn(user: UserView, loginMethod: LoginMethodView, createdNewUser: boolean): ThirdPartySignInUpResult {
+function signedIn(user: AuthUser, loginMethod: UserRecord, createdNewUser: boolean): ThirdPartySignInUpResult {
   return { status: 'OK', createdNewUser, user: toApiUser(user), recipeUserId: publicIdOf(loginMethod) };
 }

@@ -1,5 +1,5 @@
 import { isEmailVerified, publicIdOf, publicUserIdOf, tenantsOf, timeJoinedOf } from '../../storage/auth-user';
-import type { LoginMethodView, UserRecord, UserView } from '../../storage/model';
+import type { AuthUser, UserRecord } from '../../storage/model';
 
 /** A login method as the CDI 5.4 user object shows it. Optional keys are omitted, never `null`. */
 export interface ApiLoginMethod {
@@ -31,11 +31,11 @@ export interface ApiUser {
  * verification state of that login method and email), else its phone, which only a consumed code
  * proves.
  */
-function isVerified(lm: LoginMethodView): boolean {
+function isVerified(lm: UserRecord): boolean {
   return lm.email !== undefined ? isEmailVerified(lm) : lm.phoneVerified;
 }
 
-function toApiLoginMethod(lm: LoginMethodView): ApiLoginMethod {
+function toApiLoginMethod(lm: UserRecord): ApiLoginMethod {
   return {
     tenantIds: [...lm.tenantIds],
     recipeUserId: publicIdOf(lm),
@@ -61,7 +61,7 @@ function unique<T>(values: readonly T[], id: (v: T) => string = String): T[] {
  * login method's first), and the oldest time joined (SPEC §4, §11). Ids are the ones the outside
  * sees: a login method's external user id once mapped (SPEC §12).
  */
-export function toApiUser(user: UserView): ApiUser {
+export function toApiUser(user: AuthUser): ApiUser {
   const methods = user.loginMethods;
   return {
     id: publicUserIdOf(user),

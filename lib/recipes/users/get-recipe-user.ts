@@ -1,5 +1,5 @@
 import type { RecipeId } from '../../storage/model';
-import type { LoginRef } from '../../storage/ports';
+import type { FoundLogin } from '../../storage/ports';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from './api-user';
 import { findLogin } from './find-login';
@@ -35,7 +35,7 @@ export async function getRecipeUser(
   recipeId: RecipeId,
   lookup: RecipeUserLookup,
 ): Promise<GetRecipeUserResult> {
-  let ref: string | LoginRef | undefined;
+  let ref: string | FoundLogin | undefined;
   switch (lookup.by) {
     case 'userId':
       ref = lookup.userId;

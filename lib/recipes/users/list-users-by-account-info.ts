@@ -1,7 +1,7 @@
 import type { AuthUser, UserRecord } from '../../storage/model';
 import { timeJoinedOf } from '../../storage/auth-user';
 import type { Deps } from '../deps';
-import type { LoginRef } from '../../storage/ports';
+import type { FoundLogin } from '../../storage/ports';
 import { toApiUser, type ApiUser } from './api-user';
 import { findLogin } from './find-login';
 
@@ -26,7 +26,7 @@ export async function listUsersByAccountInfo(
   const add = (u: AuthUser | undefined) => {
     if (u) candidates.set(u.id, u);
   };
-  const byId = async (ref: LoginRef | undefined) => add((await findLogin(deps, ref))?.user);
+  const byId = async (ref: FoundLogin | undefined) => add((await findLogin(deps, ref))?.user);
   const lookups: Promise<void>[] = [];
   if (info.email !== undefined) lookups.push(deps.users.listUsersByEmail(tenantId, info.email).then((users) => users.forEach(add)));
   if (info.phoneNumber !== undefined) lookups.push(deps.users.getLoginByPhone(tenantId, info.phoneNumber).then(byId));

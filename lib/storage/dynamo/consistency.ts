@@ -6,7 +6,7 @@ import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bu
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
-import { ITEM_TYPE, itemsOfUser, userFromItems, type DerivedItem } from './user-items';
+import { ITEM_TYPE, itemsOfUser, ownerOf, userFromItems, type DerivedItem } from './user-items';
 
 /** One inconsistency found in the table. */
 export interface ConsistencyProblem {
@@ -23,8 +23,10 @@ export interface ConsistencyProblem {
     | 'entry-not-held'
     | 'link-not-held'
     | 'login-method-differs'
-    | 'guard-stale-copy'
-    | 'entry-stale-copy'
+    | 'login-method-unreadable'
+    | 'guard-stale-snapshot'
+    | 'entry-stale-snapshot'
+    | 'item-older-format'
     | 'user-not-one-user'
     | 'metadata-unreadable'
     | 'token-without-entry'
@@ -65,14 +67,15 @@ function canonical(value: unknown): string {
 }
 
 /** Names (never values: they may be secrets) of the attributes in which two items differ. */
-export function differingAttributes(expected: Record<string, unknown>, actual: Record<string, unknown>): string[] {
-  const names = new Set([...Object.keys(expected), ...Object.keys(actual)]);
-  return [...names].filter((n) => canonical(expected[n]) !== canonical(actual[n])).sort();
+export function differingAttributes(expected: object, actual: object): string[] {
+  const [e, a] = [expected as Record<string, unknown>, actual as Record<string, unknown>];
+  const names = new Set([...Object.keys(e), ...Object.keys(a)]);
+  return [...names].filter((n) => canonical(e[n]) !== canonical(a[n])).sort();
 }
 
 const MISSING: Record<Exclude<DerivedItem['role'], 'loginMethod'>, ConsistencyProblem['kind']> = {
   guard: 'user-missing-guard',
-  primaryInfo: 'user-missing-claim',
+  claim: 'user-missing-claim',
   link: 'user-missing-link',
   entry: 'user-missing-entry',
 };
@@ -120,7 +123,12 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
 
   const users: AuthUser[] = [];
   for (const [pk, partition] of byPk) {
-    const user = pk.startsWith(keys.userPartition('')) ? userFromItems(keys.userIdOfPartition(pk), partition) : undefined;
+    let user: AuthUser | undefined;
+    try {
+      user = pk.startsWith(keys.userPartition('')) ? userFromItems(keys.userIdOfPartition(pk), partition) : undefined;
+    } catch (err) {
+      problems.push({ kind: 'login-method-unreadable', key: pk, detail: err instanceof Error ? err.message : String(err) });
+    }
     if (!user) continue;
     const lmItems = partition.filter((i) => i.type === ITEM_TYPE.loginMethod);
     const marks = new Set(lmItems.map((i) => i.primaryUserId));
@@ -151,13 +159,18 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       }
       const differs = differingAttributes(d.item, actual);
       if (differs.length === 0) continue;
-      if (d.role === 'guard' && actual.userId === d.item.userId) {
-        const kind = differs.includes('passwordHash') ? 'guard-stale-hash' : differs.includes('loginMethod') ? 'guard-stale-copy' : 'guard-stale-link';
-        problems.push({ kind, key: d.key.pk, detail: `the guard's ${differs.join(', ')} differs from login method ${d.ownerId}'s` });
-      } else if (d.role === 'entry' && actual.userId === d.item.userId && differs.every((name) => name === 'loginMethod')) {
-        problems.push({ kind: 'entry-stale-copy', key: d.key.pk, detail: `the entry ${d.key.sk}'s copy of login method ${String(d.copyOf)} differs from it` });
-      } else {
+      const owner = ownerOf(d.item);
+      if (actual.fmt !== d.item.fmt) {
+        problems.push({ kind: 'item-older-format', key: d.key.pk, detail: `user ${user.id}'s ${d.role} ${d.key.sk} is of storage format ${String(actual.fmt)}` });
+      } else if (actual[owner.attribute] !== owner.id) {
         problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id}'s ${d.role} is held by another user` });
+      } else if (d.role === 'guard') {
+        const kind = differs.includes('passwordHash') ? 'guard-stale-hash' : differs.includes('snapshot') ? 'guard-stale-snapshot' : 'guard-stale-link';
+        problems.push({ kind, key: d.key.pk, detail: `the guard's ${differs.join(', ')} differs from login method ${owner.id}'s` });
+      } else if (d.role === 'entry' && differs.every((name) => name === 'snapshot')) {
+        problems.push({ kind: 'entry-stale-snapshot', key: d.key.pk, detail: `the entry ${d.key.sk}'s snapshot of login method ${String(d.snapshotOf)} differs from it` });
+      } else {
+        problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id}'s ${d.role} ${d.key.sk} differs in ${differs.join(', ')}` });
       }
     }
   }
@@ -182,14 +195,14 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
           problems.push({ kind: 'guard-not-held', key: pk, detail: `login method ${String(item.userId)} does not hold this identity` });
         }
         break;
-      case ITEM_TYPE.primaryInfo:
+      case ITEM_TYPE.claim:
         if (unexpected) problems.push({ kind: 'claim-not-held', key: pk, detail: `user ${String(item.primaryUserId)} is not a primary user holding this account info` });
         break;
       case ITEM_TYPE.listEntry:
       case ITEM_TYPE.emailEntry:
       case ITEM_TYPE.phoneEntry:
       case ITEM_TYPE.passwordMigrationEntry:
-        if (unexpected) problems.push({ kind: 'entry-not-held', key: pk, detail: `user ${String(item.userId)} implies no ${String(item.type)} ${String(item.sk)}` });
+        if (unexpected) problems.push({ kind: 'entry-not-held', key: pk, detail: `user ${String(item.ownerUserId ?? item.recipeUserId)} implies no ${String(item.type)} ${String(item.sk)}` });
         break;
       case ITEM_TYPE.link:
         if (unexpected) problems.push({ kind: 'link-not-held', key: pk, detail: `login method ${String(item.userId)} is not linked to user ${String(item.primaryUserId)}` });

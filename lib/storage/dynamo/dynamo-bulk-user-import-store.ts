@@ -5,7 +5,7 @@ import { rowDone } from './dynamo-bulk-worker-store';
 import { metadataCondition, metadataItem } from './dynamo-metadata-store';
 import { roleIsCurrent, userRoleItem } from './dynamo-role-store';
 import { MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
-import { userChangeWrites } from './user-items';
+import { userChangeWrites } from './user-diff';
 
 /**
  * Importing one bulk user (see `BulkUserImportStore`): `POST /bulk-import/import` and the worker.

@@ -3,7 +3,7 @@ import { ATTR, keys } from '../keys';
 import type { VerificationTokenRecord } from '../model';
 import type { EmailVerificationStore, UsersChange } from '../ports';
 import { deleteInChunks, ifAbsent, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
-import { userChangeWrites } from './user-items';
+import { userChangeWrites } from './user-diff';
 
 export const TOKEN_TYPE = 'evToken';
 export const TOKEN_ENTRY_TYPE = 'evTokenEntry';

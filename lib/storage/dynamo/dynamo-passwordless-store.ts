@@ -1,9 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, timeSortKey } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
-import type { ConsumeUserWrite, PasswordlessStore, UserWriteResult } from '../ports';
+import type { LoginWrite, PasswordlessStore, UserWriteResult } from '../ports';
 import { deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
-import { primaryLoginMarkWrites, userChangeWrites, type UserConflict } from './user-items';
+import type { UserConflict } from './leaving-ids';
+import { loginMarkWrites } from './mark-writes';
+import { userChangeWrites } from './user-diff';
 
 /** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
 const ttlOf = (ms: number): number => Math.ceil(ms / 1000);
@@ -164,11 +166,11 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     return items.map((item) => item.preAuthSessionId as string);
   }
 
-  async consumeDevice(device: DeviceRecord, codes: readonly CodeRecord[], userWrite: ConsumeUserWrite): Promise<UserWriteResult | { status: 'DEVICE_CHANGED' }> {
+  async consumeDevice(device: DeviceRecord, codes: readonly CodeRecord[], userWrite: LoginWrite): Promise<UserWriteResult | { status: 'DEVICE_CHANGED' }> {
     const { pk, sk } = keys.device(device.preAuthSessionId);
     const userWrites: TaggedWrite<ConsumeFailure>[] =
       'primaryUserId' in userWrite
-        ? primaryLoginMarkWrites(this.ctx, userWrite.primaryUserId, userWrite.before, userWrite.after)
+        ? loginMarkWrites(this.ctx, userWrite.primaryUserId, userWrite.before, userWrite.after)
         : userChangeWrites(this.ctx, userWrite.before, userWrite.after);
     const changed = { status: 'DEVICE_CHANGED' } as const;
     // Gone (consumed by another request) or given a code since the read (a resend, whose code

@@ -1,27 +1,27 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS, type Key } from '../keys';
 import type { AuthUser, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
-import type { EmailPasswordLogin, LoginRef, PrimaryLoginMark, PrimaryUserLogin, TenantAccountInfo, ThirdPartyLogin, UserIdKind, UserListPage, UserListQuery, UserStore, UserWithLogin, UserWriteResult } from '../ports';
-import { batchGetAll, queryAll, writeAtomically, type DynamoContext } from './transact';
+import type {
+  EmailPasswordLogin,
+  FoundLogin,
+  LoginMark,
+  LoginRef,
+  LoginSnapshot,
+  TenantAccountInfo,
+  UserIdKind,
+  UserListPage,
+  UserListQuery,
+  UserStore,
+  UserWriteResult,
+} from '../ports';
 import { countList, type ListFilter } from './count-list';
-import {
-  externalIdsOf,
-  guardsOf,
-  internalIdsOf,
-  ITEM_TYPE,
-  leavingIdWrites,
-  loginMethodFromItem,
-  loginMethodOfCopy,
-  loginMethodOfEntry,
-  loginRefOf,
-  primaryLoginMarkWrites,
-  primaryLoginOfGuard,
-  userChangeWrites,
-  userFromItems,
-  vanishedIds,
-  type LeavingId,
-} from './user-items';
+import { leavingIdWrites, readLeavingId, vanishedIds } from './leaving-ids';
+import { decodeLogin, readOptionalString, readSnapshot, readString, type Stored } from './login-codec';
+import { loginMarkWrites } from './mark-writes';
+import { batchGetAll, getConsistent, queryAll, readUserPartition, writeAtomically, type DynamoContext } from './transact';
+import { userChangeWrites } from './user-diff';
+import { guardsOf, ITEM_TYPE, refOfGuard, userFromItems } from './user-items';
 
 /**
  * Items a filtered page reads at least per Query: `Limit` counts items before the filter, so a
@@ -51,29 +51,14 @@ function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = fal
   return { FilterExpression: conditions.join(' AND '), names: { '#recipes': attribute }, values };
 }
 
-/** Every item of a user's partition, read consistently. */
-export function readUserPartition(ctx: DynamoContext, userId: string): Promise<Record<string, unknown>[]> {
-  return queryAll(ctx, {
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-    ConsistentRead: true,
-  });
-}
-
 /**
- * The login a guard item names (see `guardItem`): the login method and its user, the hash it
- * carries, and the copy of a login method on its own, or (a third-party identity's guard, since
- * storage format 8) of a primary user's login method, naming that user.
+ * What a guard holds of its login method (see `guardItem`): its snapshot, with the hash an
+ * email-password email guard keeps beside it, or where it lives; and that hash.
  */
-function loginOfGuard(item: Record<string, unknown>): EmailPasswordLogin & ThirdPartyLogin {
-  const primaryLogin = primaryLoginOfGuard(item);
-  const loginMethod = item.primaryUserId === undefined && !primaryLogin ? loginMethodOfCopy(item) : undefined;
-  return {
-    ...loginRefOf(item),
-    ...(typeof item.passwordHash === 'string' ? { passwordHash: item.passwordHash } : {}),
-    ...(loginMethod ? { loginMethod } : {}),
-    ...(primaryLogin ? { primaryLogin } : {}),
-  };
+function loginOfGuard(item: Stored): EmailPasswordLogin {
+  const passwordHash = readOptionalString(item.passwordHash, 'passwordHash');
+  const found: FoundLogin = readSnapshot(item) ?? refOfGuard(item);
+  return passwordHash === undefined ? found : { ...found, passwordHash };
 }
 
 /** `UserStore` on DynamoDB: a partition per user holding its login methods, plus guard and claim items. */
@@ -116,13 +101,13 @@ export class DynamoUserStore implements UserStore {
     throw new Error(`The user of login method ${userId} kept moving while it was read`);
   }
 
-  private async guard(key: Key): Promise<Record<string, unknown> | undefined> {
-    return (await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: key, ConsistentRead: true }))).Item;
+  private guard(key: Key): Promise<Record<string, unknown> | undefined> {
+    return getConsistent(this.ctx, key);
   }
 
   private async guardOwner(key: Key): Promise<LoginRef | undefined> {
     const item = await this.guard(key);
-    return item && loginRefOf(item);
+    return item && refOfGuard(item);
   }
 
   getLoginByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<LoginRef | undefined> {
@@ -133,7 +118,7 @@ export class DynamoUserStore implements UserStore {
     return this.guardOwner(keys.phoneGuard(tenantId, phoneNumber));
   }
 
-  async getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<ThirdPartyLogin | undefined> {
+  async getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<FoundLogin | undefined> {
     const item = await this.guard(keys.thirdPartyGuard(tenantId, thirdPartyId, thirdPartyUserId));
     return item && loginOfGuard(item);
   }
@@ -152,7 +137,7 @@ export class DynamoUserStore implements UserStore {
       found.set(
         userId,
         item.type === ITEM_TYPE.loginMethod && item.primaryUserId === undefined
-          ? Promise.resolve(standaloneUser(loginMethodFromItem(item)))
+          ? Promise.resolve(standaloneUser(decodeLogin(item)))
           : this.readPartition(userId).then((partition) => userFromItems(userId, partition)),
       );
     }
@@ -173,7 +158,7 @@ export class DynamoUserStore implements UserStore {
     return this.usersOfItems(items);
   }
 
-  async findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<UserWithLogin | PrimaryUserLogin | undefined> {
+  async findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<LoginSnapshot | undefined> {
     const items = await queryAll(this.ctx, {
       IndexName: INDEX.byIdentity,
       KeyConditionExpression: '#pk = :pk',
@@ -186,38 +171,20 @@ export class DynamoUserStore implements UserStore {
       lm.recipeId === 'passwordless' &&
       lm.tenantIds.includes(tenantId) &&
       ('email' in identity ? lm.email === identity.email : lm.phoneNumber === identity.phoneNumber);
-    // Partitions to read: the one behind an email or phone entry without a copy of its login
-    // method (stored before format 5, or 6 for a primary user's; such an entry does not say its
-    // recipe). A primary user's login method, found as its item or an entry's copy, is answered
-    // without the user: the caller reads the user beside its write.
-    const partitions = new Set<string>();
+    // A login method item is whole (and names its primary user, if any); an entry of a passwordless
+    // login method holds its snapshot, and an entry without one is of another recipe.
     for (const item of items) {
-      const userId = keys.userIdOfPartition(item.pk as string);
-      if (item.type !== ITEM_TYPE.loginMethod) {
-        const copy = loginMethodOfEntry(item);
-        if (!copy) partitions.add(userId);
-        else if (isIt(copy.loginMethod)) {
-          const { loginMethod, primaryUserId } = copy;
-          return primaryUserId === undefined ? { user: standaloneUser(loginMethod), loginMethod } : { primaryUserId, loginMethod };
-        }
-        continue;
-      }
-      const lm = loginMethodFromItem(item);
-      if (!isIt(lm)) continue;
-      return item.primaryUserId === undefined ? { user: standaloneUser(lm), loginMethod: lm } : { primaryUserId: userId, loginMethod: lm };
+      const found: LoginSnapshot | undefined =
+        item.type === ITEM_TYPE.loginMethod
+          ? { loginMethod: decodeLogin(item), ...(item.primaryUserId === undefined ? {} : { primaryUserId: readString(item.primaryUserId, 'primaryUserId') }) }
+          : readSnapshot(item);
+      if (found && isIt(found.loginMethod)) return found;
     }
-    const found = await Promise.all(
-      [...partitions].map(async (userId) => {
-        const user = userFromItems(userId, await this.readPartition(userId));
-        const loginMethod = user?.loginMethods.find(isIt);
-        return user && loginMethod ? { user, loginMethod } : undefined;
-      }),
-    );
-    return found.find((f) => f !== undefined);
+    return undefined;
   }
 
   async getPrimaryHolders(claims: readonly TenantAccountInfo[]): Promise<(string | undefined)[]> {
-    const claimKeys = claims.map(({ tenantId, info }) => keys.primaryInfo(tenantId, info));
+    const claimKeys = claims.map(({ tenantId, info }) => keys.claim(tenantId, info));
     const holders = new Map((await batchGetAll(this.ctx, claimKeys)).map((item) => [item.pk as string, item.primaryUserId as string]));
     return claimKeys.map((k) => holders.get(k.pk));
   }
@@ -226,53 +193,21 @@ export class DynamoUserStore implements UserStore {
     return this.writeUsers([], [standaloneUser(loginMethod)]);
   }
 
-  async writePrimaryLoginMark(mark: PrimaryLoginMark): Promise<UserWriteResult> {
-    const result = await writeAtomically(this.ctx, primaryLoginMarkWrites(this.ctx, mark.primaryUserId, mark.before, mark.after));
+  async writeLoginMark(mark: LoginMark): Promise<UserWriteResult> {
+    const result = await writeAtomically(this.ctx, loginMarkWrites(this.ctx, mark.primaryUserId, mark.before, mark.after));
     return result.ok ? { status: 'OK' } : result.failed;
   }
 
   async writeUsers(before: readonly AuthUser[], after: readonly AuthUser[]): Promise<UserWriteResult> {
-    const leaving = await Promise.all(vanishedIds(before, after).map((id) => this.readLeavingId(id, before)));
+    const leaving = await Promise.all(vanishedIds(before, after).map((id) => readLeavingId(this.ctx, id, before)));
     const result = await writeAtomically(this.ctx, userChangeWrites(this.ctx, before, after, leavingIdWrites(this.ctx, leaving)));
     return result.ok ? { status: 'OK' } : result.failed;
   }
 
-  /**
-   * What the table holds under an id leaving the `before` users (see `LeavingId`): whether another
-   * user still answers to it (an item in the id's user partition, when it is not one of theirs;
-   * its external id guard, when it is not one of their external ids) and, if not, its role
-   * assignments in every tenant with their counter. All reads consistent, in parallel.
-   */
-  private async readLeavingId(id: string, before: readonly AuthUser[]): Promise<LeavingId> {
-    const ownsInternal = internalIdsOf(before).has(id);
-    const ownsExternal = externalIdsOf(before).has(id);
-    const [partitionItem, guard, roleItems] = await Promise.all([
-      // Any item of another user's partition holds the id (a user's partition is a few items).
-      ownsInternal ? undefined : this.readPartition(id).then((items) => items[0]),
-      ownsExternal ? undefined : this.guard(keys.externalIdGuard(id)),
-      queryAll(this.ctx, {
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':pk': keys.userRolesPartition(id) },
-        ProjectionExpression: 'pk, sk, #version',
-        ConsistentRead: true,
-      }),
-    ]);
-    if (partitionItem) return { id, heldBy: { pk: partitionItem.pk as string, sk: partitionItem.sk as string }, unclaimed: [], assignments: [] };
-    if (guard) return { id, heldBy: keys.externalIdGuard(id), unclaimed: [], assignments: [] };
-    const counter = roleItems.find((i) => i.sk === keys.userRolesVersion(id).sk);
-    return {
-      id,
-      unclaimed: ownsExternal ? [] : [keys.externalIdGuard(id)],
-      assignments: roleItems.filter((i) => i !== counter).map((i) => ({ pk: i.pk as string, sk: i.sk as string })),
-      ...(counter ? { assignmentsVersion: counter.version as number } : {}),
-    };
-  }
-
   async replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult> {
-    // A login method on its own has a copy of itself on its email guards, with its version (storage
-    // format 7), which a write without a version check could not keep: it is written at the version
-    // read, as a wait for password migration is (its waiting entries go too).
+    // A login method on its own has a snapshot on its email guards, with its version, which a write
+    // without a version check could not keep: it is written at the version read, as a wait for
+    // password migration is (its waiting entries go too).
     const onItsOwn = !user.isPrimary && user.id === loginMethod.userId;
     if (loginMethod.passwordMigration || onItsOwn) return this.writeUsers([user], [withLoginMethod(user, withPasswordHash(loginMethod, passwordHash))]);
     const stale = { status: 'STALE' } as const;

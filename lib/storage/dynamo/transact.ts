@@ -3,6 +3,7 @@ import {
   BatchGetCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -16,6 +17,7 @@ import {
 import { sleep } from '../../pool';
 import { sideEffectsAllowed } from '../../side-effect-gate';
 import { isThrottlingError, MAX_TRANSACTION_ITEMS } from '../errors';
+import { keys, type Key } from '../keys';
 
 /** The document client and the table every adapter works on. */
 export interface DynamoContext {
@@ -78,6 +80,20 @@ export async function queryAll(
     items.push(...(out.Items ?? []));
   });
   return items;
+}
+
+/** One item, read consistently (`undefined` when absent). */
+export async function getConsistent(ctx: DynamoContext, key: Key): Promise<Record<string, unknown> | undefined> {
+  return (await ctx.doc.send(new GetCommand({ TableName: ctx.tableName, Key: key, ConsistentRead: true }))).Item;
+}
+
+/** Every item of a user's partition, read consistently. */
+export function readUserPartition(ctx: DynamoContext, userId: string): Promise<Record<string, unknown>[]> {
+  return queryAll(ctx, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
+    ConsistentRead: true,
+  });
 }
 
 /** A write's condition: the item is not there yet. */

@@ -1,0 +1,106 @@
+import type { CodesConsumedAt, RecipeId, UserRecord } from '../model';
+import type { LoginSnapshot } from '../ports';
+
+/**
+ * How a login method is stored, in one place: its item and every snapshot of it (a guard's or an
+ * index entry's copy) hold the same fields, written by `storedLogin` and read by `decodeLogin`.
+ * `FIELDS` has one reader per field of `UserRecord`, so a field added there fails to compile
+ * until it is added here, and then reaches the item and every snapshot at once.
+ */
+
+/** A stored item or map, as DynamoDB's document client returns it. */
+export type Stored = Readonly<Record<string, unknown>>;
+
+/** A stored item that is not what this build writes: the checker reports it, a request answers 500. */
+export class StoredItemError extends Error {
+  constructor(field: string, expected: string) {
+    super(`A stored item's ${field} is not ${expected}`);
+    this.name = 'StoredItemError';
+  }
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+const isObject = (v: unknown): v is Stored => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A field's reader: the value when it has the field's type, else a `StoredItemError`. */
+type Reader<T> = (value: unknown, field: string) => T;
+
+function required<T>(test: (v: unknown) => v is T, expected: string): Reader<T> {
+  return (v, field) => {
+    if (!test(v)) throw new StoredItemError(field, expected);
+    return v;
+  };
+}
+function optional<T>(test: (v: unknown) => v is T, expected: string): Reader<T | undefined> {
+  return (v, field) => (v === undefined ? undefined : required(test, expected)(v, field));
+}
+
+export const readString = required(isString, 'a string');
+export const readOptionalString = optional(isString, 'a string');
+export const readNumber = required((v): v is number => typeof v === 'number', 'a number');
+export const readStrings = required(isStrings, 'a list of strings');
+
+const RECIPES: readonly RecipeId[] = ['emailpassword', 'thirdparty', 'passwordless'];
+
+const FIELDS: { readonly [K in keyof UserRecord]-?: Reader<UserRecord[K]> } = {
+  userId: readString,
+  recipeId: required((v): v is RecipeId => RECIPES.includes(v as RecipeId), 'a recipe id'),
+  tenantIds: readStrings,
+  timeJoined: readNumber,
+  email: readOptionalString,
+  phoneNumber: readOptionalString,
+  thirdParty: optional((v): v is { id: string; userId: string } => isObject(v) && isString(v.id) && isString(v.userId), 'a provider and user id'),
+  verifiedEmails: readStrings,
+  phoneVerified: required((v): v is boolean => typeof v === 'boolean', 'true or false'),
+  passwordHash: readOptionalString,
+  passwordMigration: optional((v): v is { markedAt: number } => isObject(v) && typeof v.markedAt === 'number', 'a migration mark'),
+  externalUserId: readOptionalString,
+  externalUserIdInfo: readOptionalString,
+  codesConsumedAt: optional(
+    (v): v is Record<string, CodesConsumedAt> => isObject(v) && Object.values(v).every((c) => isObject(c) && Object.values(c).every((t) => typeof t === 'number')),
+    'consume times by tenant',
+  ),
+  version: readNumber,
+};
+
+const FIELD_NAMES = Object.keys(FIELDS) as (keyof UserRecord)[];
+
+/** A login method's stored fields, in one order (so equal login methods store equally), absent ones left out. */
+export function storedLogin(lm: UserRecord): UserRecord {
+  const stored: Record<string, unknown> = {};
+  for (const name of FIELD_NAMES) if (lm[name] !== undefined) stored[name] = lm[name];
+  return stored as unknown as UserRecord;
+}
+
+/** The login method stored in an item or a snapshot. */
+export function decodeLogin(stored: Stored): UserRecord {
+  const lm: Record<string, unknown> = {};
+  for (const name of FIELD_NAMES) {
+    const value = (FIELDS[name] as Reader<unknown>)(stored[name], name);
+    if (value !== undefined) lm[name] = value;
+  }
+  return lm as unknown as UserRecord;
+}
+
+/**
+ * A snapshot as a guard or an entry stores it (attribute `snapshot`): the whole login method but
+ * its hash (which only the email-password email guard holds, beside the snapshot), and the
+ * primary user holding it, if any.
+ */
+export type StoredSnapshot = Omit<UserRecord, 'passwordHash'> & { readonly primaryUserId?: string };
+
+export function snapshotOf(lm: UserRecord, primaryUserId: string | undefined): StoredSnapshot {
+  const { passwordHash: _hash, ...rest } = storedLogin(lm);
+  return primaryUserId === undefined ? rest : { ...rest, primaryUserId };
+}
+
+/** The snapshot an item holds, with the hash the item keeps beside it; `undefined` when it holds none. */
+export function readSnapshot(item: Stored): LoginSnapshot | undefined {
+  const { snapshot } = item;
+  if (snapshot === undefined) return undefined;
+  if (!isObject(snapshot)) throw new StoredItemError('snapshot', 'a login method');
+  const loginMethod = decodeLogin({ ...snapshot, passwordHash: item.passwordHash });
+  const primaryUserId = readOptionalString(snapshot.primaryUserId, 'snapshot.primaryUserId');
+  return primaryUserId === undefined ? { loginMethod } : { loginMethod, primaryUserId };
+}

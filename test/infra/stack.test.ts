@@ -169,7 +169,7 @@ describe('DynamoDB table', () => {
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     });
     const [[, table]] = ofType(dev.resources, 'AWS::DynamoDB::Table');
-    for (const a of table.Properties?.AttributeDefinitions as { AttributeType: string }[]) expect(a.AttributeType).toBe('S');
+    for (const a of table.Properties!.AttributeDefinitions as { AttributeType: string }[]) expect(a.AttributeType).toBe('S');
   });
 
   it('protects and retains the table in production only', () => {
@@ -544,7 +544,7 @@ describe('alarms', () => {
     const throttleAlarms = ofType(dev.resources, 'AWS::CloudWatch::Alarm').filter(([, a]) => /-function-throttles-\d+$/.test(a.Properties?.AlarmName));
     expect(throttleAlarms).toHaveLength(Math.ceil((ROUTES.length + BACKGROUND_FUNCTIONS.length) / 10));
     const watched = throttleAlarms.flatMap(([, a]) =>
-      (a.Properties?.Metrics as any[])
+      (a.Properties!.Metrics as any[])
         .filter((m) => m.MetricStat)
         .map((m) => {
           expect(m.MetricStat.Metric).toMatchObject({ MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
@@ -565,7 +565,7 @@ describe('alarms', () => {
     const named = (s: Synthesized) => ofType(s.resources, 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties?.AlarmName.endsWith('-password-source-unavailable'));
     expect(named(dev)).toHaveLength(0);
     const [[, alarm]] = named(prod);
-    const stats = (alarm.Properties?.Metrics as any[]).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric);
+    const stats = (alarm.Properties!.Metrics as any[]).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric);
     expect(stats.map((m) => Object.fromEntries(m.Dimensions.map((d: { Name: string; Value: string }) => [d.Name, d.Value])))).toEqual(
       ['migrated', 'mismatch', 'unavailable'].map((Outcome) => ({ service: 'auth-core-prod', Source: 'webhook', Outcome })),
     );

@@ -306,7 +306,7 @@ describe('the external id is the user\'s id to the outside', () => {
   });
 
   it('names linked login methods and primary users by their external ids, in answers and in account-linking calls', async () => {
-    const { email, tp, ep, xtp, xep } = await mappedPair('ext-linked');
+    const { email, xtp, xep } = await mappedPair('ext-linked');
     expect((await al.createPrimary(xtp)).json.user.id).toBe(xtp);
     const linked = (await al.link(xep, xtp)).json;
     expect([linked.status, linked.user.id, linked.user.loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId)]).toEqual(['OK', xtp, [xtp, xep]]);

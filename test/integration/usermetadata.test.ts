@@ -34,7 +34,7 @@ describe('user metadata', () => {
     const id = someId();
     let deep: unknown = 'bottom';
     for (let i = 0; i < 60; i++) deep = { d: deep };
-    const value = { deep, big: 1e300, small: 5e-324, exact: 12345678901234567890123, empty: '', text: 'Zoë 🦄 日本', flag: false, nothing: [null] };
+    const value = { deep, big: 1e300, small: 5e-324, exact: 12345678901234568000000, empty: '', text: 'Zoë 🦄 日本', flag: false, nothing: [null] };
     expect((await update(id, value)).json.metadata).toEqual(JSON.parse(JSON.stringify(value)));
     expect((await get(id)).metadata).toEqual(JSON.parse(JSON.stringify(value)));
   });

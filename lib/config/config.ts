@@ -196,9 +196,7 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
  */
 const SECRET_CACHE_MS = 5 * 60 * 1000;
 
-export interface ConfigLoader {
-  (): Promise<Config>;
-}
+export type ConfigLoader = () => Promise<Config>;
 
 /**
  * Creates a loader that builds the configuration once per cold start (secrets cached for

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CollisionIndex, decideUsers, identityKeys, type DuplicatesMode } from './collisions';
 import { InterruptedBeforeWriting } from './errors';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
-import { Ledger, ReportWriter } from './report';
+import type { Ledger, ReportWriter } from './report';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
 import { eventBodyBytes } from '../http/body-size';
 import { IDEMPOTENCY_KEY_HEADER } from '../http/bulkimport-input';

@@ -57,7 +57,7 @@ describe('secret hygiene across every operation', () => {
 
     const passwords = ['correct horse battery staple', 'wrong-password-9999', BCRYPT_VECTORS[0].password, VENDOR_SCRYPT_VECTORS[0].password];
     const hashes = [BCRYPT_VECTORS[0].hash, VENDOR_SCRYPT_VECTORS[0].hash];
-    secrets.push(...passwords, ...hashes, ...hashes.map((h) => h.split('$').filter((s) => s.length >= 16)).flat());
+    secrets.push(...passwords, ...hashes, ...hashes.flatMap((h) => h.split('$').filter((s) => s.length >= 16)));
     const epEmail = uniqueEmail('ep');
     await run('import bcrypt', api.post('/recipe/user/passwordhash/import', { email: epEmail, passwordHash: hashes[0] }));
     await run('import scrypt', api.post('/recipe/user/passwordhash/import', { email: uniqueEmail('fs'), passwordHash: hashes[1], hashingAlgorithm: 'vendor_scrypt' }));

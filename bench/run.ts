@@ -262,7 +262,6 @@ async function signInCost(endpoint: string): Promise<void> {
 function inProcessHandler(id: string, env: Record<string, string>) {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { handler } = require(join(ROOT, 'dist', 'functions', id, 'index.js')) as {
     handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body?: string }>;
   };

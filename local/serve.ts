@@ -18,9 +18,7 @@ const LOCAL_SWEEP_MS = Number(process.env.BULK_SWEEP_INTERVAL_MS ?? 60_000);
  * bundle. The very bundles the stack deploys; no separate code path.
  */
 function startBulkWorker(bundleDir: string, tableName: string): { stop(): Promise<void> } {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const worker = (require(join(bundleDir, 'bulkimport-worker', 'index.js')) as { handler: StreamHandler }).handler;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const sweeper = (require(join(bundleDir, 'bulkimport-sweeper', 'index.js')) as { handler: () => Promise<unknown> }).handler;
   const log = (message: string) => process.stderr.write(`${message}\n`);
   const poller = startStreamPoller({

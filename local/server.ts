@@ -18,7 +18,6 @@ const MAX_INVOKE_BYTES = 6 * 1024 * 1024;
  * Each bundle has its own module state, like a separate Lambda function.
  */
 function loadBundle(bundleDir: string, route: RouteDef): LambdaHandler {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(join(bundleDir, route.id, 'index.js')) as { handler: LambdaHandler };
   return mod.handler;
 }

@@ -10,7 +10,6 @@ import { BCRYPT_VECTORS } from '../fixtures/password-vectors';
  * sweeper's rows. Each count is checked against the requests this file made.
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 interface Emf {
   _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
   [key: string]: any;

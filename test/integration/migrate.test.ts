@@ -26,7 +26,6 @@ const CLI = join(__dirname, '..', '..', 'dist', 'cli', 'migrate.js');
 const SIGNER_KEY = expectedSet(FIREBASE).service!.vendor_password_hashing_signer_key;
 const ENV = { VENDOR_PASSWORD_HASHING_SIGNER_KEY: SIGNER_KEY, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on' };
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 interface Run {
   code: number | null;
   stdout: string;

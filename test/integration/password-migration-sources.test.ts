@@ -12,7 +12,6 @@ import { firebaseSource, passwordMigrationSource, webhookSource, type PasswordCh
  * unavailable, and no verdict ever carries the password.
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => unknown;
 
 async function serve(handler: Handler): Promise<{ url: string; server: Server; hits: { body: string; headers: IncomingMessage['headers'] }[] }> {

@@ -15,7 +15,6 @@ import { BCRYPT_VECTORS } from '../fixtures/password-vectors';
  * else is a 503 that changes nothing. No password may appear in a log line or a response.
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const SECRET = 'webhook-secret-0123456789';
 const OLD_PASSWORD = 'Old-provider-pässword-1';
 const OWN = { ARGON2_MEMORY_KIB: '4096', ARGON2_ITERATIONS: '3', ARGON2_PARALLELISM: '1' };

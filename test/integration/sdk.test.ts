@@ -272,7 +272,6 @@ describe('supertokens-node 24 against the local service', () => {
     // A fresh module registry: the SDK's recipes are process-wide singletons, initialised once per
     // registry. `init` runs inside it too, because it loads further recipes (JWT, sessions) lazily.
     jest.isolateModules(() => {
-      /* eslint-disable @typescript-eslint/no-require-imports */
       const fresh: Sdk = {
         supertokens: require('supertokens-node'),
         AccountLinking: require('supertokens-node/recipe/accountlinking'),
@@ -280,7 +279,6 @@ describe('supertokens-node 24 against the local service', () => {
         Passwordless: require('supertokens-node/recipe/passwordless'),
         ThirdParty: require('supertokens-node/recipe/thirdparty'),
       };
-      /* eslint-enable @typescript-eslint/no-require-imports */
       fresh.supertokens.init({
         supertokens: coreOf(api.baseUrl),
         appInfo: appInfo('sdk-auto-linking'),

@@ -14,7 +14,7 @@ export interface ApiResponse {
   headers: Headers;
   text: string;
   /** Parsed JSON when the body is JSON, else undefined. */
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any;
 }
 
 /** A running local server (a child process running `dist/local/serve.js`) on its own table. */

@@ -43,7 +43,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** What a response from the emulator looks like to a test. */
 export interface EmulatorResponse {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
 }
 
 /** A running Firebase Auth emulator (a child `firebase emulators:start --only auth`) on its own ports. */

@@ -6,7 +6,6 @@ import type { BulkLoginMethodInput, MappedUser, Source } from '../../lib/migrate
 /** The migration fixtures (test/fixtures/migration) and what the command must make of them. */
 export const MIGRATION_FIXTURES = join(__dirname, '..', 'fixtures', 'migration');
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface ExpectedSet {
   exitCode: number;
   summary: { total: number; imported: number; skipped: number; failed: number };

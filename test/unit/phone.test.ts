@@ -4,7 +4,6 @@ import { getCountryCallingCode, parsePhoneNumberWithError, type CountryCode } fr
 import { toE164 } from '../../lib/phone/e164';
 import { e164Metadata } from '../../lib/phone/metadata-build';
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 const min = require('libphonenumber-js/metadata.min.json');
 const examples = require('libphonenumber-js/examples.mobile.json') as Record<string, string>;
 

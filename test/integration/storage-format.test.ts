@@ -1,9 +1,8 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { CURRENT_FORMAT, ITEM_TYPE } from '../../lib/storage/dynamo/user-items';
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { uniqueEmail, uniquePhone } from '../support/flows';
 import { BCRYPT, linkingClient } from '../support/linking';
-import { testDocClient } from '../support/table';
+import { scanTable } from '../support/table';
 
 /**
  * What the table holds after users of every kind are made through the API: every item derived
@@ -16,22 +15,6 @@ beforeAll(async () => {
   expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'fmt-t1' })).json.status).toBe('OK');
 });
 afterAll(() => api.stop());
-
-async function scan(): Promise<Record<string, unknown>[]> {
-  const doc = testDocClient();
-  try {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await doc.send(new ScanCommand({ TableName: api.tableName, ExclusiveStartKey: start, ConsistentRead: true }));
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
-  } finally {
-    doc.destroy();
-  }
-}
 
 describe('the stored format of users of every kind', () => {
   it('gives every item derived from a user the current fmt and one name per meaning', async () => {
@@ -57,7 +40,7 @@ describe('the stored format of users of every kind', () => {
     });
     expect(bulk.status).toBe(200);
 
-    const items = await scan();
+    const items = await scanTable(api.tableName);
     const derived = items.filter((i) => (Object.values(ITEM_TYPE) as unknown[]).includes(i.type));
     const types = new Set(derived.map((i) => i.type));
     // Users of every kind made every kind of item.

@@ -1,8 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, USER_LIST_SHARDS } from '../../lib/storage/keys';
 import { startApi, type TestApi } from '../support/api';
-import { testDocClient } from '../support/table';
+import { scanTable, testDocClient } from '../support/table';
 import { passwordlessSignIn, tenantPath, uniqueEmail, uniquePhone } from '../support/flows';
 
 /** A valid BCrypt hash (cost 10); import only validates it, so users are created fast. */
@@ -213,25 +212,7 @@ describe('GET /users and GET /users/count over 1,200 users in two tenants', () =
 
 /** Items of the table that mention a user id (its user item and guards hold it). */
 async function storedItemsOf(userId: string): Promise<unknown[]> {
-  const doc = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
-  try {
-    const found: unknown[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await doc.send(new ScanCommand({ TableName: api.tableName, ExclusiveStartKey: start }));
-      found.push(...(out.Items ?? []).filter((item) => JSON.stringify(item).includes(userId)));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return found;
-  } finally {
-    doc.destroy();
-  }
+  return (await scanTable(api.tableName)).filter((item) => JSON.stringify(item).includes(userId));
 }
 
 describe('POST /user/remove', () => {

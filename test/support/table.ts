@@ -1,5 +1,5 @@
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lib/storage/keys';
 
 /** A document client on the suite's DynamoDB Local (or another), for reading what the service stored. */
@@ -27,19 +27,24 @@ export async function readStoredUser(tableName: string, recipeUserId: string): P
   }
 }
 
-/** Every item of a table as raw JSON text (to check what is, and is not, stored). */
-export async function dumpTable(tableName: string): Promise<string> {
+/** Every item of a table, read consistently. */
+export async function scanTable(tableName: string): Promise<Record<string, unknown>[]> {
   const doc = testDocClient();
   try {
-    const items: unknown[] = [];
+    const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const out = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start as never }));
+      const out = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start, ConsistentRead: true }));
       items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;
     } while (start);
-    return JSON.stringify(items);
+    return items;
   } finally {
     doc.destroy();
   }
+}
+
+/** Every item of a table as raw JSON text (to check what is, and is not, stored). */
+export async function dumpTable(tableName: string): Promise<string> {
+  return JSON.stringify(await scanTable(tableName));
 }

@@ -6,7 +6,7 @@ import { createDynamoContext } from '../lib/storage/dynamo';
 import { sweepFormats } from '../lib/storage/dynamo/format-sweep';
 import { ensureTable } from './create-table';
 import { createLocalServer } from './server';
-import { WORKER_PARALLELIZATION } from '../lib/recipes/bulkimport/worker';
+import { WORKER_PARALLELIZATION } from '../infra/worker-stream';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
 
 /** How often `npm start` runs the sweeper bundle (in AWS: every 5 minutes, by a schedule). */

@@ -6,8 +6,8 @@ import {
   GetShardIteratorCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
+import { passesWorkerFilter, WORKER_BATCH_SIZE, WORKER_PARALLELIZATION } from '../infra/worker-stream';
 import { sleep } from '../lib/pool';
-import { isWorkerRecord, WORKER_BATCH_SIZE, WORKER_PARALLELIZATION, type RowRecord } from '../lib/recipes/bulkimport/worker';
 
 /** The worker bundle's handler: Lambda's DynamoDB stream event in, batch item failures out. */
 export type StreamHandler = (event: { Records: unknown[] }) => Promise<{ batchItemFailures?: { itemIdentifier: string }[] } | void>;
@@ -68,10 +68,10 @@ function asLambdaRecord(record: StreamRecord, streamArn: string): Record<string,
 
 /**
  * The local stand-in for Lambda's event source mapping on the table's stream: polls DynamoDB
- * Local's Streams API, keeps the records the mapping's filter keeps (`isWorkerRecord`), and
- * invokes the worker bundle with Lambda's event shape, up to `parallelization` batches of a shard
- * at once with one partition key's records in order (`parallelBatches`), as the mapping's
- * parallelization factor does. A batch item failure makes it hand the stream over again from the
+ * Local's Streams API, keeps the records the mapping's filter keeps (`passesWorkerFilter`, on the
+ * very patterns the stack gives the mapping), and invokes the worker bundle with Lambda's event
+ * shape, up to `parallelization` batches of a shard at once with one partition key's records in
+ * order (`parallelBatches`), as the mapping's parallelization factor does. A batch item failure makes it hand the stream over again from the
  * earliest failed record (as Lambda does; records after it that were handled are handed over
  * again, and the worker skips their rows), up to `maxRetries` times, then skip it (in AWS it would
  * go to the dead-letter queue; the sweeper picks its row up again).
@@ -103,7 +103,7 @@ export function startStreamPoller(opts: StreamPollerOptions): { stop(): Promise<
         const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: Math.min(1000, batchSize * parallelization) }));
         if (process.env.BULK_POLLER_DEBUG) log(`GetRecords ${Date.now() - asked} ms, ${out.Records?.length ?? 0} records`);
         const all = out.Records ?? [];
-        const records = all.filter((r) => isWorkerRecord(r as RowRecord));
+        const records = all.filter(passesWorkerFilter);
         let next = out.NextShardIterator;
         let failed: string | undefined;
         if (records.length > 0) {

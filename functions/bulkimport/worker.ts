@@ -2,8 +2,8 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { knobFrom } from '../../lib/config/config';
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
-import { processRecords, THROTTLED_RETRY_WINDOW_MS, type RowRecord } from '../../lib/recipes/bulkimport/worker';
-import { bulkRowFromImage } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
+import { processRecords, THROTTLED_RETRY_WINDOW_MS } from '../../lib/recipes/bulkimport/worker';
+import { bulkRowHandOversOf } from '../../lib/storage/dynamo/bulk-row-stream';
 import { DynamoBulkUserImportStore } from '../../lib/storage/dynamo/dynamo-bulk-user-import-store';
 import { DynamoBulkWorkerStore } from '../../lib/storage/dynamo/dynamo-bulk-worker-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
@@ -21,5 +21,5 @@ const log = createLogger({ function: 'bulkimport-worker' });
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   // `BULK_THROTTLED_RETRY_WINDOW_MS` shortens how long throttled rows are waited on (tests).
   const retryWindow = knobFrom(process.env, 'BULK_THROTTLED_RETRY_WINDOW_MS', THROTTLED_RETRY_WINDOW_MS);
-  return processRecords(await loadDeps(), event.Records as RowRecord[], log, bulkRowFromImage, retryWindow);
+  return processRecords(await loadDeps(), bulkRowHandOversOf(event.Records), log, retryWindow);
 }

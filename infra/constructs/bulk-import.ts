@@ -9,8 +9,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS, WORKER_PARALLELIZATION } from '../../lib/recipes/bulkimport/worker';
 import { backgroundFunction } from '../routes';
+import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS, WORKER_PARALLELIZATION } from '../worker-stream';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
 /** How long the mapping gathers records for a batch (SPEC §15: within seconds). */

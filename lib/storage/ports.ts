@@ -397,6 +397,21 @@ export interface BulkRowRef {
   readonly status: BulkImportStatus;
 }
 
+/**
+ * A staged row handed to the worker (staged, or handed on again by the sweeper), as the adapter
+ * reads it from the change feed that carries it (the table's stream). Rows of one lane come in the
+ * order they changed.
+ */
+export interface BulkRowHandOver {
+  readonly id: string;
+  /** The row's lane (see `BULK_LANES`): the worker handles a lane's rows one at a time. */
+  readonly lane: number;
+  /** What names this hand-over when the worker gives it back to be handed over again (Lambda's batch item failure). */
+  readonly recordId: string;
+  /** The row as it was when handed over, when the feed shows it whole: saves reading it. */
+  readonly seen?: BulkImportRow;
+}
+
 /** What importing one bulk user writes (SPEC §15). */
 export interface BulkUserWrite {
   readonly users: readonly AuthUser[];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoContext, createDynamoStores } from '../../lib/storage/dynamo';
-import { bulkRowFromImage } from '../../lib/storage/dynamo/dynamo-bulk-import-store';
+import { bulkRowHandOversOf } from '../../lib/storage/dynamo/bulk-row-stream';
 import type { BulkImportRow } from '../../lib/storage/model';
 import { MAX_ATTEMPTS, processRecords, sweepRows } from '../../lib/recipes/bulkimport/worker';
 import { configFromEnv } from '../../lib/config/config';
@@ -87,7 +87,7 @@ describe('the bulk-import worker on a stream record older than its row', () => {
     const before = await bulkImport.countRowsByStatus();
 
     // In order, as one lane would see them if both were in it: the first imports, the second finds its email taken.
-    for (const r of [moved, conflicting, noRole]) expect(await processRecords(deps, [insertRecord(r)], silent, bulkRowFromImage)).toEqual({ batchItemFailures: [] });
+    for (const r of [moved, conflicting, noRole]) expect(await processRecords(deps, bulkRowHandOversOf([insertRecord(r)]), silent)).toEqual({ batchItemFailures: [] });
 
     expect(await bulkWorker.getRow(moved.user.id)).toBeUndefined();
     expect((await stores.users.getUser(moved.user.id))?.loginMethods.map((lm) => lm.email)).toEqual(['moved@example.com']);
@@ -98,7 +98,7 @@ describe('the bulk-import worker on a stream record older than its row', () => {
     const after = await bulkImport.countRowsByStatus();
     expect([after.PROCESSING, after.FAILED]).toEqual([before.PROCESSING - 3, before.FAILED + 2]);
     // Handed over once more (the stream may), the record changes nothing.
-    expect(await processRecords(deps, [insertRecord(moved)], silent, bulkRowFromImage)).toEqual({ batchItemFailures: [] });
+    expect(await processRecords(deps, bulkRowHandOversOf([insertRecord(moved)]), silent)).toEqual({ batchItemFailures: [] });
     expect(await bulkImport.countRowsByStatus()).toEqual(after);
   });
 });

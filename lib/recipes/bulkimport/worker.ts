@@ -2,7 +2,7 @@ import type { Logger } from '../../log/logger';
 import { inPool } from '../../pool';
 import { describeError } from '../../log/logger';
 import { isThrottlingError, whileThrottled } from '../../storage/errors';
-import type { BulkRowRef } from '../../storage/ports';
+import type { BulkRowHandOver, BulkRowRef } from '../../storage/ports';
 import { BULK_IMPORT_STATUSES, type BulkImportRow } from '../../storage/model';
 import { MetricUnit, recordMetrics } from '../../log/metrics';
 import type { Deps } from '../deps';
@@ -13,13 +13,6 @@ type WorkerDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'bulkWorker' | 'metada
 
 /** Lanes one invocation works on at once (each lane's rows one after another). */
 export const LANES_IN_FLIGHT = 16;
-/**
- * The event source mapping's records per invocation, and its concurrent batches per stream shard
- * (records of one partition key, one lane, stay in order): the stack sets these, and `npm start`'s
- * stream poller does the same with DynamoDB Local's stream.
- */
-export const WORKER_BATCH_SIZE = 100;
-export const WORKER_PARALLELIZATION = 10;
 /** A row whose import ended in an internal error this often is failed by the sweeper. */
 export const MAX_ATTEMPTS = 3;
 /** A row `NEW` or `PROCESSING` unchanged this long is handed to the worker again by the sweeper. */
@@ -35,33 +28,6 @@ export const SWEEP_LIMIT = 1000;
  * The worker's timeout (120 s) leaves room for the last wait and the lane's other rows.
  */
 export const THROTTLED_RETRY_WINDOW_MS = 60_000;
-
-/** What a stream record must be for the worker: a row staged, or a row the sweeper handed on again. */
-export interface RowRecord {
-  readonly eventName?: string;
-  readonly dynamodb?: {
-    readonly Keys?: Record<string, { S?: string }>;
-    readonly NewImage?: Record<string, { S?: string; N?: string }>;
-    readonly SequenceNumber?: string;
-  };
-}
-
-/**
- * The records the worker takes: a bulk row inserted (staged), or modified with a `redriveAt` (the
- * sweeper's hand-on). The same rule as the event source mapping's filter in AWS (`infra/`), which
- * the local stream poller applies with this function.
- */
-export function isWorkerRecord(record: RowRecord): boolean {
-  const image = record.dynamodb?.NewImage;
-  if (image?.type?.S !== 'bulkRow') return false;
-  return record.eventName === 'INSERT' || (record.eventName === 'MODIFY' && image.redriveAt?.N !== undefined);
-}
-
-/** The filter patterns of the event source mapping (Lambda's filter syntax), the same rule as `isWorkerRecord`. */
-export const WORKER_FILTER_PATTERNS: readonly Record<string, unknown>[] = [
-  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['bulkRow'] } } } },
-  { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['bulkRow'] }, redriveAt: { N: [{ exists: true }] } } } },
-];
 
 export type RowOutcome = 'IMPORTED' | 'FAILED' | 'SKIPPED';
 
@@ -140,33 +106,24 @@ export class CapacityGate {
 }
 
 /**
- * Handles a batch of stream records: rows grouped by lane (their partition), the lanes at once
- * and each lane's rows in order, so a lane's counter has one writer. A row DynamoDB refuses for
- * load is tried again after a wait (`THROTTLED_RETRY_WINDOW_MS`). A lane stops at its first
- * internal error, or refusal past that window; that record's sequence number is reported
+ * Handles the rows a batch of stream records hands over (`BulkRowHandOver`): grouped by lane, the
+ * lanes at once and each lane's rows in order, so a lane's counter has one writer. A row DynamoDB
+ * refuses for load is tried again after a wait (`THROTTLED_RETRY_WINDOW_MS`). A lane stops at its
+ * first internal error, or refusal past that window; that hand-over's `recordId` is reported
  * (Lambda's batch item failures), and the stream hands it and what follows over again (rows done
  * by then are skipped).
  */
 export async function processRecords(
   deps: WorkerDeps,
-  records: readonly RowRecord[],
+  handOvers: readonly BulkRowHandOver[],
   log: Logger,
-  /** The row a record's new image shows (as it was when it changed); without it, each row is read. */
-  rowOfImage?: (image: NonNullable<NonNullable<RowRecord['dynamodb']>['NewImage']>) => BulkImportRow | undefined,
   throttledRetryWindowMs = THROTTLED_RETRY_WINDOW_MS,
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
-  const lanes = new Map<string, { id: string; sequenceNumber: string; seen?: BulkImportRow }[]>();
-  for (const record of records) {
-    if (!isWorkerRecord(record)) continue;
-    const pk = record.dynamodb?.Keys?.pk?.S;
-    const sk = record.dynamodb?.Keys?.sk?.S;
-    if (!pk || !sk?.startsWith('ROW#')) continue;
-    const image = record.dynamodb?.NewImage;
-    const seen = image && rowOfImage ? rowOfImage(image) : undefined;
-    const row = { id: sk.slice('ROW#'.length), sequenceNumber: record.dynamodb?.SequenceNumber ?? '', ...(seen ? { seen } : {}) };
-    const lane = lanes.get(pk);
-    if (lane) lane.push(row);
-    else lanes.set(pk, [row]);
+  const lanes = new Map<number, BulkRowHandOver[]>();
+  for (const handOver of handOvers) {
+    const lane = lanes.get(handOver.lane);
+    if (lane) lane.push(handOver);
+    else lanes.set(handOver.lane, [handOver]);
   }
   const started = Date.now();
   const failures: { itemIdentifier: string }[] = [];
@@ -176,7 +133,7 @@ export async function processRecords(
   const laneRoles = new LaneRoles(deps);
   const gate = new CapacityGate(LANES_IN_FLIGHT);
   await inPool([...lanes.values()], LANES_IN_FLIGHT, async (lane) => {
-    for (const { id, sequenceNumber, seen } of lane) {
+    for (const { id, recordId, seen } of lane) {
       try {
         // Tried again after a wait while DynamoDB refuses it for load, within the window.
         const outcome = await gate.run(() =>
@@ -190,12 +147,12 @@ export async function processRecords(
       } catch (err) {
         if (isThrottlingError(err)) log.warn('bulk row handed back to the stream: storage still throttled', { rowId: id, ...describeError(err) });
         else log.error('bulk row import failed', { rowId: id, ...describeError(err) });
-        failures.push({ itemIdentifier: sequenceNumber });
+        failures.push({ itemIdentifier: recordId });
         break;
       }
     }
   });
-  log.info('bulk rows processed', { records: records.length, ...counts, failures: failures.length, throttled, lanes: lanes.size, durationMs: Date.now() - started });
+  log.info('bulk rows processed', { records: handOvers.length, ...counts, failures: failures.length, throttled, lanes: lanes.size, durationMs: Date.now() - started });
   // Imports per minute and failures, on the migration dashboard; internal errors are handed over again.
   recordMetrics(
     [

@@ -88,21 +88,6 @@ export function bulkRowFromItem(item: Record<string, unknown>): BulkImportRow {
   };
 }
 
-/**
- * A row as a stream record's new image shows it (DynamoDB's JSON: strings and numbers are all a
- * row holds), or `undefined` when the image is not a whole row.
- */
-export function bulkRowFromImage(image: Readonly<Record<string, { S?: string; N?: string }>>): BulkImportRow | undefined {
-  if (image.type?.S !== BULK_ROW_TYPE || image.user?.S === undefined || image.status?.S === undefined) return undefined;
-  const item: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(image)) item[name] = value.S ?? (value.N !== undefined ? Number(value.N) : undefined);
-  try {
-    return bulkRowFromItem(item);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The condition that a row is still in the status read. */
 export function ifStatus(status: BulkImportStatus, values: Record<string, unknown> = {}) {
   return {

@@ -1,8 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { knobFrom } from '../../lib/config/config';
 import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
-import { processRecords, THROTTLED_RETRY_WINDOW_MS } from '../../lib/recipes/bulkimport/worker';
+import { processRecords } from '../../lib/recipes/bulkimport/worker';
 import { bulkRowHandOversOf } from '../../lib/storage/dynamo/bulk-row-stream';
 import { DynamoBulkUserImportStore } from '../../lib/storage/dynamo/dynamo-bulk-user-import-store';
 import { DynamoBulkWorkerStore } from '../../lib/storage/dynamo/dynamo-bulk-worker-store';
@@ -19,7 +18,6 @@ const log = createLogger({ function: 'bulkimport-worker' });
  * poller invokes this very bundle with the same event.
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
-  // `BULK_THROTTLED_RETRY_WINDOW_MS` shortens how long throttled rows are waited on (tests).
-  const retryWindow = knobFrom(process.env, 'BULK_THROTTLED_RETRY_WINDOW_MS', THROTTLED_RETRY_WINDOW_MS);
-  return processRecords(await loadDeps(), bulkRowHandOversOf(event.Records), log, retryWindow);
+  const deps = await loadDeps();
+  return processRecords(deps, bulkRowHandOversOf(event.Records), log, deps.config.bulkImport.throttledRetryWindowMs);
 }

@@ -1,5 +1,6 @@
 import { extensionParameterReader, ParameterReadError, type ParameterReader } from './parameters';
 import { DEFAULT_OWN_HASH_PARAMS, DEFAULT_PASSWORD_LIMITS, type OwnHashParams, type PasswordLimits } from '../password/limits';
+import { STALE_AFTER_MS, THROTTLED_RETRY_WINDOW_MS } from '../recipes/bulkimport/limits';
 
 /**
  * The service's configuration. In AWS the secrets come from SSM Parameter Store (SecureString),
@@ -27,6 +28,13 @@ export interface Config {
   };
   /** Where the password of a user imported without a hash is checked at its first sign-in (SPEC §16). */
   readonly passwordMigration: PasswordMigrationConfig;
+  /** The bulk-import engine's waits (SPEC §15): tuning knobs, shortened by tests. */
+  readonly bulkImport: {
+    /** `BULK_THROTTLED_RETRY_WINDOW_MS`: how long into an invocation the worker waits on rows DynamoDB refuses for load. */
+    readonly throttledRetryWindowMs: number;
+    /** `BULK_STALE_AFTER_MS`: how long a `NEW` or `PROCESSING` row stays unchanged before the sweeper hands it over again. */
+    readonly staleAfterMs: number;
+  };
 }
 
 /**
@@ -187,6 +195,10 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
       rehashOnSignin: boolFrom(env, 'PASSWORD_REHASH_ON_SIGNIN', true),
     },
     passwordMigration: passwordMigrationFromEnv(env, secrets.passwordMigration, secrets.passwordMigrationElsewhere),
+    bulkImport: {
+      throttledRetryWindowMs: knobFrom(env, 'BULK_THROTTLED_RETRY_WINDOW_MS', THROTTLED_RETRY_WINDOW_MS),
+      staleAfterMs: knobFrom(env, 'BULK_STALE_AFTER_MS', STALE_AFTER_MS),
+    },
   };
 }
 

@@ -13,7 +13,7 @@ import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOU
 import { TABLE_SCHEMA } from '../../lib/storage/table-schema';
 import { secretsOf } from '../../infra/constructs/route-function';
 import { WORKER_TIMEOUT_SECONDS } from '../../infra/constructs/bulk-import';
-import { THROTTLED_RETRY_WINDOW_MS } from '../../lib/recipes/bulkimport/worker';
+import { THROTTLED_RETRY_WINDOW_MS } from '../../lib/recipes/bulkimport/limits';
 import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS } from '../../infra/worker-stream';
 import { lambdaBundles, ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
 

@@ -161,4 +161,10 @@ describe('knobFrom (tuning knobs: the bulk engine\'s, shortened by tests)', () =
     expect(knobFrom({ K: '11' }, 'K', 10, 1, 10)).toBe(10);
     expect(knobFrom({ K: '4' }, 'K', 10, 1, 10)).toBe(4);
   });
+
+  it('gives the bulk worker and sweeper their waits through the configuration, not the environment they run in', () => {
+    expect(configFromEnv({}, {}).bulkImport).toEqual({ throttledRetryWindowMs: 60_000, staleAfterMs: 600_000 });
+    expect(configFromEnv({ BULK_THROTTLED_RETRY_WINDOW_MS: '0', BULK_STALE_AFTER_MS: '1500' }, {}).bulkImport).toEqual({ throttledRetryWindowMs: 0, staleAfterMs: 1500 });
+    expect(configFromEnv({ BULK_STALE_AFTER_MS: 'soon' }, {}).bulkImport.staleAfterMs).toBe(600_000);
+  });
 });

@@ -8,6 +8,7 @@ import { MetricUnit, recordMetrics } from '../../log/metrics';
 import type { Deps } from '../deps';
 import { importBulkUser } from './import-user';
 import { LaneRoles } from './lane-roles';
+import { STALE_AFTER_MS, THROTTLED_RETRY_WINDOW_MS } from './limits';
 
 type WorkerDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'bulkWorker' | 'metadata' | 'roleReader' | 'config' | 'clock'>;
 
@@ -15,19 +16,8 @@ type WorkerDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'bulkWorker' | 'metada
 export const LANES_IN_FLIGHT = 16;
 /** A row whose import ended in an internal error this often is failed by the sweeper. */
 export const MAX_ATTEMPTS = 3;
-/** A row `NEW` or `PROCESSING` unchanged this long is handed to the worker again by the sweeper. */
-export const STALE_AFTER_MS = 10 * 60 * 1000;
 /** Rows the sweeper handles per run. */
 export const SWEEP_LIMIT = 1000;
-/**
- * A row DynamoDB refused for load (`isThrottlingError`: the table or an index short of capacity)
- * is tried again in the same invocation, after 100 ms doubling up to 5 s (jittered), while the
- * invocation has run less than this; past it, its record is handed back to the stream. Either way
- * the row is not marked: nothing was written, so the refusal is not an attempt that counts
- * towards `MAX_ATTEMPTS`. The table's capacity sets the pace of an import and never fails a user.
- * The worker's timeout (120 s) leaves room for the last wait and the lane's other rows.
- */
-export const THROTTLED_RETRY_WINDOW_MS = 60_000;
 
 export type RowOutcome = 'IMPORTED' | 'FAILED' | 'SKIPPED';
 

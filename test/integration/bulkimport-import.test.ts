@@ -157,9 +157,9 @@ describe('POST /bulk-import/import', () => {
     const res = await importUser({ externalUserId: 'x'.repeat(129), loginMethods: [{ recipeId: 'emailpassword', email: 'a@b.c' }], userRoles: [{ role: 'ghost', tenantIds: ['public'] }] });
     expect([res.status, res.json]).toEqual([400, {
       errors: [
+        `externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`,
         'Role ghost does not exist.',
         'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
-        `externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`,
       ],
     }]);
     expect((await api.post('/shop/bulk-import/import', {})).status).toBe(403);

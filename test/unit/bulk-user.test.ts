@@ -98,21 +98,21 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
     ['roles', { userRoles: [{ role: 'ghost', tenantIds: ['t9', 't2'] }, { tenantIds: [] }, { role: 'r'.repeat(256), tenantIds: ['public'] }, { role: 'admin' }], loginMethods: [pl()] }, [
       'Role ghost does not exist.',
       'Invalid tenantId: t9 for a user role.',
+      'TenantId t2 for a user role does not exist in loginMethods.',
       'role is required for a user role.',
       `role ${'r'.repeat(256)} is too long. Max length is 255.`,
       `Role ${'r'.repeat(256)} does not exist.`,
       'tenantIds is required for a user role.',
-      'TenantId t2 for a user role does not exist in loginMethods.',
     ]],
     ['too many role assignments', { userRoles: [{ role: 'admin', tenantIds: ['public', 't1'] }, ...Array.from({ length: 49 }, () => ({ role: 'viewer', tenantIds: ['public'] }))], loginMethods: [pl({ tenantIds: ['t1'] })] }, [
       'userRoles assigns 51 roles (role and tenant pairs): the maximum is 50.',
     ]],
     ['login method fields', { loginMethods: [{ recipeId: 'emailpassword2', tenantIds: ['nope', ''], isVerified: 'yes', isPrimary: 1, timeJoinedInMSSinceEpoch: 1.5 }] }, [
+      'Invalid recipeId for loginMethod. Pass one of emailpassword, thirdparty or, passwordless!',
       'tenantIds should be of type array of string for a loginMethod.',
       'isVerified should be of type boolean for a loginMethod.',
       'isPrimary should be of type boolean for a loginMethod.',
       'timeJoinedInMSSinceEpoch should be of type integer for a loginMethod',
-      'Invalid recipeId for loginMethod. Pass one of emailpassword, thirdparty or, passwordless!',
     ]],
     ['no recipe, unknown tenant, empty tenants', { loginMethods: [{ tenantIds: ['Nope'] }, pl({ tenantIds: [] })] }, [
       'recipeId is required for a loginMethod.',
@@ -227,10 +227,61 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
     const huge = 'h'.repeat(1_000_000);
     const errors = errorsOf({ externalUserId: huge, userRoles: [{ role: huge, tenantIds: ['public'] }], loginMethods: [tp({ thirdPartyUserId: huge })] });
     expect(errors).toEqual([
+      `externalUserId ${'h'.repeat(300)}… is too long. Max length is 128.`,
       `role ${'h'.repeat(300)}… is too long. Max length is 255.`,
       `Role ${'h'.repeat(300)}… does not exist.`,
       `thirdPartyUserId ${'h'.repeat(300)}… is too long. Max length is 256.`,
-      `externalUserId ${'h'.repeat(300)}… is too long. Max length is 128.`,
+    ]);
+  });
+
+  it('lists the errors of several wrong fields in field order (SPEC §15), not in the order they are checked', () => {
+    // The newcomer's case of issue #33: the external id's error before the login methods'.
+    expect(errorsOf({ externalUserId: 'x'.repeat(129) })).toEqual([`externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`, 'loginMethods is required.']);
+    // Every field of the user and of its login methods wrong at once; each field's errors together,
+    // its type first, a rule over several fields after them, the login methods in their order.
+    const ctx = context({ externalUserIds: new Set(['taken']) });
+    expect(
+      errorsOf(
+        {
+          loginMethods: [
+            { recipeId: 'passwordless', isPrimary: true, email: 'a b@c.d', phoneNumber: '4155552671', tenantIds: ['t1'] },
+            { timeJoinedInMSSinceEpoch: -1, isPrimary: true, recipeId: 'emailpassword', email: 7, plainTextPassword: 'é'.repeat(513), hashingAlgorithm: 'md5', passwordHash: `$2a$10$${'a'.repeat(510)}` },
+            { thirdPartyUserId: 'u'.repeat(257), thirdPartyId: 'x'.repeat(29), isVerified: 'yes', tenantIds: ['Nope'], recipeId: 'thirdparty' },
+            { recipeId: 'passwordless', email: 5 },
+          ],
+          totpDevices: [{ secretKey: 'k' }],
+          userRoles: [{ tenantIds: ['t2', 't9'], role: 'ghost' }, { role: 'admin', tenantIds: ['t1'] }],
+          userMetadata: { '\ud800': 1 },
+          externalUserId: 'taken',
+        },
+        ctx,
+      ),
+    ).toEqual([
+      'externalUserId taken is not unique. It is already used by another user.',
+      'userMetadata is not valid Unicode: it holds a lone surrogate.',
+      'Role ghost does not exist.',
+      'Invalid tenantId: t9 for a user role.',
+      'TenantId t2 for a user role does not exist in loginMethods.',
+      'TOTP devices are not supported.',
+      'No two loginMethods can have isPrimary as true.',
+      'email a b@c.d is not an email address: it contains whitespace for a passwordless recipe.',
+      'phoneNumber 4155552671 must be in international format, for example +14155552671 for a passwordless recipe.',
+      'timeJoined cannot be < 0 for a loginMethod.',
+      'email should be of type string for an emailpassword recipe.',
+      'Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!',
+      'plainTextPassword is too long. Max length is 1024 bytes.',
+      'Invalid tenantId: Nope for thirdparty recipe.',
+      'isVerified should be of type boolean for a loginMethod.',
+      'email is required for a thirdparty recipe.',
+      `thirdPartyId ${'x'.repeat(29)} is too long. Max length is 28.`,
+      `thirdPartyUserId ${'u'.repeat(257)} is too long. Max length is 256.`,
+      'email should be of type string for a passwordless recipe.',
+      'Either email or phoneNumber is required for a passwordless recipe.',
+    ]);
+    // A hash checked with its algorithm still reports before the algorithm and the password.
+    expect(errorsOf({ loginMethods: [ep({ email: 'a@b', passwordHash: `$2a$10$${'a'.repeat(510)}`, hashingAlgorithm: 'BCRYPT', plainTextPassword: 'é'.repeat(513) })] })).toEqual([
+      'passwordHash is too long. Max length is 512.',
+      'plainTextPassword is too long. Max length is 1024 bytes.',
     ]);
   });
 

@@ -8,9 +8,15 @@ import { MAX_JSON_DEPTH, MAX_METADATA_BYTES } from '../usermetadata/limits';
 import { MAX_ROLE_LENGTH, MAX_ROLES_PER_USER } from '../userroles/limits';
 
 /**
- * The bulk user of SPEC §15: validated and normalised, every error collected in field order with
- * the core's texts (`<field> is required<sfx>`, `<field> should be of type <t><sfx>`, …), so an
- * operator fixes a whole export in one pass.
+ * The bulk user of SPEC §15: validated and normalised, every error collected with the core's texts
+ * (`<field> is required<sfx>`, `<field> should be of type <t><sfx>`, …), so an operator fixes a
+ * whole export in one pass. Errors come in field order, the order of SPEC §15's table:
+ * `externalUserId`, `userMetadata`, `userRoles`, `totpDevices`, `loginMethods`, then each login
+ * method's `recipeId`, `tenantIds`, `isVerified`, `isPrimary`, `timeJoinedInMSSinceEpoch` and its
+ * recipe's fields. A field's errors come together, its type first; a rule over several fields
+ * (`Either … is required`) comes after the last of them. (The core reports the external id's
+ * length and uniqueness, and a role's tenant missing from the login methods, after every login
+ * method; and a login method's value errors after all its type errors.)
  */
 
 /** What validating a user needs to know about the app and the request so far. */
@@ -158,7 +164,16 @@ function normaliseTenantIds(raw: readonly string[] | undefined, ctx: BulkValidat
   return tenantIds;
 }
 
-function parseRoles(reader: FieldReader, ctx: BulkValidationContext, errors: string[]): { role: string; tenantIds: string[] }[] | undefined {
+/**
+ * `userRoles`; a role's tenant other than `public` must be one of the login methods'
+ * (`loginMethods`, read first for it).
+ */
+function parseRoles(
+  reader: FieldReader,
+  ctx: BulkValidationContext,
+  loginMethods: readonly BulkLoginMethod[],
+  errors: string[],
+): { role: string; tenantIds: string[] }[] | undefined {
   const raw = reader.read<Obj[]>('userRoles', 'array of object', false);
   if (raw === undefined) return undefined;
   const roles: { role: string; tenantIds: string[] }[] = [];
@@ -166,12 +181,18 @@ function parseRoles(reader: FieldReader, ctx: BulkValidationContext, errors: str
   for (const entry of raw) {
     const r = new FieldReader(entry, errors, sfx);
     const given = r.string('role', true);
+    const role = given?.trim();
+    if (given !== undefined && given.length > MAX_ROLE_LENGTH) errors.push(`role ${shown(given)} is too long. Max length is ${MAX_ROLE_LENGTH}.`);
+    if (role !== undefined && !ctx.roles.has(role)) errors.push(`Role ${shown(role)} does not exist.`);
     const tenantIds = r.read<string[]>('tenantIds', 'array of string', true);
-    if (given === undefined) continue;
-    if (given.length > MAX_ROLE_LENGTH) errors.push(`role ${shown(given)} is too long. Max length is ${MAX_ROLE_LENGTH}.`);
-    const role = given.trim();
-    if (!ctx.roles.has(role)) errors.push(`Role ${shown(role)} does not exist.`);
-    roles.push({ role, tenantIds: normaliseTenantIds(tenantIds, ctx, sfx, errors) });
+    if (role === undefined) continue;
+    const tenants = normaliseTenantIds(tenantIds, ctx, sfx, errors);
+    for (const tenantId of tenants) {
+      if (tenantId !== 'public' && !loginMethods.some((lm) => lm.tenantIds.includes(tenantId))) {
+        errors.push(`TenantId ${shown(tenantId)} for a user role does not exist in loginMethods.`);
+      }
+    }
+    roles.push({ role, tenantIds: tenants });
   }
   const assignments = roles.reduce((n, r) => n + r.tenantIds.length, 0);
   if (assignments > MAX_ROLES_PER_USER) {
@@ -202,60 +223,68 @@ function parseMetadata(reader: FieldReader, errors: string[]): JsonObject | unde
  * with `migratePasswordOnSignIn` (SPEC §16: checked by the previous provider at the first sign-in).
  */
 function parsePassword(
-  r: FieldReader,
+  obj: Obj,
   ctx: BulkValidationContext,
   errors: string[],
 ): Pick<BulkLoginMethod, 'passwordHash' | 'hashingAlgorithm' | 'plainTextPassword' | 'migratePasswordOnSignIn'> {
   const sfx = ' for an emailpassword recipe.';
-  if (r.read<boolean>('migratePasswordOnSignIn', 'boolean', false, sfx) === true) {
+  const r = new FieldReader(obj, errors, sfx);
+  if (r.read<boolean>('migratePasswordOnSignIn', 'boolean', false) === true) {
     if (['passwordHash', 'hashingAlgorithm', 'plainTextPassword'].some((k) => r.has(k))) {
       errors.push(`migratePasswordOnSignIn cannot be combined with passwordHash, hashingAlgorithm or plainTextPassword${sfx}`);
     }
     if (!ctx.passwordMigrationConfigured) errors.push(`Password migration at sign-in is not configured${sfx}`);
     return { migratePasswordOnSignIn: true };
   }
-  const hash = r.string('passwordHash');
-  const algorithmName = r.string('hashingAlgorithm');
-  const plainTextPassword = r.read<string>('plainTextPassword', 'string', false);
-  if ((hash === undefined || algorithmName === undefined) && plainTextPassword === undefined) {
-    errors.push(`Either (passwordHash, hashingAlgorithm) or plainTextPassword is required${sfx}`);
-  }
+  // The hash is checked with the algorithm: each field's errors are kept for its place.
+  const hashErrors: string[] = [];
+  const algorithmErrors: string[] = [];
+  const passwordErrors: string[] = [];
+  const hash = new FieldReader(obj, hashErrors, sfx).string('passwordHash');
+  const algorithmName = new FieldReader(obj, algorithmErrors, sfx).string('hashingAlgorithm');
+  const plainTextPassword = new FieldReader(obj, passwordErrors, sfx).string('plainTextPassword');
   let algorithm: HashAlgorithm | undefined;
   if (algorithmName !== undefined) {
     const key = algorithmName.trim().toUpperCase();
     if (Object.hasOwn(ALGORITHM_NAMES, key)) algorithm = ALGORITHM_NAMES[key];
-    else errors.push('Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!');
+    else algorithmErrors.push('Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!');
   }
   if (plainTextPassword !== undefined && Buffer.byteLength(plainTextPassword, 'utf8') > MAX_PASSWORD_BYTES) {
-    errors.push(`plainTextPassword is too long. Max length is ${MAX_PASSWORD_BYTES} bytes.`);
+    passwordErrors.push(`plainTextPassword is too long. Max length is ${MAX_PASSWORD_BYTES} bytes.`);
   }
+  type Password = Pick<BulkLoginMethod, 'passwordHash' | 'hashingAlgorithm' | 'plainTextPassword'>;
+  let password: Password = plainTextPassword !== undefined ? { plainTextPassword } : {};
   // A hash is stored only once parsed in full (SPEC §7): with its algorithm, or, beside a
   // plain-text password, with the algorithm its format shows.
   if (hash !== undefined && (algorithm !== undefined || (algorithmName === undefined && plainTextPassword !== undefined))) {
     if (hash.length > MAX_PASSWORD_HASH) {
-      errors.push(`passwordHash is too long. Max length is ${MAX_PASSWORD_HASH}.`);
+      hashErrors.push(`passwordHash is too long. Max length is ${MAX_PASSWORD_HASH}.`);
     } else {
       const checked = validateImportedHash(hash.trim(), algorithm, ctx.hashOptions);
-      if (!checked.ok) errors.push(checked.message);
-      else return { passwordHash: checked.stored, hashingAlgorithm: ALGORITHM_LABEL[checked.algorithm] };
+      if (!checked.ok) hashErrors.push(checked.message);
+      else password = { passwordHash: checked.stored, hashingAlgorithm: ALGORITHM_LABEL[checked.algorithm] };
     }
   }
-  return plainTextPassword !== undefined ? { plainTextPassword } : {};
+  errors.push(...hashErrors, ...algorithmErrors, ...passwordErrors);
+  if ((hash === undefined || algorithmName === undefined) && plainTextPassword === undefined) {
+    errors.push(`Either (passwordHash, hashingAlgorithm) or plainTextPassword is required${sfx}`);
+  }
+  return password;
 }
 
 function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]): BulkLoginMethod | undefined {
   const r = new FieldReader(obj, errors, ' for a loginMethod.');
   const recipeId = r.string('recipeId', true);
-  const tenantIds = r.read<string[]>('tenantIds', 'array of string', false);
-  const isVerified = r.read<boolean>('isVerified', 'boolean', false) ?? false;
-  const isPrimary = r.read<boolean>('isPrimary', 'boolean', false) ?? false;
-  const timeJoined = r.read<number>('timeJoinedInMSSinceEpoch', 'integer', false, ' for a loginMethod');
   const known = recipeId === 'emailpassword' || recipeId === 'thirdparty' || recipeId === 'passwordless';
   if (recipeId !== undefined && !known) {
     errors.push('Invalid recipeId for loginMethod. Pass one of emailpassword, thirdparty or, passwordless!');
   }
+  const tenantIds = r.read<string[]>('tenantIds', 'array of string', false);
   const tenants = normaliseTenantIds(tenantIds, ctx, ` for ${recipeId ?? 'null'} recipe.`, errors);
   if (tenantIds !== undefined && tenantIds.length === 0) errors.push('tenantIds cannot be empty for a loginMethod.');
+  const isVerified = r.read<boolean>('isVerified', 'boolean', false) ?? false;
+  const isPrimary = r.read<boolean>('isPrimary', 'boolean', false) ?? false;
+  const timeJoined = r.read<number>('timeJoinedInMSSinceEpoch', 'integer', false, ' for a loginMethod');
   if (timeJoined !== undefined && timeJoined > ctx.now) errors.push('timeJoined cannot be in future for a loginMethod.');
   if (timeJoined !== undefined && timeJoined < 0) errors.push('timeJoined cannot be < 0 for a loginMethod.');
   if (!known) return undefined;
@@ -270,9 +299,8 @@ function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]
   };
   if (recipeId === 'emailpassword') {
     const sfx = ' for an emailpassword recipe.';
-    const ep = new FieldReader(obj, errors, sfx);
-    const email = normaliseEmail(ep.string('email', true), sfx, errors);
-    const password = parsePassword(ep, ctx, errors);
+    const email = normaliseEmail(new FieldReader(obj, errors, sfx).string('email', true), sfx, errors);
+    const password = parsePassword(obj, ctx, errors);
     return { ...base, ...(email !== undefined ? { email } : {}), ...password };
   }
   if (recipeId === 'thirdparty') {
@@ -280,10 +308,10 @@ function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]
     const tp = new FieldReader(obj, errors, sfx);
     const email = normaliseEmail(tp.string('email', true), sfx, errors);
     const thirdPartyId = tp.string('thirdPartyId', true);
-    const thirdPartyUserId = tp.string('thirdPartyUserId', true);
     if (thirdPartyId !== undefined && thirdPartyId.length > MAX_THIRD_PARTY_ID) {
       errors.push(`thirdPartyId ${shown(thirdPartyId)} is too long. Max length is ${MAX_THIRD_PARTY_ID}.`);
     }
+    const thirdPartyUserId = tp.string('thirdPartyUserId', true);
     if (thirdPartyUserId !== undefined && thirdPartyUserId.length > MAX_THIRD_PARTY_USER_ID) {
       errors.push(`thirdPartyUserId ${shown(thirdPartyUserId)} is too long. Max length is ${MAX_THIRD_PARTY_USER_ID}.`);
     }
@@ -292,11 +320,22 @@ function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]
   const sfx = ' for a passwordless recipe.';
   const pl = new FieldReader(obj, errors, sfx);
   const rawEmail = pl.string('email');
-  const rawPhone = pl.string('phoneNumber');
   const email = normaliseEmail(rawEmail, sfx, errors);
+  const rawPhone = pl.string('phoneNumber');
   const phoneNumber = normalisePhone(rawPhone, errors);
   if (rawEmail === undefined && rawPhone === undefined) errors.push(`Either email or phoneNumber is required${sfx}`);
   return { ...base, ...(email !== undefined ? { email } : {}), ...(phoneNumber !== undefined ? { phoneNumber } : {}) };
+}
+
+/** `loginMethods`: its own rules, then each login method's; the login methods of a known recipe. */
+function parseLoginMethods(raw: Obj, ctx: BulkValidationContext, errors: string[]): BulkLoginMethod[] {
+  const lmObjects = new FieldReader(raw, errors, '.').read<Obj[]>('loginMethods', 'array of object', true) ?? [];
+  if (Object.hasOwn(raw, 'loginMethods') && Array.isArray(raw.loginMethods) && raw.loginMethods.length === 0) {
+    errors.push('At least one loginMethod is required.');
+  }
+  if (lmObjects.filter((lm) => lm.isPrimary === true).length > 1) errors.push('No two loginMethods can have isPrimary as true.');
+  if (lmObjects.length > MAX_BULK_LOGIN_METHODS) errors.push(`A user can have at most ${MAX_BULK_LOGIN_METHODS} loginMethods.`);
+  return lmObjects.map((lm) => parseLoginMethod(lm, ctx, errors)).filter((lm): lm is BulkLoginMethod => lm !== undefined);
 }
 
 /** The primary login method: the `isPrimary` one, else the oldest (the first of equals). */
@@ -310,32 +349,20 @@ export function parseBulkUser(raw: unknown, ctx: BulkValidationContext): BulkUse
   const errors: string[] = [];
   const r = new FieldReader(raw, errors, '.');
   const externalUserId = r.string('externalUserId');
-  const userMetadata = parseMetadata(r, errors);
-  const userRoles = parseRoles(r, ctx, errors);
-  const totpDevices = r.read<Obj[]>('totpDevices', 'array of object', false);
-  if (totpDevices !== undefined && totpDevices.length > 0) errors.push('TOTP devices are not supported.');
-
-  const lmObjects = r.read<Obj[]>('loginMethods', 'array of object', true) ?? [];
-  if (Object.hasOwn(raw, 'loginMethods') && Array.isArray(raw.loginMethods) && raw.loginMethods.length === 0) {
-    errors.push('At least one loginMethod is required.');
-  }
-  if (lmObjects.length > MAX_BULK_LOGIN_METHODS) errors.push(`A user can have at most ${MAX_BULK_LOGIN_METHODS} loginMethods.`);
-  if (lmObjects.filter((lm) => lm.isPrimary === true).length > 1) errors.push('No two loginMethods can have isPrimary as true.');
-  const loginMethods = lmObjects.map((lm) => parseLoginMethod(lm, ctx, errors));
-
   if (externalUserId !== undefined) {
     if (externalUserId.length > MAX_EXTERNAL_ID) errors.push(`externalUserId ${shown(externalUserId)} is too long. Max length is ${MAX_EXTERNAL_ID}.`);
     if (ctx.externalUserIds.has(externalUserId)) errors.push(`externalUserId ${shown(externalUserId)} is not unique. It is already used by another user.`);
     ctx.externalUserIds.add(externalUserId);
   }
-  const parsed = loginMethods.filter((lm): lm is BulkLoginMethod => lm !== undefined);
-  for (const { tenantIds } of userRoles ?? []) {
-    for (const tenantId of tenantIds) {
-      if (tenantId !== 'public' && !parsed.some((lm) => lm.tenantIds.includes(tenantId))) {
-        errors.push(`TenantId ${shown(tenantId)} for a user role does not exist in loginMethods.`);
-      }
-    }
-  }
+  const userMetadata = parseMetadata(r, errors);
+  // The login methods are read before the roles (a role's tenant must be one of theirs); their
+  // errors keep their place, after the TOTP devices'.
+  const loginMethodErrors: string[] = [];
+  const parsed = parseLoginMethods(raw, ctx, loginMethodErrors);
+  const userRoles = parseRoles(r, ctx, parsed, errors);
+  const totpDevices = r.read<Obj[]>('totpDevices', 'array of object', false);
+  if (totpDevices !== undefined && totpDevices.length > 0) errors.push('TOTP devices are not supported.');
+  errors.push(...loginMethodErrors);
   if (errors.length > 0 || parsed.length === 0) return { ok: false, errors };
   return {
     ok: true,

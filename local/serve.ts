@@ -68,7 +68,13 @@ export async function serve(bundleDir: string): Promise<{ port: number; close():
     port,
     close: async () => {
       await worker?.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // close() ends the idle connections; one answering a request at that moment stays open
+        // once idle (up to KEEP_ALIVE_HELD_MS): it is ended as soon as its answer is out.
+        const timer = setInterval(() => server.closeIdleConnections(), 100);
+        server.once('close', () => clearInterval(timer));
+      });
     },
   };
 }

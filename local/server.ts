@@ -15,6 +15,21 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_INVOKE_BYTES = 6 * 1024 * 1024;
 
 /**
+ * The idle time a kept-alive connection is advertised for (`Keep-Alive: timeout=5`, Node's
+ * default); clients stop reusing an idle connection before it ends (undici, which `fetch` is: one
+ * second before, give or take its coarse timers).
+ */
+export const KEEP_ALIVE_ADVERTISED_S = 5;
+/**
+ * How long an idle connection is really kept open: far past what is advertised. Node closes it
+ * one second after the advertised time by default, so a client whose event loop (or this server's)
+ * is held up a second or two on a loaded machine reuses a connection just as it is closed, and its
+ * request fails with "other side closed" (undici) or ECONNRESET. Half a minute leaves no such race
+ * (and stays under Node's 60 s `headersTimeout`).
+ */
+export const KEEP_ALIVE_HELD_MS = 30_000;
+
+/**
  * Loads the handler bundle of a route: the very file Lambda runs (`dist/functions/<id>/index.js`).
  * Each bundle has its own module state, like a separate Lambda function.
  */
@@ -64,7 +79,9 @@ function sendResult(res: ServerResponse, result: HttpApiResult, requestId: strin
 
 function send(res: ServerResponse, result: HttpApiResult): void {
   const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
-  res.writeHead(result.statusCode, { ...result.headers, 'content-length': String(body.length) });
+  // Set here, Node writes no Keep-Alive header of its own (it would say the held time).
+  const keepAlive = res.shouldKeepAlive ? { 'keep-alive': `timeout=${KEEP_ALIVE_ADVERTISED_S}` } : {};
+  res.writeHead(result.statusCode, { ...result.headers, ...keepAlive, 'content-length': String(body.length) });
   res.end(body);
 }
 
@@ -152,6 +169,7 @@ export function createLocalServer(bundleDir: string, log: Logger = createLogger(
         );
     });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_HELD_MS;
   // Requests Node itself refuses (headers or URL over its 16 KB limit, malformed HTTP) get a
   // plain-text answer too, as API Gateway gives its own.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalServer } from '../../local/server';
+import { createLocalServer, KEEP_ALIVE_ADVERTISED_S } from '../../local/server';
 import { createLogger } from '../../lib/log/logger';
 
 /**
@@ -78,4 +78,52 @@ describe("the local server's log of the answers it gives itself", () => {
     expect((await fetch(`${base}/hello?bytes=2`)).status).toBe(200);
     expect(lines).toEqual([]);
   });
+});
+
+/**
+ * One HTTP/1.1 exchange on a raw socket (so no client pool decides about the connection): the
+ * status line and headers of the answer, or how the connection ended instead.
+ */
+function exchange(socket: Socket, path: string): Promise<{ status: string; headers: [string, string][] } | { ended: string }> {
+  return new Promise((resolve) => {
+    let data = '';
+    const done = (result: { status: string; headers: [string, string][] } | { ended: string }) => {
+      socket.off('data', onData).off('end', onEnd).off('error', onError);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      data += chunk.toString('latin1');
+      const headEnd = data.indexOf('\r\n\r\n');
+      if (headEnd < 0) return;
+      const [status, ...lines] = data.slice(0, headEnd).split('\r\n');
+      const headers = lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as [string, string]);
+      const length = Number(headers.find(([k]) => k === 'content-length')?.[1] ?? 0);
+      if (data.length >= headEnd + 4 + length) done({ status, headers });
+    };
+    const onEnd = () => done({ ended: 'the server closed the connection' });
+    const onError = (err: NodeJS.ErrnoException) => done({ ended: err.code ?? err.message });
+    if (socket.readableEnded || socket.destroyed) return done({ ended: 'the server closed the connection' });
+    socket.on('data', onData).on('end', onEnd).on('error', onError);
+    socket.write(`GET ${path} HTTP/1.1\r\nhost: localhost\r\n\r\n`);
+  });
+}
+
+describe("the local server's kept-alive connections", () => {
+  it('stay open well past the keep-alive they advertise, so a client held up a while never reuses one as it closes', async () => {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    try {
+      const first = await exchange(socket, '/hello?bytes=2');
+      expect(first).toMatchObject({ status: 'HTTP/1.1 200 OK' });
+      const keepAlive = 'headers' in first ? first.headers.filter(([k]) => k === 'keep-alive') : [];
+      expect(keepAlive).toEqual([['keep-alive', `timeout=${KEEP_ALIVE_ADVERTISED_S}`]]);
+
+      // Idle for two seconds past what was advertised (Node alone closes one second past it),
+      // as a client reusing the connection late on a loaded machine would be.
+      await new Promise((resolve) => setTimeout(resolve, (KEEP_ALIVE_ADVERTISED_S + 2) * 1000));
+      expect(await exchange(socket, '/hello?bytes=3')).toMatchObject({ status: 'HTTP/1.1 200 OK' });
+    } finally {
+      socket.destroy();
+    }
+  }, 30_000);
 });

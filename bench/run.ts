@@ -65,19 +65,21 @@ async function importThroughput(endpoint: string): Promise<void> {
   const ctx = createDynamoContext(api.tableName, new DynamoDBClient({ endpoint }));
   const stores = createDynamoStores(ctx);
   const direct = (i: number, label: string) =>
-    stores.users.createUser({
-      userId: randomUUID(),
-      recipeId: 'emailpassword',
-      tenantIds: ['public'],
-      timeJoined: Date.now(),
-      email: `${label}-${i}@bench.example`,
-      verifiedEmails: [],
-      phoneVerified: false,
-      passwordHash: BCRYPT_HASH,
-      version: 1,
-    }).then((r) => {
-      if (r.status !== 'OK') throw new Error(`direct write failed: ${r.status}`);
-    });
+    stores.users
+      .createUser({
+        userId: randomUUID(),
+        recipeId: 'emailpassword',
+        tenantIds: ['public'],
+        timeJoined: Date.now(),
+        email: `${label}-${i}@bench.example`,
+        verifiedEmails: [],
+        phoneVerified: false,
+        passwordHash: BCRYPT_HASH,
+        version: 1,
+      })
+      .then((r) => {
+        if (r.status !== 'OK') throw new Error(`direct write failed: ${r.status}`);
+      });
   const viaHttp = (i: number, label: string) =>
     api.post('/recipe/user/passwordhash/import', { email: `${label}-${i}@bench.example`, passwordHash: BCRYPT_HASH }).then((r) => {
       if (r.json?.status !== 'OK') throw new Error(`import failed: ${r.status} ${r.text}`);
@@ -138,7 +140,12 @@ async function signInCost(endpoint: string): Promise<void> {
   const cases = [
     { name: 'BCrypt cost 10', hash: bcrypt.hashSync(password, 10), password, algorithm: undefined as string | undefined },
     { name: `Argon2id m=${own.memoryKiB}, t=${own.iterations}, p=${own.parallelism}`, hash: await hashPassword(password, own), password, algorithm: undefined },
-    { name: 'vendor scrypt mem_cost 14, rounds 8', hash: VENDOR_SCRYPT_VECTORS[0].hash, password: VENDOR_SCRYPT_VECTORS[0].password, algorithm: 'vendor_scrypt' },
+    {
+      name: 'vendor scrypt mem_cost 14, rounds 8',
+      hash: VENDOR_SCRYPT_VECTORS[0].hash,
+      password: VENDOR_SCRYPT_VECTORS[0].password,
+      algorithm: 'vendor_scrypt',
+    },
   ];
   const rows: (string | number)[][] = [];
   const data: unknown[] = [];
@@ -159,7 +166,11 @@ async function signInCost(endpoint: string): Promise<void> {
     floorClient.doc.send(new GetCommand({ TableName: api.tableName, Key: keys.emailGuard('public', 'emailpassword', email), ConsistentRead: true }));
   for (const c of cases) {
     const email = `signin-${randomUUID()}@bench.example`;
-    const imported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: c.hash, ...(c.algorithm ? { hashingAlgorithm: c.algorithm } : {}) });
+    const imported = await api.post('/recipe/user/passwordhash/import', {
+      email,
+      passwordHash: c.hash,
+      ...(c.algorithm ? { hashingAlgorithm: c.algorithm } : {}),
+    });
     if (imported.json?.status !== 'OK') throw new Error(`import failed: ${imported.text}`);
     const ctx = { signerKey: VENDOR_SCRYPT_PROJECT.signerKey };
     const bare: number[] = [];
@@ -194,12 +205,30 @@ async function signInCost(endpoint: string): Promise<void> {
     // The handler as a Lambda invocation runs it, without the local server's HTTP hop.
     const inProcessRatio = percentile(inProcess, 50) / floor;
     rows.push([
-      c.name, round(percentile(http, 50)), round(percentile(http, 95)), round(percentile(bare, 50)), round(ratio), round(percentile(getItem, 50)), round(floorRatio),
-      round(percentile(trivial, 50)), round(withRequest), round(percentile(inProcess, 50)), round(inProcessRatio),
+      c.name,
+      round(percentile(http, 50)),
+      round(percentile(http, 95)),
+      round(percentile(bare, 50)),
+      round(ratio),
+      round(percentile(getItem, 50)),
+      round(floorRatio),
+      round(percentile(trivial, 50)),
+      round(withRequest),
+      round(percentile(inProcess, 50)),
+      round(inProcessRatio),
     ]);
     data.push({
-      algorithm: c.name, signInP50Ms: percentile(http, 50), signInP95Ms: percentile(http, 95), verifierP50Ms: percentile(bare, 50), ratio, getItemP50Ms: percentile(getItem, 50), floorRatio,
-      trivialRequestP50Ms: percentile(trivial, 50), ratioWithRequest: withRequest, inProcessP50Ms: percentile(inProcess, 50), inProcessFloorRatio: inProcessRatio,
+      algorithm: c.name,
+      signInP50Ms: percentile(http, 50),
+      signInP95Ms: percentile(http, 95),
+      verifierP50Ms: percentile(bare, 50),
+      ratio,
+      getItemP50Ms: percentile(getItem, 50),
+      floorRatio,
+      trivialRequestP50Ms: percentile(trivial, 50),
+      ratioWithRequest: withRequest,
+      inProcessP50Ms: percentile(inProcess, 50),
+      inProcessFloorRatio: inProcessRatio,
     });
   }
   // Where Argon2id's gap comes from: the verify alone, beside a pure 5 ms wait (what a remote
@@ -234,18 +263,33 @@ async function signInCost(endpoint: string): Promise<void> {
   const timingRatio = percentile(unknownMs, 50) / percentile(wrongMs, 50);
   results.signIn = { dynamoLatencyMs: latency, cases: data };
   results.timing = { unknownEmailP50Ms: percentile(unknownMs, 50), knownEmailWrongPasswordP50Ms: percentile(wrongMs, 50), ratio: round(timingRatio) };
-  say(`\n### 2. Sign-in cost (${N} sequential sign-ins each, interleaved with the bare verifier${latency ? `; ${latency} ms added to every DynamoDB call` : ''})\n`);
+  say(
+    `\n### 2. Sign-in cost (${N} sequential sign-ins each, interleaved with the bare verifier${latency ? `; ${latency} ms added to every DynamoDB call` : ''})\n`,
+  );
   say(
     table(
       [
-        'hash', 'sign-in p50 ms', 'sign-in p95 ms', 'bare verifier p50 ms', 'ratio to verifier', 'one GetItem p50 ms', 'ratio to verifier + GetItem (target ≤ 1.10)',
-        'GET /apiversion p50 ms', 'ratio to all three', 'handler in-process p50 ms', 'its ratio to verifier + GetItem',
+        'hash',
+        'sign-in p50 ms',
+        'sign-in p95 ms',
+        'bare verifier p50 ms',
+        'ratio to verifier',
+        'one GetItem p50 ms',
+        'ratio to verifier + GetItem (target ≤ 1.10)',
+        'GET /apiversion p50 ms',
+        'ratio to all three',
+        'handler in-process p50 ms',
+        'its ratio to verifier + GetItem',
       ],
       rows,
     ),
   );
-  say(`\nArgon2id verify p50 ${alone} ms alone, ${wait} ms beside a 5 ms wait, ${query} ms beside the user's partition Query, ${afterGet} ms straight after a GetItem answered (in-process)`);
-  say(`\nTiming: unknown email p50 ${round(percentile(unknownMs, 50))} ms vs known email + wrong password p50 ${round(percentile(wrongMs, 50))} ms → ratio ${round(timingRatio)} (target 0.8–1.25)`);
+  say(
+    `\nArgon2id verify p50 ${alone} ms alone, ${wait} ms beside a 5 ms wait, ${query} ms beside the user's partition Query, ${afterGet} ms straight after a GetItem answered (in-process)`,
+  );
+  say(
+    `\nTiming: unknown email p50 ${round(percentile(unknownMs, 50))} ms vs known email + wrong password p50 ${round(percentile(wrongMs, 50))} ms → ratio ${round(timingRatio)} (target 0.8–1.25)`,
+  );
   lambda.restore();
   await api.stop();
   await proxy?.close();
@@ -413,12 +457,18 @@ async function loadMix(): Promise<void> {
       while (Date.now() < until && done < maxOps) {
         const kind = kinds[next++ % kinds.length];
         const member = members[next % members.length];
-        if (kind === 'import') await call('import (BCrypt hash)', () => api.post('/recipe/user/passwordhash/import', { email: `load-${randomUUID()}@bench.example`, passwordHash: BCRYPT_HASH }));
+        if (kind === 'import')
+          await call('import (BCrypt hash)', () =>
+            api.post('/recipe/user/passwordhash/import', { email: `load-${randomUUID()}@bench.example`, passwordHash: BCRYPT_HASH }),
+          );
         if (kind === 'signin') await call('sign-in (own Argon2id)', () => api.post('/recipe/signin', { email: member.email, password }));
         if (kind === 'read') await call('read user', () => api.get(`/user/id?userId=${member.id}`));
         if (kind === 'passwordless') {
           const code = await call('passwordless create code', () => api.post('/recipe/signinup/code', { email: `load-pl-${randomUUID()}@bench.example` }));
-          if (code.json?.status === 'OK') await call('passwordless consume', () => api.post('/recipe/signinup/code/consume', { preAuthSessionId: code.json.preAuthSessionId, linkCode: code.json.linkCode }));
+          if (code.json?.status === 'OK')
+            await call('passwordless consume', () =>
+              api.post('/recipe/signinup/code/consume', { preAuthSessionId: code.json.preAuthSessionId, linkCode: code.json.linkCode }),
+            );
         }
         done++;
       }
@@ -428,7 +478,14 @@ async function loadMix(): Promise<void> {
   // Stops the server and runs the consistency checker on its table: throws on any problem.
   await api.stop();
   const total = [...latencies.values()].reduce((n, v) => n + v.length, 0);
-  const rows = [...latencies].map(([op, v]) => [op, v.length, round(v.length / elapsed, 1), round(percentile(v, 50)), round(percentile(v, 99)), [...(statuses.get(op) ?? [])].map(([st, n]) => `${st}×${n}`).join(' ')]);
+  const rows = [...latencies].map(([op, v]) => [
+    op,
+    v.length,
+    round(v.length / elapsed, 1),
+    round(percentile(v, 50)),
+    round(percentile(v, 99)),
+    [...(statuses.get(op) ?? [])].map(([st, n]) => `${st}×${n}`).join(' '),
+  ]);
   results.load = {
     seconds: elapsed,
     concurrency,
@@ -438,7 +495,9 @@ async function loadMix(): Promise<void> {
     checkerClean: true,
     operations: [...latencies].map(([op, v]) => ({ op, count: v.length, p50Ms: percentile(v, 50), p99Ms: percentile(v, 99) })),
   };
-  say(`\n### 10. Mixed load (${concurrency} clients, ${round(elapsed, 1)} s, ${total} requests, ${round(total / elapsed, 1)} requests/s, ${serverErrors} answers 5xx; consistency checker clean)\n`);
+  say(
+    `\n### 10. Mixed load (${concurrency} clients, ${round(elapsed, 1)} s, ${total} requests, ${round(total / elapsed, 1)} requests/s, ${serverErrors} answers 5xx; consistency checker clean)\n`,
+  );
   say(table(['operation', 'requests', 'per s', 'p50 ms', 'p99 ms', 'statuses'], rows));
   if (serverErrors > 0) throw new Error(`${serverErrors} answers were 5xx under load`);
 }
@@ -498,13 +557,20 @@ async function passwordlessRoundTrip(endpoint: string): Promise<void> {
     await measure('consume link (linked, through its phone entry)', warm, () => consume(byPhone));
   }
   const describe = (c: Record<string, number> = {}) =>
-    `${Object.values(c).reduce((a, b) => a + b, 0)} (${Object.entries(c).map(([k, v]) => `${v} ${k}`).join(', ')})`;
+    `${Object.values(c).reduce((a, b) => a + b, 0)} (${Object.entries(c)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')})`;
   results.passwordless = {
     latencyMs: Number(process.env.BENCH_DYNAMO_LATENCY_MS ?? 0),
     ...Object.fromEntries(ops.map((op) => [op, { p50Ms: percentile(ms[op], 50), p95Ms: percentile(ms[op], 95), dynamoCalls: calls[op] }])),
   };
   say(`\n### 3. Passwordless round trip (${N} users, sequential, the four kinds of consume interleaved; DynamoDB calls counted on the wire)\n`);
-  say(table(['operation', 'p50 ms', 'p95 ms', 'DynamoDB calls'], ops.map((op) => [op, round(percentile(ms[op], 50)), round(percentile(ms[op], 95)), describe(calls[op])])));
+  say(
+    table(
+      ['operation', 'p50 ms', 'p95 ms', 'DynamoDB calls'],
+      ops.map((op) => [op, round(percentile(ms[op], 50)), round(percentile(ms[op], 95)), describe(calls[op])]),
+    ),
+  );
   await api.stop();
   await proxy.close();
 }
@@ -558,11 +624,15 @@ async function accountLinking(endpoint: string): Promise<void> {
     await measure('sign-in, login method on its own', warm, () => api.post('/recipe/signin', { email: alone, password }));
     await measure('sign-in, linked login method', warm, () => api.post('/recipe/signin', { email, password }));
     await measure('GET /user/id by a linked id', warm, () => api.get(`/user/id?userId=${ep}`));
-    await measure('third-party sign-in of the primary user, nothing changed', warm, () => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }));
+    await measure('third-party sign-in of the primary user, nothing changed', warm, () =>
+      api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }),
+    );
     // The provider verifies again an email taken back meanwhile (not timed): written from the
     // guard's copy beside the read of the user.
     await api.post('/recipe/user/email/verify/remove', { userId: tp, email });
-    await measure('third-party sign-in of the primary user, email newly verified', warm, () => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }));
+    await measure('third-party sign-in of the primary user, email newly verified', warm, () =>
+      api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }),
+    );
   }
   results.accountLinking = {
     latencyMs,
@@ -570,7 +640,9 @@ async function accountLinking(endpoint: string): Promise<void> {
       ops.map((op) => [op, { p50Ms: percentile(ms[op], 50), p95Ms: percentile(ms[op], 95), dynamoCalls: calls[op], transactionalItemsWritten: written[op] }]),
     ),
   };
-  say(`\n### 5. Account linking (${N} users of two login methods, sequential; DynamoDB calls and transactional items written counted on the wire; ${latencyMs} ms added to each call)\n`);
+  say(
+    `\n### 5. Account linking (${N} users of two login methods, sequential; DynamoDB calls and transactional items written counted on the wire; ${latencyMs} ms added to each call)\n`,
+  );
   say(
     table(
       ['operation', 'p50 ms', 'p95 ms', 'DynamoDB calls', 'items written in a transaction'],
@@ -578,7 +650,9 @@ async function accountLinking(endpoint: string): Promise<void> {
     ),
   );
   const ratio = percentile(ms['sign-in, linked login method'], 50) / percentile(ms['sign-in, login method on its own'], 50);
-  say(`\nSign-in through a linked login method / on its own, p50: ${round(ratio)} (both read the email guard; on its own it holds a copy of the login method, so that is all; linked, it names the primary user, whose partition is read while the hash is verified)`);
+  say(
+    `\nSign-in through a linked login method / on its own, p50: ${round(ratio)} (both read the email guard; on its own it holds a copy of the login method, so that is all; linked, it names the primary user, whose partition is read while the hash is verified)`,
+  );
   await api.stop();
   await proxy.close();
 }
@@ -615,7 +689,10 @@ async function coldStart(endpoint: string): Promise<void> {
   const baseline = process.env.BENCH_COLD_BASELINE;
   const rows: (string | number)[][] = [];
   const data: unknown[] = [];
-  const sizeKb = (dir: string, ext: string) => readdirSync(dir).filter((f) => f.endsWith(ext)).reduce((s, f) => s + statSync(join(dir, f)).size, 0) / 1024;
+  const sizeKb = (dir: string, ext: string) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith(ext))
+      .reduce((s, f) => s + statSync(join(dir, f)).size, 0) / 1024;
   for (const route of ROUTES) {
     const dirs = [join(ROOT, 'dist', 'functions', route.id), ...(baseline ? [join(baseline, route.id)] : [])];
     const sample = sampleRequest(route);
@@ -640,19 +717,56 @@ async function coldStart(endpoint: string): Promise<void> {
       dirs.forEach((dir, d) => {
         const child = spawnSync(process.execPath, ['-e', script(dir)], {
           encoding: 'utf8',
-          env: { PATH: process.env.PATH, ...LOCAL_AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: endpoint, TABLE_NAME: api.tableName, API_KEYS: 'bench-key-0123456789abcdef' },
+          env: {
+            PATH: process.env.PATH,
+            ...LOCAL_AWS_ENV,
+            AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+            TABLE_NAME: api.tableName,
+            API_KEYS: 'bench-key-0123456789abcdef',
+          },
         });
         runs[d].push(JSON.parse(child.stdout.trim().split('\n').pop() ?? ''));
       });
     }
-    const [load, first] = [percentile(runs[0].map((r) => r.load), 50), percentile(runs[0].map((r) => r.first), 50)];
+    const [load, first] = [
+      percentile(
+        runs[0].map((r) => r.load),
+        50,
+      ),
+      percentile(
+        runs[0].map((r) => r.first),
+        50,
+      ),
+    ];
     const jsKb = sizeKb(dirs[0], '.js');
     // Data files beside the bundle (the phone metadata, brotli): not JS, but loaded with it.
     const dataKb = sizeKb(dirs[0], '.br');
-    const row: (string | number)[] = [route.id, round(jsKb, 0), round(dataKb, 0), round(sizeKb(dirs[0], '.node'), 0), round(load, 1), round(first, 1), round(load + first, 1), runs[0][0].status];
-    const entry: Record<string, unknown> = { route: route.id, jsKb, dataKb, nativeKb: sizeKb(dirs[0], '.node'), loadMs: load, firstRequestMs: first, totalMs: load + first, status: runs[0][0].status, hashesPasswords: route.hashesPasswords };
+    const row: (string | number)[] = [
+      route.id,
+      round(jsKb, 0),
+      round(dataKb, 0),
+      round(sizeKb(dirs[0], '.node'), 0),
+      round(load, 1),
+      round(first, 1),
+      round(load + first, 1),
+      runs[0][0].status,
+    ];
+    const entry: Record<string, unknown> = {
+      route: route.id,
+      jsKb,
+      dataKb,
+      nativeKb: sizeKb(dirs[0], '.node'),
+      loadMs: load,
+      firstRequestMs: first,
+      totalMs: load + first,
+      status: runs[0][0].status,
+      hashesPasswords: route.hashesPasswords,
+    };
     if (baseline) {
-      const baseTotal = percentile(runs[1].map((r) => r.load + r.first), 50);
+      const baseTotal = percentile(
+        runs[1].map((r) => r.load + r.first),
+        50,
+      );
       row.push(round(sizeKb(dirs[1], '.js'), 0), round(baseTotal, 1), round((load + first) / baseTotal));
       Object.assign(entry, { baselineJsKb: sizeKb(dirs[1], '.js'), baselineTotalMs: baseTotal });
     }
@@ -682,12 +796,30 @@ async function coldStart(endpoint: string): Promise<void> {
     fanOut.all.push(all.ms);
   }
   warm.doc.destroy();
-  results.coldStart = { functions: data, warmFanOut: { oneQueryP50Ms: percentile(fanOut.one, 50), shardQueriesP50Ms: percentile(fanOut.all, 50), shards: USER_LIST_SHARDS } };
+  results.coldStart = {
+    functions: data,
+    warmFanOut: { oneQueryP50Ms: percentile(fanOut.one, 50), shardQueriesP50Ms: percentile(fanOut.all, 50), shards: USER_LIST_SHARDS },
+  };
   say('\n### 4. Cold start (fresh Node process per run, median of 5; targets: ≤ 300 KB JS, ≤ 150 ms for functions that do not hash)\n');
-  say(table(['function', 'JS KB', 'data KB', 'native KB', 'load ms', 'first request ms', 'total ms', 'status', ...(baseline ? ['baseline JS KB', 'baseline total ms', 'total / baseline'] : [])], rows));
+  say(
+    table(
+      [
+        'function',
+        'JS KB',
+        'data KB',
+        'native KB',
+        'load ms',
+        'first request ms',
+        'total ms',
+        'status',
+        ...(baseline ? ['baseline JS KB', 'baseline total ms', 'total / baseline'] : []),
+      ],
+      rows,
+    ),
+  );
   say(
     `\nWarm, from this process (20 runs, p50): one COUNT Query ${round(percentile(fanOut.one, 50))} ms, the ${USER_LIST_SHARDS} of a user count at once ${round(percentile(fanOut.all, 50))} ms: ` +
-      'what this DynamoDB Local takes for the fan-out functions\' extra calls, warm or cold (in AWS they are parallel round trips)',
+      "what this DynamoDB Local takes for the fan-out functions' extra calls, warm or cold (in AWS they are parallel round trips)",
   );
 }
 
@@ -723,7 +855,13 @@ async function bulkImport(): Promise<void> {
   // One batch of the stream at a time (16 lanes in flight, `LANES_IN_FLIGHT`): the concurrency of
   // the baseline. With the mapping's factor of 10, as `npm start` runs, up to 160 rows are in
   // flight; measured on 2 cores it imports no faster (both sides use the two cores whole).
-  const api = await startApi({ ...env, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, BULK_WORKER: 'on', BULK_STREAM_PARALLELIZATION: '1', VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey });
+  const api = await startApi({
+    ...env,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    BULK_WORKER: 'on',
+    BULK_STREAM_PARALLELIZATION: '1',
+    VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey,
+  });
   const client = new DynamoDBClient({ endpoint: directDynamo.endpoint });
   const rawClient = new DynamoDBClient({ endpoint: rawDynamo.endpoint });
   // Every write the in-process side commits, as sent: the baseline the issue names (the same user
@@ -733,7 +871,8 @@ async function bulkImport(): Promise<void> {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const out = await next(args);
-      if (context.commandName && context.commandName in WRITES) committed.push({ command: context.commandName as keyof typeof WRITES, input: structuredClone(args.input) });
+      if (context.commandName && context.commandName in WRITES)
+        committed.push({ command: context.commandName as keyof typeof WRITES, input: structuredClone(args.input) });
       return out;
     },
     { step: 'build', name: 'benchRecordCommittedWrites' },
@@ -751,7 +890,10 @@ async function bulkImport(): Promise<void> {
     const staged = Array.from({ length: users }, (_, i) => mixedUser('bulk', i).user);
     // CPU each side uses per user, DynamoDB Local's (java) apart from Node's: both sides keep the
     // two cores busy, so their rates stand in about the inverse ratio of their CPU per user.
-    const cpu = (java: number | undefined, ...node: (number | undefined)[]) => ({ java, node: node.reduce<number | undefined>((a, b) => (a === undefined || b === undefined ? undefined : a + b), 0) });
+    const cpu = (java: number | undefined, ...node: (number | undefined)[]) => ({
+      java,
+      node: node.reduce<number | undefined>((a, b) => (a === undefined || b === undefined ? undefined : a + b), 0),
+    });
     const bulkCpu0 = cpu(cpuMsOf(dynamo.pid), cpuMsOf(api.pid), ownCpuMs());
     const { ms: bulkMs } = await timed(async () => {
       for (let i = 0; i < staged.length; i += 1000) {
@@ -828,9 +970,19 @@ async function bulkImport(): Promise<void> {
         ['path', 'users/s', 'seconds', 'CPU ms per user: DynamoDB Local', 'CPU ms per user: Node'],
         [
           ['staged in requests of 1,000, imported by the worker through the stream', round(bulkRate, 0), round(bulkMs / 1000, 1), ...cpuCells(cpuPerUser.bulk)],
-          [`the same user items written straight with the SDK (each user's transaction), ${LANES_IN_FLIGHT} at a time`, round(rawRate, 0), round(rawMs / 1000, 1), ...cpuCells(cpuPerUser.raw)],
+          [
+            `the same user items written straight with the SDK (each user's transaction), ${LANES_IN_FLIGHT} at a time`,
+            round(rawRate, 0),
+            round(rawMs / 1000, 1),
+            ...cpuCells(cpuPerUser.raw),
+          ],
           ['ratio (target ≥ 0.7)', round(bulkRate / rawRate), '', '', ''],
-          [`same users, same engine in-process (reads, Argon2id of plain-text passwords, the transaction), ${LANES_IN_FLIGHT} at a time`, round(directRate, 0), round(directMs / 1000, 1), ...cpuCells(cpuPerUser.direct)],
+          [
+            `same users, same engine in-process (reads, Argon2id of plain-text passwords, the transaction), ${LANES_IN_FLIGHT} at a time`,
+            round(directRate, 0),
+            round(directMs / 1000, 1),
+            ...cpuCells(cpuPerUser.direct),
+          ],
           ['ratio to the engine in-process', round(bulkRate / directRate), '', '', ''],
         ],
       ),
@@ -868,7 +1020,12 @@ async function bulkUnderCapacity(): Promise<void> {
   for (const run of runs) {
     const dynamo = await startDynamoDbLocal();
     const proxy = await startCountingProxy(dynamo.endpoint);
-    const api = await startApi({ ARGON2_MEMORY_KIB: '19456', AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_WORKER: 'on', VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey });
+    const api = await startApi({
+      ARGON2_MEMORY_KIB: '19456',
+      AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+      BULK_WORKER: 'on',
+      VENDOR_PASSWORD_HASHING_SIGNER_KEY: VENDOR_SCRYPT_PROJECT.signerKey,
+    });
     try {
       await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'shop' });
       await api.put('/recipe/role', { role: 'member' });
@@ -911,8 +1068,35 @@ async function bulkUnderCapacity(): Promise<void> {
       // Rows imported beyond the users: the same user staged twice (a 503 answered half staged).
       const twice = logged.reduce((n, l) => n + (l.IMPORTED ?? 0), 0) - users;
       const use = limit === undefined ? undefined : unitsPerSecond / limit;
-      rows.push([run.name, limit ?? 'none', round(users / (ms / 1000), 0), round(unitsPerSecond, 0), use === undefined ? '' : `${round(100 * use, 0)} %`, `${imported} / ${users}`, failed, waits, busy, twice, round(refused / Math.max(1, consumed), 1)]);
-      data.push({ ...run, limit, users, ms, usersPerSecond: users / (ms / 1000), consumed, refused, unitsPerSecond, use, imported, failed, waits, stagingAnswered503: busy, stagedTwice: twice });
+      rows.push([
+        run.name,
+        limit ?? 'none',
+        round(users / (ms / 1000), 0),
+        round(unitsPerSecond, 0),
+        use === undefined ? '' : `${round(100 * use, 0)} %`,
+        `${imported} / ${users}`,
+        failed,
+        waits,
+        busy,
+        twice,
+        round(refused / Math.max(1, consumed), 1),
+      ]);
+      data.push({
+        ...run,
+        limit,
+        users,
+        ms,
+        usersPerSecond: users / (ms / 1000),
+        consumed,
+        refused,
+        unitsPerSecond,
+        use,
+        imported,
+        failed,
+        waits,
+        stagingAnswered503: busy,
+        stagedTwice: twice,
+      });
     } finally {
       await api.stop();
       await proxy.close();
@@ -920,10 +1104,24 @@ async function bulkUnderCapacity(): Promise<void> {
     }
   }
   results.bulkUnderCapacity = data;
-  say(`\n### 11. Bulk import on a table short of write capacity (${users} mixed users; write units as the proxy counts them: 1 per item, 2 in a transaction)\n`);
+  say(
+    `\n### 11. Bulk import on a table short of write capacity (${users} mixed users; write units as the proxy counts them: 1 per item, 2 in a transaction)\n`,
+  );
   say(
     table(
-      ['run', 'write capacity (units/s)', 'users/s', 'write units/s used', 'use of the capacity', 'users imported', 'rows FAILED', 'worker waits', 'staging answered 503', 'rows staged twice', 'units refused per unit used'],
+      [
+        'run',
+        'write capacity (units/s)',
+        'users/s',
+        'write units/s used',
+        'use of the capacity',
+        'users imported',
+        'rows FAILED',
+        'worker waits',
+        'staging answered 503',
+        'rows staged twice',
+        'units refused per unit used',
+      ],
       rows,
     ),
   );
@@ -951,9 +1149,25 @@ async function migrationCommand(): Promise<void> {
     try {
       const report = join(dir, 'report.json');
       const { ms } = await timed(async () => {
-        const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli', 'migrate.js'), 'firebase', file, '--hash-config', hashConfigFile, '--url', api.baseUrl, '--api-key', TEST_API_KEY, '--report', report], {
-          encoding: 'utf8',
-        });
+        const run = spawnSync(
+          process.execPath,
+          [
+            join(ROOT, 'dist', 'cli', 'migrate.js'),
+            'firebase',
+            file,
+            '--hash-config',
+            hashConfigFile,
+            '--url',
+            api.baseUrl,
+            '--api-key',
+            TEST_API_KEY,
+            '--report',
+            report,
+          ],
+          {
+            encoding: 'utf8',
+          },
+        );
         if (run.status !== 1 && run.status !== 0) throw new Error(`migrate exited ${run.status}: ${run.stderr.slice(-500)}`);
       });
       const summary = JSON.parse(readFileSync(report, 'utf8')).summary;
@@ -968,7 +1182,9 @@ async function migrationCommand(): Promise<void> {
     const dynamo = await startDynamoDbLocal();
     const api = await startApi({ ...env, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
     try {
-      const { users: planned } = await plan(firebaseSource(file, { opts: { tenant: 'public', noHash: 'passwordless', includeDisabled: false }, hashConfig: readHashConfig(hashConfigFile) }));
+      const { users: planned } = await plan(
+        firebaseSource(file, { opts: { tenant: 'public', noHash: 'passwordless', includeDisabled: false }, hashConfig: readHashConfig(hashConfigFile) }),
+      );
       const bulk = planned.filter((p) => p.outcome === 'imported').map((p) => p.mapped.user);
       const count = async (status: string) => (await api.get(`/bulk-import/users/count?status=${status}`)).json.count as number;
       const { ms } = await timed(async () => {
@@ -998,10 +1214,7 @@ async function migrationCommand(): Promise<void> {
   say(
     table(
       ['path', 'users imported', 'users/s', 'seconds'],
-      [
-        ...sides.map((s) => [s.name, s.imported, round(rate(s), 0), round(s.ms / 1000, 1)]),
-        ['ratio command / API', '', round(rate(cmd) / rate(api)), ''],
-      ],
+      [...sides.map((s) => [s.name, s.imported, round(rate(s), 0), round(s.ms / 1000, 1)]), ['ratio command / API', '', round(rate(cmd) / rate(api)), '']],
     ),
   );
 }
@@ -1018,7 +1231,11 @@ async function countCost(endpoint: string): Promise<void> {
   await runPool(users, CONCURRENCY, async (i) => {
     const r =
       i % 3 === 2
-        ? await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: `count-${i}-${randomUUID()}`, email: { id: `count-tp-${i}@bench.example`, isVerified: true } })
+        ? await api.post('/recipe/signinup', {
+            thirdPartyId: 'google',
+            thirdPartyUserId: `count-${i}-${randomUUID()}`,
+            email: { id: `count-tp-${i}@bench.example`, isVerified: true },
+          })
         : await api.post('/recipe/user/passwordhash/import', { email: `count-ep-${i}@bench.example`, passwordHash: BCRYPT_HASH });
     if (r.json?.status !== 'OK') throw new Error(`count figure: a user was not made: ${r.text}`);
   });
@@ -1055,12 +1272,41 @@ async function countCost(endpoint: string): Promise<void> {
   await api.stop();
   const perUser = units / counted;
   const tenMillion = perUser * 10_000_000;
-  results.countCost = { users: counted, readUnits: units, calls, readUnitsPerUser: perUser, bytesPerEntry: perUser * 2 * 4096, countP50Ms: percentile(answered, 50), readUnitsAt10M: tenMillion, dollarsAt10M: (tenMillion / 1e6) * 0.25 };
+  results.countCost = {
+    users: counted,
+    readUnits: units,
+    calls,
+    readUnitsPerUser: perUser,
+    bytesPerEntry: perUser * 2 * 4096,
+    countP50Ms: percentile(answered, 50),
+    readUnitsAt10M: tenMillion,
+    dollarsAt10M: (tenMillion / 1e6) * 0.25,
+  };
   say(`\n### 12. Counting users (${counted} users, one tenant)\n`);
   say(
     table(
-      ['users', 'read units (16 shards)', 'Query calls', 'read units per user', 'bytes per list entry', 'GET /users/count p50 ms', 'read units at 10 M users', '$ per count at 10 M'],
-      [[counted, round(units), calls, round(perUser, 4), round(perUser * 2 * 4096, 0), round(percentile(answered, 50)), round(tenMillion, 0), round((tenMillion / 1e6) * 0.25)]],
+      [
+        'users',
+        'read units (16 shards)',
+        'Query calls',
+        'read units per user',
+        'bytes per list entry',
+        'GET /users/count p50 ms',
+        'read units at 10 M users',
+        '$ per count at 10 M',
+      ],
+      [
+        [
+          counted,
+          round(units),
+          calls,
+          round(perUser, 4),
+          round(perUser * 2 * 4096, 0),
+          round(percentile(answered, 50)),
+          round(tenMillion, 0),
+          round((tenMillion / 1e6) * 0.25),
+        ],
+      ],
     ),
   );
 }

@@ -122,8 +122,7 @@ const SDK_STUBS: ReadonlyArray<{ filter: RegExp; importer?: RegExp; why: string;
     // request would still go to the regional endpoint, as it does without discovery.
     filter: /^mnemonist\/lru-cache$/,
     why: 'endpoint discovery cache',
-    contents:
-      'export default class EmptyCache { has() { return false; } get() { return undefined; } peek() { return undefined; } set() {} clear() {} };',
+    contents: 'export default class EmptyCache { has() { return false; } get() { return undefined; } peek() { return undefined; } set() {} clear() {} };',
   },
   {
     // The pure-JS SHA-256 the SDK falls back on where node:crypto has no sha256; Node always has.
@@ -250,7 +249,13 @@ export interface BundlePlatform {
 }
 
 /** The esbuild options of one function's bundle: entry file relative to `projectRoot`. */
-export function functionBundleOptions(functionId: string, entry: string, outDir: string, platform: BundlePlatform, projectRoot = resolve(__dirname, '..')): BuildOptions {
+export function functionBundleOptions(
+  functionId: string,
+  entry: string,
+  outDir: string,
+  platform: BundlePlatform,
+  projectRoot = resolve(__dirname, '..'),
+): BuildOptions {
   return {
     ...BUNDLE_OPTIONS,
     target: platform.target,

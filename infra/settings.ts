@@ -136,7 +136,11 @@ function list(read: ContextReader, key: string): string[] | undefined {
   const v = read(key);
   if (v === undefined || v === null) return undefined;
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.map((x) => x.trim());
-  if (typeof v === 'string') return v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (typeof v === 'string')
+    return v
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
   throw new SettingsError(`Context "${key}" must be a list of strings or a comma-separated string`);
 }
 
@@ -158,9 +162,7 @@ function functionEnvironment(read: ContextReader): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (!ALLOWED_FUNCTION_ENV.includes(name)) {
-      throw new SettingsError(
-        `Context "functionEnvironment" may not set ${name}: allowed are ${ALLOWED_FUNCTION_ENV.join(', ')} (secrets belong in SSM)`,
-      );
+      throw new SettingsError(`Context "functionEnvironment" may not set ${name}: allowed are ${ALLOWED_FUNCTION_ENV.join(', ')} (secrets belong in SSM)`);
     }
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
       throw new SettingsError(`Context "functionEnvironment.${name}" must be a string, number or boolean`);
@@ -186,9 +188,7 @@ function functionEnvironment(read: ContextReader): Record<string, string> {
 export function settingsFromContext(read: ContextReader): StageSettings {
   const stage = str(read, 'stage') ?? 'dev';
   if (!STAGE_NAME.test(stage)) {
-    throw new SettingsError(
-      `Context "stage" must match ${STAGE_NAME.source} (lower-case letter first, then up to 20 of a-z, 0-9, "-"), got "${stage}"`,
-    );
+    throw new SettingsError(`Context "stage" must match ${STAGE_NAME.source} (lower-case letter first, then up to 20 of a-z, 0-9, "-"), got "${stage}"`);
   }
   const productionStages = list(read, 'productionStages') ?? DEFAULT_PRODUCTION_STAGES;
   const isProduction = productionStages.includes(stage);
@@ -208,7 +208,9 @@ export function settingsFromContext(read: ContextReader): StageSettings {
   const warm = read('warmWriteUnitsPerSecond') === undefined ? undefined : positiveInt(read, 'warmWriteUnitsPerSecond', 0);
   const provisionedCapacity = provisioned(read);
   if (provisionedCapacity && warm !== undefined) {
-    throw new SettingsError('Context "warmWriteUnitsPerSecond" is for an on-demand table: with "provisionedWriteUnits" the provisioned capacity is the warm throughput, leave it out');
+    throw new SettingsError(
+      'Context "warmWriteUnitsPerSecond" is for an on-demand table: with "provisionedWriteUnits" the provisioned capacity is the warm throughput, leave it out',
+    );
   }
   return {
     stage,
@@ -229,7 +231,9 @@ function provisioned(read: ContextReader): ProvisionedCapacity | undefined {
   if (!hasWrite && !hasRead) return undefined;
   if (!hasWrite || !hasRead) {
     const [missing, present] = hasWrite ? ['provisionedReadUnits', 'provisionedWriteUnits'] : ['provisionedWriteUnits', 'provisionedReadUnits'];
-    throw new SettingsError(`Context "${missing}" must be given with "${present}": a provisioned table needs both (the reads of sign-ins and listings during the window too)`);
+    throw new SettingsError(
+      `Context "${missing}" must be given with "${present}": a provisioned table needs both (the reads of sign-ins and listings during the window too)`,
+    );
   }
   return { writeUnits: positiveInt(read, 'provisionedWriteUnits', 0), readUnits: positiveInt(read, 'provisionedReadUnits', 0) };
 }

@@ -53,8 +53,7 @@ export function largestHashMemoryMiB(env: Readonly<Record<string, string>> = {})
   const l = DEFAULT_PASSWORD_LIMITS;
   const argon2 = intOr(env, 'ARGON2_MAX_MEMORY_KIB', l.argon2MaxMemoryKiB) / 1024;
   const own = intOr(env, 'ARGON2_MEMORY_KIB', DEFAULT_OWN_HASH_PARAMS.memoryKiB) / 1024;
-  const scrypt =
-    (128 * 2 ** intOr(env, 'SCRYPT_MAX_MEM_COST', l.scryptMaxMemCost) * intOr(env, 'SCRYPT_MAX_ROUNDS', l.scryptMaxRounds)) / MIB;
+  const scrypt = (128 * 2 ** intOr(env, 'SCRYPT_MAX_MEM_COST', l.scryptMaxMemCost) * intOr(env, 'SCRYPT_MAX_ROUNDS', l.scryptMaxRounds)) / MIB;
   return Math.ceil(Math.max(argon2, own, scrypt));
 }
 

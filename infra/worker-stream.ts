@@ -32,7 +32,8 @@ export const WORKER_FILTER_PATTERNS: readonly FilterPattern[] = [
 function matchesValue(value: unknown, allowed: readonly FilterValue[]): boolean {
   return allowed.some((rule) => {
     if (rule !== null && typeof rule === 'object') {
-      if (Object.keys(rule).length !== 1 || typeof rule.exists !== 'boolean') throw new Error(`Filter rule ${JSON.stringify(rule)} is not one this stand-in knows`);
+      if (Object.keys(rule).length !== 1 || typeof rule.exists !== 'boolean')
+        throw new Error(`Filter rule ${JSON.stringify(rule)} is not one this stand-in knows`);
       return (value !== undefined) === rule.exists;
     }
     return value === rule;

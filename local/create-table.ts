@@ -1,10 +1,4 @@
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  UpdateTableCommand,
-  UpdateTimeToLiveCommand,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TABLE_SCHEMA } from '../lib/storage/table-schema';
 
 /**
@@ -17,7 +11,8 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, opt
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     // A table an earlier build made has no stream yet: the bulk-import worker needs it.
-    if (withStream && !Table?.StreamSpecification?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: stream }));
+    if (withStream && !Table?.StreamSpecification?.StreamEnabled)
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: stream }));
     return;
   } catch (err) {
     if (!(err instanceof Error) || err.name !== 'ResourceNotFoundException') throw err;
@@ -49,7 +44,5 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, opt
     if (err instanceof Error && err.name === 'ResourceInUseException') return;
     throw err;
   }
-  await client.send(
-    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: s.ttlAttribute, Enabled: true } }),
-  );
+  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: s.ttlAttribute, Enabled: true } }));
 }

@@ -5,8 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve } from 'node:path';
 
-export const JAVA_MISSING =
-  'java was not found: DynamoDB Local needs Java 17 or newer (Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless)';
+export const JAVA_MISSING = 'java was not found: DynamoDB Local needs Java 17 or newer (Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless)';
 
 /** A running DynamoDB Local. */
 export interface DynamoDbLocal {
@@ -126,7 +125,12 @@ export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string 
   process.on('exit', killOnExit);
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (exited !== undefined) throw new Error(`DynamoDB Local exited with code ${exited}: ${stderr.trim()}`);

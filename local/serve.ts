@@ -28,7 +28,10 @@ function startBulkWorker(bundleDir: string, tableName: string): { stop(): Promis
     maxRetries: knobFrom(process.env, 'BULK_STREAM_MAX_RETRIES', 3),
     parallelization: knobFrom(process.env, 'BULK_STREAM_PARALLELIZATION', WORKER_PARALLELIZATION, 1, 10),
   });
-  const timer = setInterval(() => void sweeper().catch((err: unknown) => log(`bulk sweeper: ${err instanceof Error ? err.message : String(err)}`)), LOCAL_SWEEP_MS);
+  const timer = setInterval(
+    () => void sweeper().catch((err: unknown) => log(`bulk sweeper: ${err instanceof Error ? err.message : String(err)}`)),
+    LOCAL_SWEEP_MS,
+  );
   timer.unref();
   return {
     stop: async () => {

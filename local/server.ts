@@ -174,9 +174,14 @@ export function createLocalServer(bundleDir: string, log: Logger = createLogger(
   // plain-text answer too, as API Gateway gives its own.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
-    const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? ['431 Request Header Fields Too Large', 'Request headers or URL are too large'] : ['400 Bad Request', 'Malformed HTTP request'];
+    const [status, text] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? ['431 Request Header Fields Too Large', 'Request headers or URL are too large']
+        : ['400 Bad Request', 'Malformed HTTP request'];
     answered(undefined, '-', Number(status.slice(0, 3)), undefined, text);
-    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
   });
   return server;
 }

@@ -52,7 +52,9 @@ export function parallelBatches<T>(records: readonly T[], keyOf: (record: T) => 
     if (members) members.push(record);
     else groups.set(group, [record]);
   }
-  return [...groups.values()].map((members) => Array.from({ length: Math.ceil(members.length / batchSize) }, (_, i) => members.slice(i * batchSize, (i + 1) * batchSize)));
+  return [...groups.values()].map((members) =>
+    Array.from({ length: Math.ceil(members.length / batchSize) }, (_, i) => members.slice(i * batchSize, (i + 1) * batchSize)),
+  );
 }
 
 /** A record of the Streams API in the shape Lambda hands it to a function. */
@@ -89,7 +91,11 @@ export function startStreamPoller(opts: StreamPollerOptions): { stop(): Promise<
 
   const pollShard = async (streamArn: string, shardId: string): Promise<void> => {
     const iteratorAt = async (type: 'TRIM_HORIZON' | 'AT_SEQUENCE_NUMBER' | 'AFTER_SEQUENCE_NUMBER', seq?: string) =>
-      (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type, ...(seq ? { SequenceNumber: seq } : {}) }))).ShardIterator;
+      (
+        await streams.send(
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type, ...(seq ? { SequenceNumber: seq } : {}) }),
+        )
+      ).ShardIterator;
     /** Where to go on from when the iterator is lost (an error): after the last record handled, or the start. */
     let resumeAfter: string | undefined;
     let iterator: string | undefined;
@@ -180,7 +186,10 @@ export function startStreamPoller(opts: StreamPollerOptions): { stop(): Promise<
         if (!id || polled.has(id)) continue;
         const parent = shard.ParentShardId ? polled.get(shard.ParentShardId) : undefined;
         if (shard.ParentShardId && !parent && shards.some((s) => s.ShardId === shard.ParentShardId)) continue;
-        polled.set(id, (parent ?? Promise.resolve()).then(() => pollShard(streamArn, id)));
+        polled.set(
+          id,
+          (parent ?? Promise.resolve()).then(() => pollShard(streamArn, id)),
+        );
       }
       for (let i = 0; i < 20 && !stopped; i++) await sleep(idleMs);
     }

@@ -17,7 +17,9 @@ export const BUILD_STATE_FILE = '.build-state.json';
  * one of these changes, everything is built again.
  */
 function buildSalt(): string {
-  return hashFiles(['infra/bundling.ts', 'scripts/build.ts', 'scripts/incremental-build.ts', 'package.json', 'package-lock.json', 'tsconfig.json'].map((f) => join(ROOT, f)));
+  return hashFiles(
+    ['infra/bundling.ts', 'scripts/build.ts', 'scripts/incremental-build.ts', 'package.json', 'package-lock.json', 'tsconfig.json'].map((f) => join(ROOT, f)),
+  );
 }
 
 /**
@@ -74,7 +76,9 @@ if (require.main === module) {
     ({ functions }) => {
       const total = functions.built.length + functions.unchanged.length;
       const what = functions.unchanged.length === 0 ? `${total}` : `${functions.built.length} of ${total}`;
-      process.stdout.write(`built ${what} handler bundles for ${HOST_TARGET} in ${Date.now() - started} ms${functions.unchanged.length > 0 ? ` (${functions.unchanged.length} unchanged)` : ''}\n`);
+      process.stdout.write(
+        `built ${what} handler bundles for ${HOST_TARGET} in ${Date.now() - started} ms${functions.unchanged.length > 0 ? ` (${functions.unchanged.length} unchanged)` : ''}\n`,
+      );
     },
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -7,4 +7,8 @@ import { DynamoBulkUserImportStore } from '../../lib/storage/dynamo/dynamo-bulk-
 
 /** `POST /bulk-import/import` with one bulk user as the body (SPEC §15). */
 export const handle: ApiHandler<'users' | 'metadata' | 'roleReader' | 'bulkUserImport'> = (req, deps) => importUserNow(deps, req.body);
-export const handler = createHttpHandler('bulkimport-import', { users: DynamoUserStore, metadata: DynamoMetadataStore, roleReader: DynamoRoleReader, bulkUserImport: DynamoBulkUserImportStore }, handle);
+export const handler = createHttpHandler(
+  'bulkimport-import',
+  { users: DynamoUserStore, metadata: DynamoMetadataStore, roleReader: DynamoRoleReader, bulkUserImport: DynamoBulkUserImportStore },
+  handle,
+);

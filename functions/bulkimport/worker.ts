@@ -9,7 +9,13 @@ import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-st
 import { DynamoRoleReader } from '../../lib/storage/dynamo/dynamo-role-reader';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
-const loadDeps = createRuntimeDeps({ users: DynamoUserStore, bulkUserImport: DynamoBulkUserImportStore, bulkWorker: DynamoBulkWorkerStore, metadata: DynamoMetadataStore, roleReader: DynamoRoleReader });
+const loadDeps = createRuntimeDeps({
+  users: DynamoUserStore,
+  bulkUserImport: DynamoBulkUserImportStore,
+  bulkWorker: DynamoBulkWorkerStore,
+  metadata: DynamoMetadataStore,
+  roleReader: DynamoRoleReader,
+});
 const log = createLogger({ function: 'bulkimport-worker' });
 
 /**

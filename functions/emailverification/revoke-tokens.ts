@@ -7,4 +7,8 @@ import { DynamoEmailVerificationStore } from '../../lib/storage/dynamo/dynamo-em
 /** `POST /<tenant>/recipe/user/email/verify/token/remove` `{"userId","email"}`. */
 export const handle: ApiHandler<'users' | 'emailVerification'> = (req, deps) =>
   revokeEmailVerificationTokens(deps, req.tenantId, requiredString(req.body, 'userId'), normaliseEmail(requiredString(req.body, 'email')));
-export const handler = createHttpHandler('emailverification-revoke-tokens', { users: DynamoUserStore, emailVerification: DynamoEmailVerificationStore }, handle);
+export const handler = createHttpHandler(
+  'emailverification-revoke-tokens',
+  { users: DynamoUserStore, emailVerification: DynamoEmailVerificationStore },
+  handle,
+);

@@ -28,9 +28,7 @@ export const handle: ApiHandler<'users'> = (req, deps) => {
     ...(userId !== undefined ? [{ by: 'userId' as const, userId }] : []),
     ...(info.email !== undefined ? [{ by: 'email' as const, email: info.email }] : []),
     ...(info.phoneNumber !== undefined ? [{ by: 'phoneNumber' as const, phoneNumber: info.phoneNumber }] : []),
-    ...(info.thirdParty !== undefined
-      ? [{ by: 'thirdParty' as const, thirdPartyId: info.thirdParty.id, thirdPartyUserId: info.thirdParty.userId }]
-      : []),
+    ...(info.thirdParty !== undefined ? [{ by: 'thirdParty' as const, thirdPartyId: info.thirdParty.id, thirdPartyUserId: info.thirdParty.userId }] : []),
   ];
   const allowed = ALLOWED[rid];
   if (given.length !== 1 || !allowed.includes(given[0].by)) {

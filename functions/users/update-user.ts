@@ -37,4 +37,8 @@ export const handle: ApiHandler<'users' | 'metadata' | 'emailVerification' | 'pa
     ...(password !== undefined ? { password } : {}),
   });
 };
-export const handler = createHttpHandler('user-update', { users: DynamoUserStore, metadata: DynamoMetadataStore, emailVerification: DynamoEmailVerificationStore, passwordless: DynamoPasswordlessStore }, handle);
+export const handler = createHttpHandler(
+  'user-update',
+  { users: DynamoUserStore, metadata: DynamoMetadataStore, emailVerification: DynamoEmailVerificationStore, passwordless: DynamoPasswordlessStore },
+  handle,
+);

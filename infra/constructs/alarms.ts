@@ -47,7 +47,9 @@ export function tableThrottles(table: dynamodb.ITable, period: Duration): cloudw
   }
   return new cloudwatch.MathExpression({
     label: 'Throttled requests',
-    expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+    expression: Object.keys(usingMetrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + '),
     usingMetrics,
     period,
   });
@@ -117,7 +119,9 @@ export class AuthAlarms extends Construct {
           // A function that was not throttled has no datapoint; FILL keeps the sum defined.
           metric: new cloudwatch.MathExpression({
             label: 'Throttled invocations',
-            expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+            expression: Object.keys(usingMetrics)
+              .map((id) => `FILL(${id}, 0)`)
+              .join(' + '),
             usingMetrics,
             period,
           }),

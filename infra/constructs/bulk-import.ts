@@ -77,7 +77,7 @@ export class BulkImport extends Construct {
     const tableId = Stack.of(this).getLogicalId(table.node.defaultChild as dynamodb.CfnTable);
     Validations.of(this.worker.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/stream/*]`,
-      reason: 'dynamodb:ListStreams on this table\'s streams only: the stream label (the last part of its ARN) changes whenever the stream is re-enabled.',
+      reason: "dynamodb:ListStreams on this table's streams only: the stream label (the last part of its ARN) changes whenever the stream is re-enabled.",
     });
     const mapping = new lambda.CfnEventSourceMapping(this, 'Stream', {
       functionName: this.worker.fn.functionName,
@@ -122,7 +122,8 @@ export class BulkImport extends Construct {
     add(
       new cloudwatch.Alarm(this, 'DeadLetterDepth', {
         alarmName: `${props.namePrefix}-bulk-dead-letters`,
-        alarmDescription: 'Stream batches the bulk-import worker gave up on: their rows stay NEW or PROCESSING until the sweeper hands them over again; read the worker log',
+        alarmDescription:
+          'Stream batches the bulk-import worker gave up on: their rows stay NEW or PROCESSING until the sweeper hands them over again; read the worker log',
         metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         threshold: 0,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -109,7 +109,13 @@ export class MigrationDashboard extends Construct {
             left: [
               tableThrottles(props.table, minute),
               own('BulkRowThrottles', 'Sum', minute, 'bulk rows waited on for capacity (worker)'),
-              new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum', period: minute, label: 'Lambda throttles (account)' }),
+              new cloudwatch.Metric({
+                namespace: 'AWS/Lambda',
+                metricName: 'Throttles',
+                statistic: 'Sum',
+                period: minute,
+                label: 'Lambda throttles (account)',
+              }),
             ],
           }),
         ],

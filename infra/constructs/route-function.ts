@@ -10,7 +10,15 @@ import { passwordMigrationSourceOf } from '../../lib/config/config';
 import { ARGON2_BINARY_PACKAGE } from '../bundling';
 import type { FunctionDef, RouteSecret } from '../routes';
 import { resourceName, type LambdaArch } from '../settings';
-import { BULK_MEMORY_MB, BULK_TIMEOUT_SECONDS, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, HASHING_TIMEOUT_SECONDS, hashingMemoryMb, LIST_READ_TIMEOUT_SECONDS } from '../sizing';
+import {
+  BULK_MEMORY_MB,
+  BULK_TIMEOUT_SECONDS,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_TIMEOUT_SECONDS,
+  HASHING_TIMEOUT_SECONDS,
+  hashingMemoryMb,
+  LIST_READ_TIMEOUT_SECONDS,
+} from '../sizing';
 
 /**
  * What a `read` route may do: the commands the storage adapter sends for lookups (BatchGetItem:
@@ -22,12 +30,7 @@ export const DYNAMODB_READ_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dy
  * What a `write` route may do on top of reading. `TransactWriteItems` is not an IAM action: each
  * item of a transaction is authorised as its own Put/Update/Delete/ConditionCheck.
  */
-export const DYNAMODB_WRITE_ACTIONS: readonly string[] = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:ConditionCheckItem',
-];
+export const DYNAMODB_WRITE_ACTIONS: readonly string[] = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 
 /**
  * The AWS Parameters and Secrets Lambda Extension: functions read their SSM parameters with a GET
@@ -149,7 +152,15 @@ export class RouteFunction extends Construct {
       memorySize: route.hashesPasswords ? hashingMemoryMb(props.environment) : route.bulk ? BULK_MEMORY_MB : DEFAULT_MEMORY_MB,
       timeout:
         props.timeout ??
-        Duration.seconds(route.hashesPasswords ? HASHING_TIMEOUT_SECONDS : route.bulk ? BULK_TIMEOUT_SECONDS : route.readsWholeList ? LIST_READ_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
+        Duration.seconds(
+          route.hashesPasswords
+            ? HASHING_TIMEOUT_SECONDS
+            : route.bulk
+              ? BULK_TIMEOUT_SECONDS
+              : route.readsWholeList
+                ? LIST_READ_TIMEOUT_SECONDS
+                : DEFAULT_TIMEOUT_SECONDS,
+        ),
       role: this.role,
       logGroup: this.logGroup,
       environment,

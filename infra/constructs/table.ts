@@ -32,7 +32,10 @@ export const GSI_SHARE = 0.25;
 
 /** The warm throughput of each GSI for a table warmed to `tableWrites` write units per second. */
 export function gsiWarmThroughput(tableWrites: number): { writeUnitsPerSecond: number; readUnitsPerSecond: number } {
-  return { writeUnitsPerSecond: Math.max(ON_DEMAND_WARM.writeUnitsPerSecond, Math.ceil(tableWrites * GSI_SHARE)), readUnitsPerSecond: ON_DEMAND_WARM.readUnitsPerSecond };
+  return {
+    writeUnitsPerSecond: Math.max(ON_DEMAND_WARM.writeUnitsPerSecond, Math.ceil(tableWrites * GSI_SHARE)),
+    readUnitsPerSecond: ON_DEMAND_WARM.readUnitsPerSecond,
+  };
 }
 
 /**
@@ -71,7 +74,9 @@ export class AuthTable extends Construct {
       tableName: props.tableName,
       partitionKey: { name: s.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: s.sortKey, type: dynamodb.AttributeType.STRING },
-      ...(provisioned ? { billingMode: dynamodb.BillingMode.PROVISIONED, ...capacityProps(provisioned) } : { billingMode: dynamodb.BillingMode.PAY_PER_REQUEST }),
+      ...(provisioned
+        ? { billingMode: dynamodb.BillingMode.PROVISIONED, ...capacityProps(provisioned) }
+        : { billingMode: dynamodb.BillingMode.PAY_PER_REQUEST }),
       // The stream feeds the bulk-import worker (SPEC §15).
       stream: dynamodb.StreamViewType[s.streamViewType],
       ...(props.warmWriteUnitsPerSecond !== undefined

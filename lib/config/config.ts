@@ -73,7 +73,10 @@ const API_KEY = /^[A-Za-z0-9=-]{20,}$/;
 /** Parses a comma-separated API key list; throws a `ConfigError` naming the rule when a key is malformed. */
 export function parseApiKeys(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === '') return [];
-  const keys = raw.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  const keys = raw
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
   for (const key of keys) {
     if (!API_KEY.test(key)) {
       throw new ConfigError('Every API key must be at least 20 characters of A-Z, a-z, 0-9, "=" and "-"');

@@ -108,7 +108,6 @@ export function requiredObject(fields: Fields, name: string): Fields {
   return value as Fields;
 }
 
-
 /**
  * A required JSON object whose content is stored as given (metadata): every string in it, keys
  * too, must be valid Unicode, and it may nest at most `MAX_JSON_DEPTH` levels. Walked without

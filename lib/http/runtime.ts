@@ -30,7 +30,10 @@ export function createRuntimeDeps<K extends StoreName>(classes: StoreClasses<K>,
     if (!stores) {
       const ctx = createDynamoContext(config.tableName);
       const all: Record<string, unknown> = { tenants: DynamoTenantStore, ...classes };
-      stores = Object.fromEntries(Object.entries(all).map(([name, Store]) => [name, new (Store as new (c: DynamoContext) => unknown)(ctx)])) as Pick<Stores, K | 'tenants'>;
+      stores = Object.fromEntries(Object.entries(all).map(([name, Store]) => [name, new (Store as new (c: DynamoContext) => unknown)(ctx)])) as Pick<
+        Stores,
+        K | 'tenants'
+      >;
     }
     return { ...stores, config, clock: systemClock, random: cryptoRandom } as DepsWith<K>;
   };

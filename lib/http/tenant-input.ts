@@ -6,9 +6,7 @@ import { parseTenantId } from './tenant-path';
 export function requiredTenantId(body: Fields): string {
   const tenantId = parseTenantId(requiredString(body, 'tenantId'));
   if (tenantId === undefined) {
-    throw new BadRequestError(
-      "Field name 'tenantId' is invalid: use lower-case letters, digits and '-', not a reserved word or 'appid-' prefix",
-    );
+    throw new BadRequestError("Field name 'tenantId' is invalid: use lower-case letters, digits and '-', not a reserved word or 'appid-' prefix");
   }
   return tenantId;
 }

@@ -2,7 +2,6 @@ import { MAX_PERMISSIONS_PER_REQUEST, MAX_ROLE_LENGTH } from '../recipes/userrol
 import { BadRequestError, invalidField } from './errors';
 import { checkWellFormed, requiredQueryParam, requiredString, type Fields } from './input';
 
-
 function trimmedName(name: string, value: string): string {
   const trimmed = value.trim();
   if (trimmed === '') throw new BadRequestError(`Field name '${name}' cannot be an empty String`);

@@ -21,10 +21,7 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Creates a logger that writes JSON lines to `write` (stdout by default). */
-export function createLogger(
-  base: Record<string, unknown> = {},
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
-): Logger {
+export function createLogger(base: Record<string, unknown> = {}, write: (line: string) => void = (line) => process.stdout.write(line + '\n')): Logger {
   const emit = (level: string, message: string, fields?: Record<string, unknown>): void => {
     write(JSON.stringify({ time: new Date().toISOString(), level, message, ...base, ...redact(fields ?? {}) }));
   };

@@ -45,9 +45,15 @@ function program(): Command {
     .option('--hashes <file>', "auth0: the password-hash export (NDJSON), joined to the users on their database identity's id")
     .option('--tenant <t>', 'the target tenant', 'public')
     .addOption(
-      new Option('--no-hash <mode>', 'a user with an email but no password hash and no social identity (default passwordless)').choices(['passwordless', 'migrate-on-signin', 'skip']),
+      new Option('--no-hash <mode>', 'a user with an email but no password hash and no social identity (default passwordless)').choices([
+        'passwordless',
+        'migrate-on-signin',
+        'skip',
+      ]),
     )
-    .addOption(new Option('--duplicates <mode>', 'users that share an identity: fail them all, or import the oldest').choices(['fail', 'oldest']).default('fail'))
+    .addOption(
+      new Option('--duplicates <mode>', 'users that share an identity: fail them all, or import the oldest').choices(['fail', 'oldest']).default('fail'),
+    )
     .option('--include-disabled', 'import disabled (Firebase) and blocked (Auth0) users, with userMetadata.disabled = true')
     .option('--dry-run', 'read, map and check everything; write nothing but the report')
     .option('--offline', 'with --dry-run: do not ask the service anything (no existing-user check)')
@@ -195,7 +201,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         tenant,
         onProgress: progress.update,
         log: (line) => io.err(`${line}\n`),
-        about: { source: sourceName, file, url: opts.url, tenant, options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled } },
+        about: {
+          source: sourceName,
+          file,
+          url: opts.url,
+          tenant,
+          options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled },
+        },
       });
     } finally {
       progress.stop();
@@ -206,9 +218,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         `${result.interrupted ? ' (interrupted: run the same command again to finish)' : ''}\n`,
     );
     if (report.fromLedger > 0) io.out(`  ${report.fromLedger} imported by an earlier run (the ledger): nothing sent for them\n`);
-    if (report.alreadyInService > 0) io.out(`  ${report.alreadyInService} already in the service: a real run changes nothing of them but a changed password hash\n`);
+    if (report.alreadyInService > 0)
+      io.out(`  ${report.alreadyInService} already in the service: a real run changes nothing of them but a changed password hash\n`);
     for (const [outcome, reasons] of Object.entries(report.reasons)) {
-      io.out(`  ${outcome}: ${Object.entries(reasons).map(([code, n]) => `${code} ${n}`).join(', ')}\n`);
+      io.out(
+        `  ${outcome}: ${Object.entries(reasons)
+          .map(([code, n]) => `${code} ${n}`)
+          .join(', ')}\n`,
+      );
     }
     io.out(`report: ${reportFile}\n`);
     return result.exitCode;

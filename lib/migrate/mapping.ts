@@ -89,7 +89,10 @@ export function noHashLoginMethod(
   if (opts.noHash === 'migrate-on-signin') {
     return {
       method: { recipeId: 'emailpassword', tenantIds: [opts.tenant], isVerified: verified, email, migratePasswordOnSignIn: true },
-      warning: { code: 'no-password-hash', text: `${why}: imported as an email-password login method checked by the old provider at the first sign-in (--no-hash migrate-on-signin)` },
+      warning: {
+        code: 'no-password-hash',
+        text: `${why}: imported as an email-password login method checked by the old provider at the first sign-in (--no-hash migrate-on-signin)`,
+      },
     };
   }
   return {

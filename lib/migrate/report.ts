@@ -89,7 +89,10 @@ export class Ledger {
   constructor(readonly file: string) {}
 
   static pathFor(reportFile: string, key: { source: string; file: string; url: string; tenant: string }): string {
-    const id = createHash('sha256').update(JSON.stringify([key.source, resolve(key.file), key.url, key.tenant])).digest('hex').slice(0, 16);
+    const id = createHash('sha256')
+      .update(JSON.stringify([key.source, resolve(key.file), key.url, key.tenant]))
+      .digest('hex')
+      .slice(0, 16);
     return join(dirname(resolve(reportFile)), `migration-ledger-${id}.ndjson`);
   }
 

@@ -299,7 +299,12 @@ function dryRunEntry(m: MappedUser, existing: Existing | undefined): ReportEntry
     const holder = existing?.keys.get(key);
     if (holder !== undefined) {
       const [tenant, what] = key.split('\u0000');
-      return entryOf(m, { outcome: 'failed', reasonCode: 'conflict', reason: `${what} already belongs to user ${holder} of the service in tenant ${tenant}`, needsAction: true });
+      return entryOf(m, {
+        outcome: 'failed',
+        reasonCode: 'conflict',
+        reason: `${what} already belongs to user ${holder} of the service in tenant ${tenant}`,
+        needsAction: true,
+      });
     }
   }
   return entryOf(m, { outcome: 'imported', ...(externalId !== undefined ? { userId: externalId } : {}) });

@@ -101,7 +101,8 @@ export class ServiceClient {
       throw new UsageError(`the service at ${this.url} does not answer (${(err as Error).message}): start it (npm start) or pass --url.`);
     }
     if (res.status === 401) throw new UsageError(`the service at ${this.url} refused the API key: pass --api-key or set AUTH_CORE_API_KEY.`);
-    if (res.status !== 200 || !Array.isArray(res.json?.tenants)) throw new UsageError(`the service at ${this.url} is not an auth core: GET /recipe/multitenancy/tenant/list/v2 answered ${res.status}.`);
+    if (res.status !== 200 || !Array.isArray(res.json?.tenants))
+      throw new UsageError(`the service at ${this.url} is not an auth core: GET /recipe/multitenancy/tenant/list/v2 answered ${res.status}.`);
     const tenants = new Set<string>(['public', ...res.json.tenants.map((t: { tenantId: string }) => t.tenantId)]);
     if (!tenants.has(tenant)) throw new UsageError(`tenant ${tenant} does not exist on the service: create it first (PUT /recipe/multitenancy/tenant/v2).`);
   }

@@ -38,9 +38,7 @@ export interface ValidateImportedHashOptions {
 }
 
 /** Outcome of {@link validateImportedHash}: what to store, or a 400 message. */
-export type ValidateImportedHashResult =
-  | { ok: true; algorithm: HashAlgorithm; stored: string }
-  | { ok: false; message: string };
+export type ValidateImportedHashResult = { ok: true; algorithm: HashAlgorithm; stored: string } | { ok: false; message: string };
 
 function formatFor(algorithm: HashAlgorithm): HashFormat<unknown> {
   const format = FORMATS.find((candidate) => candidate.name === algorithm);

@@ -47,12 +47,8 @@ function deriveKey(password: string, salt: Buffer, memCost: number, rounds: numb
   const N = 2 ** memCost;
   const maxmem = 128 * rounds * (N + SCRYPT_PARALLELISM + 2) + MAXMEM_MARGIN_BYTES;
   return new Promise((resolve, reject) => {
-    scrypt(
-      Buffer.from(password, 'utf8'),
-      salt,
-      DERIVED_KEY_BYTES,
-      { N, r: rounds, p: SCRYPT_PARALLELISM, maxmem },
-      (error, key) => (error ? reject(error) : resolve(key)),
+    scrypt(Buffer.from(password, 'utf8'), salt, DERIVED_KEY_BYTES, { N, r: rounds, p: SCRYPT_PARALLELISM, maxmem }, (error, key) =>
+      error ? reject(error) : resolve(key),
     );
   });
 }
@@ -154,12 +150,7 @@ export const vendorScryptFormat: HashFormat<VendorScryptParams> = {
  */
 export async function verifyVendorScrypt(password: string, params: VendorScryptParams, ctx: VerifyContext): Promise<boolean> {
   const signerKey = decodeSignerKey(ctx.signerKey);
-  const key = await deriveKey(
-    password,
-    Buffer.concat([params.salt, params.saltSeparator]),
-    params.memCost,
-    params.rounds,
-  );
+  const key = await deriveKey(password, Buffer.concat([params.salt, params.saltSeparator]), params.memCost, params.rounds);
   const cipher = createCipheriv('aes-256-ctr', key, ZERO_IV);
   const computed = Buffer.concat([cipher.update(signerKey), cipher.final()]);
   // Lengths first (timingSafeEqual throws on a mismatch; the length is public), then

@@ -1,6 +1,17 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config/config';
-import type { BulkImportStore, BulkUserImportStore, BulkWorkerStore, EmailVerificationStore, MetadataStore, PasswordlessStore, RoleReader, RoleStore, TenantStore, UserStore } from '../storage/ports';
+import type {
+  BulkImportStore,
+  BulkUserImportStore,
+  BulkWorkerStore,
+  EmailVerificationStore,
+  MetadataStore,
+  PasswordlessStore,
+  RoleReader,
+  RoleStore,
+  TenantStore,
+  UserStore,
+} from '../storage/ports';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {

@@ -15,7 +15,10 @@ export class InvalidInputError extends Error {
  * the document.
  */
 export class InvalidInputDocumentError extends Error {
-  constructor(readonly document: Readonly<Record<string, unknown>>, summary: string) {
+  constructor(
+    readonly document: Readonly<Record<string, unknown>>,
+    summary: string,
+  ) {
     super(summary);
     this.name = 'InvalidInputDocumentError';
   }

@@ -142,8 +142,7 @@ export const keys = {
   /** An email verification token, by the SHA-256 of the token (SPEC §13). */
   verificationToken: (tokenHash: string): Key => ({ pk: `EVTOKEN#${tokenHash}`, sk: 'EVTOKEN' }),
   /** The tokens of one login method and email in one tenant: one item per token, by its hash. */
-  verificationTokensOf: (tenantId: string, recipeUserId: string, email: string): string =>
-    `EVTOKENS#${tenantId}#${recipeUserId}#${enc(email)}`,
+  verificationTokensOf: (tenantId: string, recipeUserId: string, email: string): string => `EVTOKENS#${tenantId}#${recipeUserId}#${enc(email)}`,
   /** A role and (sort keys `PERM#…`) its permissions (SPEC §14). */
   role: (role: string): Key => ({ pk: `ROLE#${enc(role)}`, sk: 'ROLE' }),
   rolePermission: (role: string, permission: string): Key => ({ pk: `ROLE#${enc(role)}`, sk: `PERM#${enc(permission)}` }),
@@ -204,7 +203,5 @@ export const keys = {
   usersWithPhone: (tenantId: string, phoneNumber: string): string => `T#${tenantId}#PHONE#${enc(phoneNumber)}`,
   /** gsi2 partition: pending devices of one email or phone. */
   devicesOfIdentity: (tenantId: string, identity: { email?: string; phoneNumber?: string }): string =>
-    identity.email !== undefined
-      ? `T#${tenantId}#PLDEV#EMAIL#${enc(identity.email)}`
-      : `T#${tenantId}#PLDEV#PHONE#${enc(identity.phoneNumber ?? '')}`,
+    identity.email !== undefined ? `T#${tenantId}#PLDEV#EMAIL#${enc(identity.email)}` : `T#${tenantId}#PLDEV#PHONE#${enc(identity.phoneNumber ?? '')}`,
 };

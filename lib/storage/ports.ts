@@ -222,11 +222,7 @@ export interface PasswordlessStore {
    * concurrent consumes exactly one wins, and a code a resend adds meanwhile is never left without
    * its device (`DEVICE_CHANGED`: read again).
    */
-  consumeDevice(
-    device: DeviceRecord,
-    codes: readonly CodeRecord[],
-    userWrite: LoginWrite,
-  ): Promise<UserWriteResult | { readonly status: 'DEVICE_CHANGED' }>;
+  consumeDevice(device: DeviceRecord, codes: readonly CodeRecord[], userWrite: LoginWrite): Promise<UserWriteResult | { readonly status: 'DEVICE_CHANGED' }>;
 }
 
 export interface TenantStore {

@@ -32,12 +32,23 @@ describe('stage settings from the CDK context', () => {
   });
 
   it('takes provisioned capacity for a migration window as both units together, never beside warm throughput', () => {
-    expect(settingsFromContext(read({ provisionedWriteUnits: '36000', provisionedReadUnits: 2000 })).provisionedCapacity).toEqual({ writeUnits: 36000, readUnits: 2000 });
+    expect(settingsFromContext(read({ provisionedWriteUnits: '36000', provisionedReadUnits: 2000 })).provisionedCapacity).toEqual({
+      writeUnits: 36000,
+      readUnits: 2000,
+    });
     expect(settingsFromContext(read({})).provisionedCapacity).toBeUndefined();
-    expect(() => settingsFromContext(read({ provisionedWriteUnits: '36000' }))).toThrow('Context "provisionedReadUnits" must be given with "provisionedWriteUnits"');
-    expect(() => settingsFromContext(read({ provisionedReadUnits: '2000' }))).toThrow('Context "provisionedWriteUnits" must be given with "provisionedReadUnits"');
-    expect(() => settingsFromContext(read({ provisionedWriteUnits: 'lots', provisionedReadUnits: '2000' }))).toThrow('Context "provisionedWriteUnits" must be a positive integer');
-    expect(() => settingsFromContext(read({ provisionedWriteUnits: '36000', provisionedReadUnits: '0' }))).toThrow('Context "provisionedReadUnits" must be a positive integer');
+    expect(() => settingsFromContext(read({ provisionedWriteUnits: '36000' }))).toThrow(
+      'Context "provisionedReadUnits" must be given with "provisionedWriteUnits"',
+    );
+    expect(() => settingsFromContext(read({ provisionedReadUnits: '2000' }))).toThrow(
+      'Context "provisionedWriteUnits" must be given with "provisionedReadUnits"',
+    );
+    expect(() => settingsFromContext(read({ provisionedWriteUnits: 'lots', provisionedReadUnits: '2000' }))).toThrow(
+      'Context "provisionedWriteUnits" must be a positive integer',
+    );
+    expect(() => settingsFromContext(read({ provisionedWriteUnits: '36000', provisionedReadUnits: '0' }))).toThrow(
+      'Context "provisionedReadUnits" must be a positive integer',
+    );
     expect(() => settingsFromContext(read({ provisionedWriteUnits: '36000', provisionedReadUnits: '2000', warmWriteUnitsPerSecond: '40000' }))).toThrow(
       'Context "warmWriteUnitsPerSecond" is for an on-demand table',
     );
@@ -56,7 +67,9 @@ describe('stage settings from the CDK context', () => {
   it('checks the password migration settings as a Lambda reads them, and keeps their secrets out', () => {
     const env = (functionEnvironment: Record<string, string>) => () => settingsFromContext(read({ functionEnvironment }));
     expect(env({ PASSWORD_MIGRATION_SOURCE: 'firebase' })().functionEnvironment).toEqual({ PASSWORD_MIGRATION_SOURCE: 'firebase' });
-    expect(env({ PASSWORD_MIGRATION_SOURCE: 'webhook' })).toThrow('Context "functionEnvironment": PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_URL');
+    expect(env({ PASSWORD_MIGRATION_SOURCE: 'webhook' })).toThrow(
+      'Context "functionEnvironment": PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_URL',
+    );
     expect(env({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://old.example.com/check' })).toThrow(
       'PASSWORD_MIGRATION_WEBHOOK_URL must be an https URL',
     );
@@ -84,7 +97,7 @@ describe('memory sizing', () => {
     expect(hashingMemoryMb()).toBe(HASHING_MIN_MEMORY_MB);
   });
 
-  it('grows with raised hash limits and refuses limits beyond Lambda\'s memory', () => {
+  it("grows with raised hash limits and refuses limits beyond Lambda's memory", () => {
     expect(hashingMemoryMb({ ARGON2_MAX_MEMORY_KIB: String(2 * 1024 * 1024) })).toBe(2048 + 256);
     expect(hashingMemoryMb({ SCRYPT_MAX_MEM_COST: '20', SCRYPT_MAX_ROUNDS: '16' })).toBe(2048 + 256);
     expect(() => hashingMemoryMb({ ARGON2_MAX_MEMORY_KIB: String(16 * 1024 * 1024) })).toThrow(/above Lambda/);

@@ -49,10 +49,7 @@ export function lambdaBundles(arch: LambdaArch = 'x86_64'): Promise<string> {
  * synth, and with it every test, on one finding): the nag test runs the pack itself and lists the
  * findings.
  */
-export function synthStage(
-  context: Record<string, unknown>,
-  opts: { bundleDir: string; overrides?: Partial<AuthCoreStackProps> },
-): Synthesized {
+export function synthStage(context: Record<string, unknown>, opts: { bundleDir: string; overrides?: Partial<AuthCoreStackProps> }): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'auth-core-cdk-'));
   const app = new App({ outdir });
   const settings = settingsFromContext((key) => context[key]);

@@ -55,7 +55,9 @@ describe('account-linking races', () => {
       const loser = linked.json.status === 'OK' ? primary.res.json : linked.json;
       expect(loser.status).toBe('ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR');
       expect(loser.primaryUserId).toBe(linked.json.status === 'OK' ? target : primary.id);
-      const holders = (await api.get(`/users/by-accountinfo?email=${encodeURIComponent(email)}`)).json.users.filter((u: { isPrimaryUser: boolean }) => u.isPrimaryUser);
+      const holders = (await api.get(`/users/by-accountinfo?email=${encodeURIComponent(email)}`)).json.users.filter(
+        (u: { isPrimaryUser: boolean }) => u.isPrimaryUser,
+      );
       expect(holders).toHaveLength(1);
     }
     expect(await tableProblems(api.tableName)).toEqual([]);
@@ -108,7 +110,7 @@ describe('account-linking races', () => {
     expect(await tableProblems(api.tableName)).toEqual([]);
   });
 
-  it('unlinking the primary user\'s own login method (which deletes it) racing sign-ins through it: each sign-in is the whole user or a wrong credential, never half', async () => {
+  it("unlinking the primary user's own login method (which deletes it) racing sign-ins through it: each sign-in is the whole user or a wrong credential, never half", async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const email = uniqueEmail('race-own');
       const primary = await al.emailPassword(email);
@@ -150,7 +152,7 @@ describe('account-linking races', () => {
     expect(await tableProblems(api.tableName)).toEqual([]);
   });
 
-  it('third-party sign-ins newly verifying a linked login method\'s email racing its unlink (written from the guard\'s copy, the user read beside): each is verified, as the user it was in', async () => {
+  it("third-party sign-ins newly verifying a linked login method's email racing its unlink (written from the guard's copy, the user read beside): each is verified, as the user it was in", async () => {
     const email = uniqueEmail('race-tp-verify');
     const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}` };
     const primary = await al.emailPassword(uniqueEmail('race-tp-verify-ep'));

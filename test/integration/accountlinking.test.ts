@@ -95,7 +95,11 @@ describe('GET /recipe/accountlinking/user/primary/check and POST /recipe/account
     const primary = await al.thirdParty(uniqueEmail('tp-a'), undefined, identity);
     await al.group(primary, await al.emailPassword(uniqueEmail('anchor'), T1));
     const sameIdentityInT1 = await al.thirdParty(uniqueEmail('tp-b'), T1, identity);
-    const identityTaken = { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: primary, description: THIRD_PARTY_TAKEN };
+    const identityTaken = {
+      status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR',
+      primaryUserId: primary,
+      description: THIRD_PARTY_TAKEN,
+    };
     expect((await al.primaryCheck(sameIdentityInT1)).json).toEqual(identityTaken);
     expect((await al.createPrimary(sameIdentityInT1)).json).toEqual(identityTaken);
     expect((await al.user(sameIdentityInT1)).isPrimaryUser).toBe(false);
@@ -177,14 +181,28 @@ describe('GET /recipe/accountlinking/user/link/check and POST /recipe/accountlin
     await al.group(c);
     await al.group(d);
     const description = 'The input recipe user ID is already linked to another user ID';
-    expect((await al.linkCheck(b, c)).json).toEqual({ status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: a, description });
-    expect((await al.link(b, c)).json).toEqual({ status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: a, description, user: other });
+    expect((await al.linkCheck(b, c)).json).toEqual({
+      status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR',
+      primaryUserId: a,
+      description,
+    });
+    expect((await al.link(b, c)).json).toEqual({
+      status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR',
+      primaryUserId: a,
+      description,
+      user: other,
+    });
     // A primary user itself cannot be linked to another either.
     const dUser = await al.user(d);
-    expect((await al.link(d, c)).json).toEqual({ status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: d, description, user: dUser });
+    expect((await al.link(d, c)).json).toEqual({
+      status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR',
+      primaryUserId: d,
+      description,
+      user: dUser,
+    });
   });
 
-  it('answers ACCOUNT_INFO_ALREADY_ASSOCIATED_… when another primary user holds the recipe user\'s email', async () => {
+  it("answers ACCOUNT_INFO_ALREADY_ASSOCIATED_… when another primary user holds the recipe user's email", async () => {
     const email = uniqueEmail('taken');
     const holder = await al.emailPassword(email);
     await al.group(holder);
@@ -197,7 +215,7 @@ describe('GET /recipe/accountlinking/user/link/check and POST /recipe/accountlin
     expect((await al.user(member)).id).toBe(member);
   });
 
-  it('checks the union of tenants: the primary user\'s own email may not reach a tenant where another primary user holds it', async () => {
+  it("checks the union of tenants: the primary user's own email may not reach a tenant where another primary user holds it", async () => {
     const email = uniqueEmail('union');
     const target = await al.emailPassword(email); // public
     await al.group(target);
@@ -213,31 +231,34 @@ describe('GET /recipe/accountlinking/user/link/check and POST /recipe/accountlin
     ['email', EMAIL_TAKEN],
     ['phone number', PHONE_TAKEN],
     ['third-party identity', THIRD_PARTY_TAKEN],
-  ])('answers ACCOUNT_INFO_ALREADY_ASSOCIATED_… when the recipe user\'s %s is held by another primary user in a tenant only the primary user is in', async (what, description) => {
-    // The holder and the target primary user are in T2 only; the recipe user is in public: its
-    // account info reaches T2 only through the union of tenants.
-    const email = uniqueEmail('reverse');
-    const phoneNumber = uniquePhone();
-    const identity = { thirdPartyId: 'github', thirdPartyUserId: `gh-rev-${Date.now()}-${what.length}` };
-    const [holder, member] =
-      what === 'email'
-        ? [await al.emailPassword(email, T2), await al.thirdParty(email)]
-        : what === 'phone number'
-          ? [await al.passwordless({ phoneNumber }, T2), await al.passwordless({ phoneNumber })]
-          : [await al.thirdParty(uniqueEmail('rev-a'), T2, identity), await al.thirdParty(uniqueEmail('rev-b'), undefined, identity)];
-    await al.group(holder);
-    const target = await al.emailPassword(uniqueEmail('rev-target'), T2);
-    await al.group(target);
-    const expected = { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: holder, description };
-    expect((await al.linkCheck(member, target)).json).toEqual(expected);
-    expect((await al.link(member, target)).json).toEqual(expected);
-    expect((await al.user(member)).id).toBe(member);
-    expect((await al.user(target)).loginMethods).toHaveLength(1);
-    // The same recipe user links to a primary user of its own tenant.
-    const local = await al.emailPassword(uniqueEmail('rev-local'));
-    await al.group(local);
-    expect((await al.link(member, local)).json.status).toBe('OK');
-  });
+  ])(
+    "answers ACCOUNT_INFO_ALREADY_ASSOCIATED_… when the recipe user's %s is held by another primary user in a tenant only the primary user is in",
+    async (what, description) => {
+      // The holder and the target primary user are in T2 only; the recipe user is in public: its
+      // account info reaches T2 only through the union of tenants.
+      const email = uniqueEmail('reverse');
+      const phoneNumber = uniquePhone();
+      const identity = { thirdPartyId: 'github', thirdPartyUserId: `gh-rev-${Date.now()}-${what.length}` };
+      const [holder, member] =
+        what === 'email'
+          ? [await al.emailPassword(email, T2), await al.thirdParty(email)]
+          : what === 'phone number'
+            ? [await al.passwordless({ phoneNumber }, T2), await al.passwordless({ phoneNumber })]
+            : [await al.thirdParty(uniqueEmail('rev-a'), T2, identity), await al.thirdParty(uniqueEmail('rev-b'), undefined, identity)];
+      await al.group(holder);
+      const target = await al.emailPassword(uniqueEmail('rev-target'), T2);
+      await al.group(target);
+      const expected = { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', primaryUserId: holder, description };
+      expect((await al.linkCheck(member, target)).json).toEqual(expected);
+      expect((await al.link(member, target)).json).toEqual(expected);
+      expect((await al.user(member)).id).toBe(member);
+      expect((await al.user(target)).loginMethods).toHaveLength(1);
+      // The same recipe user links to a primary user of its own tenant.
+      const local = await al.emailPassword(uniqueEmail('rev-local'));
+      await al.group(local);
+      expect((await al.link(member, local)).json.status).toBe('OK');
+    },
+  );
 
   it('answers 400 for unknown ids (looked up before any other check, as the core does) and missing fields', async () => {
     const known = await al.emailPassword();
@@ -284,7 +305,15 @@ describe('the user object of a primary user (SPEC §4, §11)', () => {
       webauthn: { credentialIds: [] },
       loginMethods: [
         { tenantIds: ['public'], recipeUserId: ep, verified: false, timeJoined: epUser.timeJoined, recipeId: 'emailpassword', email },
-        { tenantIds: [T1], recipeUserId: tp, verified: true, timeJoined: tpUser.timeJoined, recipeId: 'thirdparty', email, thirdParty: { id: 'apple', userId: tpIdentity.thirdPartyUserId } },
+        {
+          tenantIds: [T1],
+          recipeUserId: tp,
+          verified: true,
+          timeJoined: tpUser.timeJoined,
+          recipeId: 'thirdparty',
+          email,
+          thirdParty: { id: 'apple', userId: tpIdentity.thirdPartyUserId },
+        },
         { tenantIds: ['public'], recipeUserId: pl, verified: true, timeJoined: expect.any(Number), recipeId: 'passwordless', phoneNumber },
       ],
     });
@@ -414,7 +443,7 @@ describe('every other operation once accounts are linked', () => {
     expect(await appCount('&includeRecipeIds=thirdparty')).toBe(appThirdPartyBefore);
   });
 
-  it('refuses an email-password email change that would give a primary user another primary user\'s email (EMAIL_CHANGE_NOT_ALLOWED_ERROR), not an unlinked one\'s', async () => {
+  it("refuses an email-password email change that would give a primary user another primary user's email (EMAIL_CHANGE_NOT_ALLOWED_ERROR), not an unlinked one's", async () => {
     const taken = uniqueEmail('taken');
     await al.group(await al.thirdParty(taken));
     const ep = await al.emailPassword();
@@ -436,7 +465,7 @@ describe('every other operation once accounts are linked', () => {
     expect((await api.put('/recipe/user', { recipeUserId: user.id, email: uniqueEmail() })).json).toEqual({ status: 'UNKNOWN_USER_ID_ERROR' });
   });
 
-  it('refuses passwordless email and phone changes onto another primary user\'s (…_CHANGE_NOT_ALLOWED_ERROR)', async () => {
+  it("refuses passwordless email and phone changes onto another primary user's (…_CHANGE_NOT_ALLOWED_ERROR)", async () => {
     const email = uniqueEmail('pl-taken');
     const phoneNumber = uniquePhone();
     await al.group(await al.emailPassword(email));
@@ -455,7 +484,7 @@ describe('every other operation once accounts are linked', () => {
     expect((await al.user(pl)).phoneNumbers).toEqual([]);
   });
 
-  it('refuses a third-party sign-in that would change a linked login method\'s email to another primary user\'s (EMAIL_CHANGE_NOT_ALLOWED_ERROR)', async () => {
+  it("refuses a third-party sign-in that would change a linked login method's email to another primary user's (EMAIL_CHANGE_NOT_ALLOWED_ERROR)", async () => {
     const taken = uniqueEmail('tp-taken');
     await al.group(await al.emailPassword(taken));
     const identity = { thirdPartyId: 'google', thirdPartyUserId: `change-${Date.now()}` };
@@ -469,17 +498,26 @@ describe('every other operation once accounts are linked', () => {
     expect([after.json.status, after.json.user.emails]).toEqual(['OK', [taken]]);
   });
 
-  it('never links a new login method on its own: sign-up, import and consume of a primary user\'s email create unlinked users', async () => {
+  it("never links a new login method on its own: sign-up, import and consume of a primary user's email create unlinked users", async () => {
     const email = uniqueEmail('no-auto');
     const primary = await al.thirdParty(email);
     await al.group(primary);
     const signUp = await api.post('/recipe/signup', { email, password: 'a password 12345' });
     expect([signUp.json.status, signUp.json.user.isPrimaryUser, signUp.json.user.id]).toEqual(['OK', false, signUp.json.recipeUserId]);
     const imported = await api.post(tenantPath(T1, '/recipe/user/passwordhash/import'), { email, passwordHash: BCRYPT.hash });
-    expect([imported.json.status, imported.json.didUserAlreadyExist, imported.json.user.isPrimaryUser, imported.json.user.loginMethods.length]).toEqual(['OK', false, false, 1]);
+    expect([imported.json.status, imported.json.didUserAlreadyExist, imported.json.user.isPrimaryUser, imported.json.user.loginMethods.length]).toEqual([
+      'OK',
+      false,
+      false,
+      1,
+    ]);
     const code = await createCode(api, { email });
     const consumed = (await consumeLink(api, code)).json;
-    expect([consumed.createdNewUser, consumed.user.isPrimaryUser, consumed.user.loginMethods]).toEqual([true, false, [expect.objectContaining({ recipeId: 'passwordless' })]]);
+    expect([consumed.createdNewUser, consumed.user.isPrimaryUser, consumed.user.loginMethods]).toEqual([
+      true,
+      false,
+      [expect.objectContaining({ recipeId: 'passwordless' })],
+    ]);
     expect((await al.user(primary)).loginMethods).toHaveLength(1);
   });
 });
@@ -506,7 +544,7 @@ describe('POST /recipe/accountlinking/user/unlink', () => {
     expect((await al.link(member, primary)).json.status).toBe('OK');
   });
 
-  it('deletes the primary user\'s own login method when others are linked; the user keeps its id and stays primary', async () => {
+  it("deletes the primary user's own login method when others are linked; the user keeps its id and stays primary", async () => {
     const email = uniqueEmail('own');
     const primary = await al.emailPassword(email);
     const member = await al.thirdParty(uniqueEmail('own-tp'));
@@ -584,7 +622,7 @@ describe('POST /user/remove with linked accounts', () => {
     expect([res.status, res.text]).toEqual([400, "Field name 'removeAllLinkedAccounts' is invalid in JSON input"]);
   });
 
-  it('signs up a new user on a removed login method\'s identity in its tenant', async () => {
+  it("signs up a new user on a removed login method's identity in its tenant", async () => {
     const email = uniqueEmail('reuse');
     const member = await al.emailPassword(email, T1);
     const primary = await al.thirdParty(uniqueEmail('reuse-tp'));

@@ -19,7 +19,11 @@ const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${n++}`
 const importUser = (user: unknown) => api.post('/bulk-import/import', user);
 const signIn = (email: string, password: string, tenant = '') => api.post(`${tenant}/recipe/signin`, { email, password });
 const ep = (email: string, vector = BCRYPT_VECTORS[0], over: Record<string, unknown> = {}) => ({
-  recipeId: 'emailpassword', email, passwordHash: vector.hash, hashingAlgorithm: vector.hash.startsWith('$2') ? 'bcrypt' : vector.hash.startsWith('$argon') ? 'argon2' : 'firebase_scrypt', ...over,
+  recipeId: 'emailpassword',
+  email,
+  passwordHash: vector.hash,
+  hashingAlgorithm: vector.hash.startsWith('$2') ? 'bcrypt' : vector.hash.startsWith('$argon') ? 'argon2' : 'firebase_scrypt',
+  ...over,
 });
 
 describe('POST /bulk-import/import', () => {
@@ -51,7 +55,11 @@ describe('POST /bulk-import/import', () => {
       const signin = await signIn(email, BCRYPT_VECTORS[0].password, tenant);
       expect([tenant, signin.json.status, signin.json.user?.id]).toEqual([tenant, 'OK', externalUserId]);
     }
-    const tp = await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: user.thirdParty[0].userId, email: { id: email, isVerified: true } });
+    const tp = await api.post('/recipe/signinup', {
+      thirdPartyId: 'google',
+      thirdPartyUserId: user.thirdParty[0].userId,
+      email: { id: email, isVerified: true },
+    });
     expect([tp.json.createdNewUser, tp.json.user.id]).toEqual([false, externalUserId]);
     expect((await api.get(`/user/id?userId=${externalUserId}`)).json.user.id).toBe(externalUserId);
     expect((await api.get(`/recipe/user/metadata?userId=${externalUserId}`)).json.metadata).toEqual({ plan: 'pro' });
@@ -96,7 +104,14 @@ describe('POST /bulk-import/import', () => {
   it('is safe to run again: the same user is a success with the same id, a changed hash replaces the old one', async () => {
     const externalUserId = unique('auth0');
     const email = `${unique('again')}@example.com`;
-    const body = { externalUserId, userRoles: [{ role: 'viewer', tenantIds: ['public'] }], loginMethods: [{ ...ep(email), isPrimary: true }, { recipeId: 'passwordless', email }] };
+    const body = {
+      externalUserId,
+      userRoles: [{ role: 'viewer', tenantIds: ['public'] }],
+      loginMethods: [
+        { ...ep(email), isPrimary: true },
+        { recipeId: 'passwordless', email },
+      ],
+    };
     const first = await importUser(body);
     const count = (await api.get('/users/count')).json.count;
     const again = await importUser(body);
@@ -104,7 +119,13 @@ describe('POST /bulk-import/import', () => {
     expect(again.json.user).toEqual(first.json.user);
     expect((await api.get('/users/count')).json.count).toBe(count);
 
-    const changed = await importUser({ ...body, loginMethods: [{ ...ep(email, ARGON2_VECTORS[1]), isPrimary: true }, { recipeId: 'passwordless', email }] });
+    const changed = await importUser({
+      ...body,
+      loginMethods: [
+        { ...ep(email, ARGON2_VECTORS[1]), isPrimary: true },
+        { recipeId: 'passwordless', email },
+      ],
+    });
     expect(changed.status).toBe(200);
     expect((await signIn(email, ARGON2_VECTORS[1].password)).json.user.id).toBe(externalUserId);
     expect((await signIn(email, BCRYPT_VECTORS[0].password)).json.status).toBe('WRONG_CREDENTIALS_ERROR');
@@ -120,15 +141,44 @@ describe('POST /bulk-import/import', () => {
     const phone = '+14155550199';
     const tpUser = unique('tp');
     const ext = unique('ext');
-    expect((await importUser({ externalUserId: ext, loginMethods: [ep(email), { recipeId: 'passwordless', email, isPrimary: true }, { recipeId: 'passwordless', phoneNumber: phone }, { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: tpUser }] })).status).toBe(200);
+    expect(
+      (
+        await importUser({
+          externalUserId: ext,
+          loginMethods: [
+            ep(email),
+            { recipeId: 'passwordless', email, isPrimary: true },
+            { recipeId: 'passwordless', phoneNumber: phone },
+            { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: tpUser },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     const cases: [unknown, string][] = [
-      [{ loginMethods: [ep(email)] , externalUserId: unique('other') }, `E003: A user with email ${email} already exists in emailpassword loginMethod.`],
-      [{ loginMethods: [{ recipeId: 'thirdparty', email: 'x@example.com', thirdPartyId: 'google', thirdPartyUserId: tpUser }, ep(`${unique('new')}@example.com`)] }, `E005: A user with thirdPartyId google and thirdPartyUserId ${tpUser} already exists in thirdparty loginMethod.`],
-      [{ loginMethods: [{ recipeId: 'passwordless', email }, ep(`${unique('new')}@example.com`)] }, `E006: A user with email ${email} already exists in passwordless loginMethod.`],
-      [{ loginMethods: [ep(`${unique('new')}@example.com`), { recipeId: 'passwordless', phoneNumber: phone }] }, `E007: A user with phoneNumber ${phone} already exists in passwordless loginMethod.`],
+      [{ loginMethods: [ep(email)], externalUserId: unique('other') }, `E003: A user with email ${email} already exists in emailpassword loginMethod.`],
+      [
+        {
+          loginMethods: [
+            { recipeId: 'thirdparty', email: 'x@example.com', thirdPartyId: 'google', thirdPartyUserId: tpUser },
+            ep(`${unique('new')}@example.com`),
+          ],
+        },
+        `E005: A user with thirdPartyId google and thirdPartyUserId ${tpUser} already exists in thirdparty loginMethod.`,
+      ],
+      [
+        { loginMethods: [{ recipeId: 'passwordless', email }, ep(`${unique('new')}@example.com`)] },
+        `E006: A user with email ${email} already exists in passwordless loginMethod.`,
+      ],
+      [
+        { loginMethods: [ep(`${unique('new')}@example.com`), { recipeId: 'passwordless', phoneNumber: phone }] },
+        `E007: A user with phoneNumber ${phone} already exists in passwordless loginMethod.`,
+      ],
       [{ externalUserId: ext, loginMethods: [ep(`${unique('fresh')}@example.com`)] }, `E031: A user with externalId ${ext} already exists`],
       // A primary user would share its email with another primary user in the tenant.
-      [{ loginMethods: [{ recipeId: 'thirdparty', email, thirdPartyId: 'github', thirdPartyUserId: unique('gh'), isPrimary: true }] }, 'E027: there is a conflicting account info'],
+      [
+        { loginMethods: [{ recipeId: 'thirdparty', email, thirdPartyId: 'github', thirdPartyUserId: unique('gh'), isPrimary: true }] },
+        'E027: there is a conflicting account info',
+      ],
     ];
     for (const [body, error] of cases) {
       const count = (await api.get('/users/count')).json.count;
@@ -141,7 +191,14 @@ describe('POST /bulk-import/import', () => {
   it('leaves one user when the same user is imported four times at once, and one winner when two users race for an email', async () => {
     const externalUserId = unique('race');
     const email = `${unique('race')}@example.com`;
-    const body = { externalUserId, userMetadata: { n: 1 }, loginMethods: [{ ...ep(email), isPrimary: true }, { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: unique('g') }] };
+    const body = {
+      externalUserId,
+      userMetadata: { n: 1 },
+      loginMethods: [
+        { ...ep(email), isPrimary: true },
+        { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: unique('g') },
+      ],
+    };
     const count = (await api.get('/users/count')).json.count;
     const all = await Promise.all([1, 2, 3, 4].map(() => importUser(body)));
     expect(all.map((r) => [r.status, r.json.user?.id])).toEqual(Array.from({ length: 4 }, () => [200, externalUserId]));
@@ -154,14 +211,21 @@ describe('POST /bulk-import/import', () => {
   });
 
   it('answers the validation errors of the user as {"errors":[…]}', async () => {
-    const res = await importUser({ externalUserId: 'x'.repeat(129), loginMethods: [{ recipeId: 'emailpassword', email: 'a@b.c' }], userRoles: [{ role: 'ghost', tenantIds: ['public'] }] });
-    expect([res.status, res.json]).toEqual([400, {
-      errors: [
-        `externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`,
-        'Role ghost does not exist.',
-        'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
-      ],
-    }]);
+    const res = await importUser({
+      externalUserId: 'x'.repeat(129),
+      loginMethods: [{ recipeId: 'emailpassword', email: 'a@b.c' }],
+      userRoles: [{ role: 'ghost', tenantIds: ['public'] }],
+    });
+    expect([res.status, res.json]).toEqual([
+      400,
+      {
+        errors: [
+          `externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`,
+          'Role ghost does not exist.',
+          'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
+        ],
+      },
+    ]);
     expect((await api.post('/shop/bulk-import/import', {})).status).toBe(403);
   });
 });

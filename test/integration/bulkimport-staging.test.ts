@@ -50,7 +50,14 @@ describe('POST /bulk-import/users', () => {
         userMetadata: { plan: 'pro' },
         userRoles: [{ role: 'admin', tenantIds: ['public'] }],
         loginMethods: [
-          { recipeId: 'emailpassword', email: ` ${email.toUpperCase()} `, passwordHash: BCRYPT_VECTORS[0].hash, hashingAlgorithm: 'bcrypt', isPrimary: true, timeJoinedInMSSinceEpoch: 1_000 },
+          {
+            recipeId: 'emailpassword',
+            email: ` ${email.toUpperCase()} `,
+            passwordHash: BCRYPT_VECTORS[0].hash,
+            hashingAlgorithm: 'bcrypt',
+            isPrimary: true,
+            timeJoinedInMSSinceEpoch: 1_000,
+          },
           { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: 'g-1', tenantIds: ['shop'], isVerified: true },
           { recipeId: 'passwordless', phoneNumber: '+1 415 555 2671' },
         ],
@@ -81,8 +88,14 @@ describe('POST /bulk-import/users', () => {
       updatedAt: expect.any(Number),
     });
     expect(row.loginMethods[0]).toEqual({
-      tenantIds: ['public'], isVerified: false, isPrimary: true, timeJoinedInMSSinceEpoch: 1_000, recipeId: 'emailpassword',
-      email, hashingAlgorithm: 'BCRYPT', superTokensUserId: first.loginMethods[0].userId,
+      tenantIds: ['public'],
+      isVerified: false,
+      isPrimary: true,
+      timeJoinedInMSSinceEpoch: 1_000,
+      recipeId: 'emailpassword',
+      email,
+      hashingAlgorithm: 'BCRYPT',
+      superTokensUserId: first.loginMethods[0].userId,
     });
   });
 
@@ -90,7 +103,11 @@ describe('POST /bulk-import/users', () => {
     const password = `never-shown-${unique()}`;
     await stage([
       { loginMethods: [{ recipeId: 'emailpassword', email: `s-${unique()}@example.com`, plainTextPassword: password }] },
-      { loginMethods: [{ recipeId: 'emailpassword', email: `s-${unique()}@example.com`, passwordHash: VENDOR_SCRYPT_VECTORS[0].hash, hashingAlgorithm: 'firebase_scrypt' }] },
+      {
+        loginMethods: [
+          { recipeId: 'emailpassword', email: `s-${unique()}@example.com`, passwordHash: VENDOR_SCRYPT_VECTORS[0].hash, hashingAlgorithm: 'firebase_scrypt' },
+        ],
+      },
     ]);
     const res = await list('limit=500');
     expect(res.text).not.toContain(password);
@@ -150,7 +167,9 @@ describe('POST /bulk-import/users', () => {
     }));
     const res = await stage(users);
     expect(res.status).toBe(400);
-    expect(res.json.error).toMatch(/^The answer to these 10000 users would take \d+\.\d MB, more than the 5 MB one answer carries: send fewer users per request\.$/);
+    expect(res.json.error).toMatch(
+      /^The answer to these 10000 users would take \d+\.\d MB, more than the 5 MB one answer carries: send fewer users per request\.$/,
+    );
     expect(await count('NEW')).toBe(before);
     // A quarter of them is answered, and staged.
     const quarter = await stage(users.slice(0, 2_500));
@@ -159,7 +178,7 @@ describe('POST /bulk-import/users', () => {
     expect(await count('NEW')).toBe(before + 2_500);
   }, 120_000);
 
-  it('answers 413 with a sentence to send fewer users when the body, as Lambda\'s event carries it, is over 6 MB, and takes one of exactly 6 MB', async () => {
+  it("answers 413 with a sentence to send fewer users when the body, as Lambda's event carries it, is over 6 MB, and takes one of exactly 6 MB", async () => {
     const TOO_LARGE = 'Request body is larger than 6 MB: send fewer users per request';
     /** A JSON body that takes exactly `bytes` bytes escaped into the event: its 6 quotes take 6 more. */
     const bodyOf = (bytes: number) => {
@@ -179,7 +198,10 @@ describe('POST /bulk-import/users', () => {
   });
 
   it('answers the same 413 for a body too large for Lambda to be invoked with at all', async () => {
-    const res = await api.request('POST', '/bulk-import/users', { rawBody: `{"users":[],"f":"${'x'.repeat(7_000_000)}"}`, headers: { 'content-type': 'application/json' } });
+    const res = await api.request('POST', '/bulk-import/users', {
+      rawBody: `{"users":[],"f":"${'x'.repeat(7_000_000)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect([res.status, res.text]).toEqual([413, 'Request body is larger than 6 MB: send fewer users per request']);
   });
 
@@ -302,7 +324,8 @@ describe('staging while DynamoDB is short of capacity', () => {
       // capacity for 3 s. The request used to answer 503 after a transaction's own 5 tries, with
       // a third of its users staged: sent again, they would have been staged twice.
       let staging = 0;
-      const putsNewRows = (items: Record<string, unknown>[]) => items.some((i) => (i.Put as { Item?: { status?: { S?: string } } } | undefined)?.Item?.status?.S === 'NEW');
+      const putsNewRows = (items: Record<string, unknown>[]) =>
+        items.some((i) => (i.Put as { Item?: { status?: { S?: string } } } | undefined)?.Item?.status?.S === 'NEW');
       proxy.cancelTransactionsNext(Infinity, (items) => putsNewRows(items) && ++staging > 3);
       const capacityBack = setTimeout(() => proxy.cancelTransactionsNext(0), 3000);
       const res = await busy.post('/bulk-import/users', { users });
@@ -341,8 +364,16 @@ describe('staging with an idempotency key (beyond the core)', () => {
     const otherUsers = await stageWithKey(api, [...users.slice(1), passwordlessUser()], key);
     expect([otherKey.status, otherUsers.status]).toEqual([200, 200]);
     const firstIds = new Set(idsOf(first).flat());
-    expect(idsOf(otherKey).flat().some((id) => firstIds.has(id))).toBe(false);
-    expect(idsOf(otherUsers).flat().some((id) => firstIds.has(id))).toBe(false);
+    expect(
+      idsOf(otherKey)
+        .flat()
+        .some((id) => firstIds.has(id)),
+    ).toBe(false);
+    expect(
+      idsOf(otherUsers)
+        .flat()
+        .some((id) => firstIds.has(id)),
+    ).toBe(false);
     expect(await count('NEW')).toBe(before + 750);
   });
 
@@ -356,7 +387,11 @@ describe('staging with an idempotency key (beyond the core)', () => {
       // Two staging transactions go in (98 rows each, with the chunk's mark and the counter), the
       // others are cancelled for a reason no retry mends: the request fails part way.
       let staging = 0;
-      proxy.cancelTransactionsNext(Infinity, (items) => items.some((i) => (i.Put as { Item?: { type?: { S?: string } } } | undefined)?.Item?.type?.S === 'bulkRow') && ++staging > 2, 'ValidationError');
+      proxy.cancelTransactionsNext(
+        Infinity,
+        (items) => items.some((i) => (i.Put as { Item?: { type?: { S?: string } } } | undefined)?.Item?.type?.S === 'bulkRow') && ++staging > 2,
+        'ValidationError',
+      );
       const broken = await stageWithKey(failing, users, key);
       proxy.cancelTransactionsNext(0);
       expect(broken.status).toBeGreaterThanOrEqual(500);
@@ -380,13 +415,23 @@ describe('staging with an idempotency key (beyond the core)', () => {
       // Once the marks have expired (DynamoDB's TTL deleted them), the rows still there are enough;
       // the two that left are staged again.
       const doc = DynamoDBDocumentClient.from(
-        new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+        new DynamoDBClient({
+          endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+          region: 'us-east-1',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }),
       );
       const marks: Record<string, unknown>[] = [];
       let startKey: Record<string, unknown> | undefined;
       do {
         const page = await doc.send(
-          new ScanCommand({ TableName: failing.tableName, FilterExpression: '#type = :t', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':t': 'bulkStaged' }, ExclusiveStartKey: startKey }),
+          new ScanCommand({
+            TableName: failing.tableName,
+            FilterExpression: '#type = :t',
+            ExpressionAttributeNames: { '#type': 'type' },
+            ExpressionAttributeValues: { ':t': 'bulkStaged' },
+            ExclusiveStartKey: startKey,
+          }),
         );
         marks.push(...(page.Items ?? []));
         startKey = page.LastEvaluatedKey;

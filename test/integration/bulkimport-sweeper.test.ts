@@ -27,7 +27,12 @@ const STAGED_AT = 1_700_000_000_000;
 function row(email: string): BulkImportRow {
   const id = randomUUID();
   return {
-    user: { id, loginMethods: [{ superTokensUserId: id, recipeId: 'passwordless', tenantIds: ['public'], isVerified: false, isPrimary: false, timeJoined: STAGED_AT, email }] },
+    user: {
+      id,
+      loginMethods: [
+        { superTokensUserId: id, recipeId: 'passwordless', tenantIds: ['public'], isVerified: false, isPrimary: false, timeJoined: STAGED_AT, email },
+      ],
+    },
     status: 'NEW',
     createdAt: STAGED_AT,
     updatedAt: STAGED_AT,
@@ -69,7 +74,14 @@ describe('the bulk-import worker on a stream record older than its row', () => {
     eventName: 'INSERT',
     dynamodb: {
       Keys: { pk: { S: `BULK#${parseInt(r.user.id.slice(0, 2), 16)}` }, sk: { S: `ROW#${r.user.id}` } },
-      NewImage: { type: { S: 'bulkRow' }, id: { S: r.user.id }, status: { S: 'NEW' }, user: { S: JSON.stringify(r.user) }, createdAt: { N: String(r.createdAt) }, updatedAt: { N: String(r.updatedAt) } },
+      NewImage: {
+        type: { S: 'bulkRow' },
+        id: { S: r.user.id },
+        status: { S: 'NEW' },
+        user: { S: JSON.stringify(r.user) },
+        createdAt: { N: String(r.createdAt) },
+        updatedAt: { N: String(r.updatedAt) },
+      },
       SequenceNumber: '1',
     },
   });
@@ -87,14 +99,18 @@ describe('the bulk-import worker on a stream record older than its row', () => {
     const before = await bulkImport.countRowsByStatus();
 
     // In order, as one lane would see them if both were in it: the first imports, the second finds its email taken.
-    for (const r of [moved, conflicting, noRole]) expect(await processRecords(deps, bulkRowHandOversOf([insertRecord(r)]), silent)).toEqual({ batchItemFailures: [] });
+    for (const r of [moved, conflicting, noRole])
+      expect(await processRecords(deps, bulkRowHandOversOf([insertRecord(r)]), silent)).toEqual({ batchItemFailures: [] });
 
     expect(await bulkWorker.getRow(moved.user.id)).toBeUndefined();
     expect((await stores.users.getUser(moved.user.id))?.loginMethods.map((lm) => lm.email)).toEqual(['moved@example.com']);
     const failed = await bulkWorker.getRow(conflicting.user.id);
     expect([failed?.status, failed?.errorMessage]).toEqual(['FAILED', 'E006: A user with email moved@example.com already exists in passwordless loginMethod.']);
     const gone = await bulkWorker.getRow(noRole.user.id);
-    expect([gone?.status, gone?.errorMessage]).toEqual(['FAILED', 'E034: Role does not exist! You need to pre-create the role before assigning it to the user.']);
+    expect([gone?.status, gone?.errorMessage]).toEqual([
+      'FAILED',
+      'E034: Role does not exist! You need to pre-create the role before assigning it to the user.',
+    ]);
     const after = await bulkImport.countRowsByStatus();
     expect([after.PROCESSING, after.FAILED]).toEqual([before.PROCESSING - 3, before.FAILED + 2]);
     // Handed over once more (the stream may), the record changes nothing.

@@ -32,15 +32,30 @@ async function drained(api: TestApi, timeoutMs = Number(process.env.DRAIN_MS ?? 
     if ((await count(api, 'NEW')) + (await count(api, 'PROCESSING')) === 0) return;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`rows left: NEW ${await count(api, 'NEW')}, PROCESSING ${await count(api, 'PROCESSING')}; server log tail:\n${api.logs.filter((l) => !l.includes('"request"')).slice(-8).join('\n')}`);
+  throw new Error(
+    `rows left: NEW ${await count(api, 'NEW')}, PROCESSING ${await count(api, 'PROCESSING')}; server log tail:\n${api.logs
+      .filter((l) => !l.includes('"request"'))
+      .slice(-8)
+      .join('\n')}`,
+  );
 }
 
 /** A login method reduced to what the mixed batch checks: recipe, identity and its own verified state. */
-const loginMethodFacts = (lm: ExpectedLoginMethod) => ({ recipeId: lm.recipeId, email: lm.email, phoneNumber: lm.phoneNumber, thirdParty: lm.thirdParty && { id: lm.thirdParty.id, userId: lm.thirdParty.userId }, verified: lm.verified });
+const loginMethodFacts = (lm: ExpectedLoginMethod) => ({
+  recipeId: lm.recipeId,
+  email: lm.email,
+  phoneNumber: lm.phoneNumber,
+  thirdParty: lm.thirdParty && { id: lm.thirdParty.id, userId: lm.thirdParty.userId },
+  verified: lm.verified,
+});
 
 /** `n` users with one passwordless email each and external ids `<prefix>-<i>` (with `extra` fields). */
 const passwordlessUsers = (prefix: string, n: number, extra: Record<string, unknown> = {}) =>
-  Array.from({ length: n }, (_, i) => ({ externalUserId: `${prefix}-${i}`, ...extra, loginMethods: [{ recipeId: 'passwordless', email: `${prefix}-${i}@example.com` }] }));
+  Array.from({ length: n }, (_, i) => ({
+    externalUserId: `${prefix}-${i}`,
+    ...extra,
+    loginMethods: [{ recipeId: 'passwordless', email: `${prefix}-${i}@example.com` }],
+  }));
 
 /** Holds the stream back (its API refused, as when it sheds load) until `proxy.throttleNext(0)`: the worker sees nothing staged meanwhile. */
 const holdStream = (proxy: CountingProxy): void => proxy.throttleNext(Infinity, (operation) => operation.startsWith('DynamoDBStreams'));
@@ -71,7 +86,10 @@ describe('the bulk-import worker', () => {
 
   it(`imports ${N} mixed users staged in bulk: each found by its external id as it was`, async () => {
     const before = await userCount(api);
-    await stageAll(api, batch.map((b) => b.user));
+    await stageAll(
+      api,
+      batch.map((b) => b.user),
+    );
     await drained(api);
     expect(await count(api, 'FAILED')).toBe(0);
     expect(await userCount(api)).toBe(before + N);
@@ -114,7 +132,10 @@ describe('the bulk-import worker', () => {
 
   it('imports nothing new and fails nothing when the same export is staged again', async () => {
     const before = await userCount(api);
-    await stageAll(api, batch.map((b) => b.user));
+    await stageAll(
+      api,
+      batch.map((b) => b.user),
+    );
     await drained(api);
     expect(await count(api, 'FAILED')).toBe(0);
     expect(await count(api)).toBe(0);
@@ -134,7 +155,12 @@ describe('the bulk-import worker', () => {
     ]);
     await drained(api);
     expect(await userCount(api)).toBe(before + 1);
-    const failed = (await api.get('/bulk-import/users?status=FAILED')).json.users as { id: string; externalUserId: string; errorMessage: string; loginMethods: object[] }[];
+    const failed = (await api.get('/bulk-import/users?status=FAILED')).json.users as {
+      id: string;
+      externalUserId: string;
+      errorMessage: string;
+      loginMethods: object[];
+    }[];
     const byExt = Object.fromEntries(failed.map((r) => [r.externalUserId, r.errorMessage]));
     const dupLoser = failed.find((r) => r.externalUserId === 'dup-a' || r.externalUserId === 'dup-b');
     expect(byExt).toEqual({
@@ -165,12 +191,16 @@ describe('the bulk-import worker on rows that conflict with users imported after
     await dynamo.stop();
   });
 
-  it('fails them with the core texts: third-party identity (E005), passwordless email (E006) and phone (E007) taken, a linked user\'s account info (E027), a role deleted since (E034)', async () => {
+  it("fails them with the core texts: third-party identity (E005), passwordless email (E006) and phone (E007) taken, a linked user's account info (E027), a role deleted since (E034)", async () => {
     const email = 'holder@example.com';
     const phone = '+14155550142';
     const holder = await api.post('/bulk-import/import', {
       externalUserId: 'holder',
-      loginMethods: [{ recipeId: 'passwordless', email, isPrimary: true }, { recipeId: 'passwordless', phoneNumber: phone }, { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: 'g-holder' }],
+      loginMethods: [
+        { recipeId: 'passwordless', email, isPrimary: true },
+        { recipeId: 'passwordless', phoneNumber: phone },
+        { recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: 'g-holder' },
+      ],
     });
     expect(holder.status).toBe(200);
     const before = await userCount(api);
@@ -179,11 +209,18 @@ describe('the bulk-import worker on rows that conflict with users imported after
     // the role they name is deleted: the worker sees them only after both.
     holdStream(proxy);
     await stageAll(api, [
-      { externalUserId: 'tp-taken', loginMethods: [{ recipeId: 'thirdparty', email: 'other@example.com', thirdPartyId: 'google', thirdPartyUserId: 'g-holder' }] },
+      {
+        externalUserId: 'tp-taken',
+        loginMethods: [{ recipeId: 'thirdparty', email: 'other@example.com', thirdPartyId: 'google', thirdPartyUserId: 'g-holder' }],
+      },
       { externalUserId: 'email-taken', loginMethods: [{ recipeId: 'passwordless', email }] },
       { externalUserId: 'phone-taken', loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+1 415 555 0142' }] },
       { externalUserId: 'linked-taken', loginMethods: [{ recipeId: 'thirdparty', email, thirdPartyId: 'github', thirdPartyUserId: 'gh-1', isPrimary: true }] },
-      { externalUserId: 'role-gone', userRoles: [{ role: 'doomed', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', email: 'fresh@example.com' }] },
+      {
+        externalUserId: 'role-gone',
+        userRoles: [{ role: 'doomed', tenantIds: ['public'] }],
+        loginMethods: [{ recipeId: 'passwordless', email: 'fresh@example.com' }],
+      },
     ]);
     expect((await api.post('/recipe/role/remove', { role: 'doomed' })).json).toEqual({ status: 'OK', didRoleExist: true });
     expect(await count(api, 'NEW')).toBe(5);
@@ -201,7 +238,7 @@ describe('the bulk-import worker on rows that conflict with users imported after
     expect(await userCount(api)).toBe(before);
   }, 120_000);
 
-  it('checks a role on its lanes\' copies, never on the role itself: each lane\'s copy made once, removed with the role, replaced when the role is made again', async () => {
+  it("checks a role on its lanes' copies, never on the role itself: each lane's copy made once, removed with the role, replaced when the role is made again", async () => {
     const lanePrefix = (role: string) => `${keys.roleLane(role, 0).pk.slice(0, -1)}`;
     const touches = (prefix: string) => [...proxy.transactionKeys].filter(([pk]) => pk.startsWith(prefix));
     const failedBefore = await count(api, 'FAILED');
@@ -226,7 +263,14 @@ describe('the bulk-import worker on rows that conflict with users imported after
         let found = 0;
         let start: Record<string, unknown> | undefined;
         do {
-          const page = await doc.send(new ScanCommand({ TableName: api.tableName, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': lanePrefix(role) }, ExclusiveStartKey: start }));
+          const page = await doc.send(
+            new ScanCommand({
+              TableName: api.tableName,
+              FilterExpression: 'begins_with(pk, :p)',
+              ExpressionAttributeValues: { ':p': lanePrefix(role) },
+              ExclusiveStartKey: start,
+            }),
+          );
           found += page.Count ?? 0;
           start = page.LastEvaluatedKey;
         } while (start);
@@ -237,14 +281,22 @@ describe('the bulk-import worker on rows that conflict with users imported after
       // A removal that stopped after the role, before its copies: the checker sees them, and the
       // role made again (a new incarnation) replaces each copy before a user of its lane gets it.
       expect((await api.put('/recipe/role', { role: 'phoenix' })).json.createdNewRole).toBe(true);
-      const first = Array.from({ length: 20 }, (_, i) => ({ externalUserId: `phoenix-a${i}`, userRoles: [{ role: 'phoenix', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', email: `phoenix-a${i}@example.com` }] }));
+      const first = Array.from({ length: 20 }, (_, i) => ({
+        externalUserId: `phoenix-a${i}`,
+        userRoles: [{ role: 'phoenix', tenantIds: ['public'] }],
+        loginMethods: [{ recipeId: 'passwordless', email: `phoenix-a${i}@example.com` }],
+      }));
       await stageAll(api, first);
       await drained(api);
       expect(await copiesLeft('phoenix')).toBeGreaterThan(0);
       await doc.send(new DeleteCommand({ TableName: api.tableName, Key: keys.role('phoenix') }));
       expect((await tableProblems(api.tableName, dynamo.endpoint)).map((p) => p.kind)).toContain('role-lane-of-removed-role');
       expect((await api.put('/recipe/role', { role: 'phoenix' })).json.createdNewRole).toBe(true);
-      const second = Array.from({ length: 200 }, (_, i) => ({ externalUserId: `phoenix-b${i}`, userRoles: [{ role: 'phoenix', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', email: `phoenix-b${i}@example.com` }] }));
+      const second = Array.from({ length: 200 }, (_, i) => ({
+        externalUserId: `phoenix-b${i}`,
+        userRoles: [{ role: 'phoenix', tenantIds: ['public'] }],
+        loginMethods: [{ recipeId: 'passwordless', email: `phoenix-b${i}@example.com` }],
+      }));
       await stageAll(api, second);
       await drained(api);
       expect(await count(api, 'FAILED')).toBe(failedBefore);
@@ -310,9 +362,11 @@ describe('the bulk-import worker after a crash or an outage', () => {
   }, 300_000);
 
   /** A TransactWriteItems that imports a row's user: it deletes the row. */
-  const importsRow = (items: Record<string, unknown>[]) => items.some((i) => ((i.Delete as { Key?: { sk?: { S?: string } } } | undefined)?.Key?.sk?.S ?? '').startsWith('ROW#'));
+  const importsRow = (items: Record<string, unknown>[]) =>
+    items.some((i) => ((i.Delete as { Key?: { sk?: { S?: string } } } | undefined)?.Key?.sk?.S ?? '').startsWith('ROW#'));
   /** The `throttled` waits the worker's invocations logged. */
-  const throttledWaits = (api: TestApi) => api.logs.filter((l) => l.includes('bulk rows processed')).reduce((n, l) => n + (JSON.parse(l) as { throttled?: number }).throttled!, 0);
+  const throttledWaits = (api: TestApi) =>
+    api.logs.filter((l) => l.includes('bulk rows processed')).reduce((n, l) => n + (JSON.parse(l) as { throttled?: number }).throttled!, 0);
 
   it('waits while DynamoDB is short of capacity for the imports: nothing marked, no attempt counted, no row failed, each user imported once', async () => {
     const proxy = await startCountingProxy(dynamo.endpoint);
@@ -345,7 +399,13 @@ describe('the bulk-import worker after a crash or an outage', () => {
   it('hands a row still refused for load back to the stream without marking it, and imports it once capacity returns', async () => {
     const proxy = await startCountingProxy(dynamo.endpoint);
     // No wait inside an invocation: each refusal hands the record back to the poller at once.
-    const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_THROTTLED_RETRY_WINDOW_MS: '0', BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });
+    const api = await startApi({
+      ...ENV,
+      AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+      BULK_THROTTLED_RETRY_WINDOW_MS: '0',
+      BULK_STALE_AFTER_MS: '1500',
+      BULK_SWEEP_INTERVAL_MS: '1000',
+    });
     try {
       const before = await userCount(api);
       const users = passwordlessUsers('refused', 6);
@@ -369,7 +429,13 @@ describe('the bulk-import worker after a crash or an outage', () => {
 
   it('hands rows over again once DynamoDB answers again (the sweeper), importing each once', async () => {
     const proxy = await startCountingProxy(dynamo.endpoint);
-    const api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, BULK_STREAM_MAX_RETRIES: '0', BULK_STALE_AFTER_MS: '1500', BULK_SWEEP_INTERVAL_MS: '1000' });
+    const api = await startApi({
+      ...ENV,
+      AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+      BULK_STREAM_MAX_RETRIES: '0',
+      BULK_STALE_AFTER_MS: '1500',
+      BULK_SWEEP_INTERVAL_MS: '1000',
+    });
     try {
       const users = passwordlessUsers('outage', 300);
       await stageAll(api, users);

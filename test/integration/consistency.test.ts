@@ -10,7 +10,11 @@ import { testDocClient } from '../support/table';
 let api: TestApi;
 beforeAll(async () => {
   // A source is configured so users can be imported waiting for password migration (never called).
-  api = await startApi({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/never', PASSWORD_MIGRATION_WEBHOOK_SECRET: 'unused-secret' });
+  api = await startApi({
+    PASSWORD_MIGRATION_SOURCE: 'webhook',
+    PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/never',
+    PASSWORD_MIGRATION_WEBHOOK_SECRET: 'unused-secret',
+  });
 });
 afterAll(async () => {
   await expect(api.stop()).rejects.toThrow(/is inconsistent/);
@@ -34,8 +38,15 @@ describe('the consistency checker', () => {
       await doc.send(new PutCommand({ TableName: T, Item: { pk: 'T#public#PL#EMAIL#stolen%40x.y', sk: 'GUARD', type: 'guard', userId: user.id } }));
       await doc.send(new DeleteCommand({ TableName: T, Key: { pk: `PLDEV#${code.preAuthSessionId}`, sk: 'DEVICE' } }));
       await doc.send(new PutCommand({ TableName: T, Item: { pk: 'PLDEV#lonely', sk: 'DEVICE', type: 'device', preAuthSessionId: 'lonely' } }));
-      const ep = (await api.post('/recipe/user/passwordhash/import', { email: 'stale@x.y', passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq' })).json.user;
-      await doc.send(new PutCommand({ TableName: T, Item: { pk: 'T#public#EP#EMAIL#stale%40x.y', sk: 'GUARD', type: 'guard', fmt: CURRENT_FORMAT, userId: ep.id, passwordHash: '$2a$10$old' } }));
+      const ep = (
+        await api.post('/recipe/user/passwordhash/import', { email: 'stale@x.y', passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq' })
+      ).json.user;
+      await doc.send(
+        new PutCommand({
+          TableName: T,
+          Item: { pk: 'T#public#EP#EMAIL#stale%40x.y', sk: 'GUARD', type: 'guard', fmt: CURRENT_FORMAT, userId: ep.id, passwordHash: '$2a$10$old' },
+        }),
+      );
     } finally {
       doc.destroy();
     }
@@ -46,7 +57,8 @@ describe('the consistency checker', () => {
   it('reports a login method waiting for password migration without its entry, and an entry nobody waits for', async () => {
     const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
     const emails = [uniqueEmail('pwmig'), uniqueEmail('pwmig')];
-    const waiting = async (email: string) => (await api.post('/recipe/user/passwordhash/import', { email, migratePasswordOnSignIn: true })).json.user.id as string;
+    const waiting = async (email: string) =>
+      (await api.post('/recipe/user/passwordhash/import', { email, migratePasswordOnSignIn: true })).json.user.id as string;
     const [lost, done] = [await waiting(emails[0]), await waiting(emails[1])];
     expect((await api.get('/recipe/user/passwordmigration/count')).json.count).toBe(2);
     expect((await tableProblems(api.tableName)).length).toBe(before.size);
@@ -75,7 +87,14 @@ describe('the consistency checker', () => {
     const doc = testDocClient();
     try {
       // The login method changed behind the service's back: its phone entry's snapshot is now behind.
-      await doc.send(new UpdateCommand({ TableName: api.tableName, Key: keys.loginMethod(user.id, user.id), UpdateExpression: 'SET version = version + :one', ExpressionAttributeValues: { ':one': 1 } }));
+      await doc.send(
+        new UpdateCommand({
+          TableName: api.tableName,
+          Key: keys.loginMethod(user.id, user.id),
+          UpdateExpression: 'SET version = version + :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      );
     } finally {
       doc.destroy();
     }
@@ -89,14 +108,28 @@ describe('the consistency checker', () => {
     const before = (await tableProblems(api.tableName)).length;
     const doc = testDocClient();
     try {
-      await doc.send(new PutCommand({ TableName: api.tableName, Item: { ...keys.metadata('broken-meta'), type: 'metadata', userId: 'broken-meta', metadata: '[1,', version: 1 } }));
-      await doc.send(new PutCommand({ TableName: api.tableName, Item: { ...keys.metadata('fine-meta'), type: 'metadata', userId: 'fine-meta', metadata: '{"a":1}', version: 3 } }));
+      await doc.send(
+        new PutCommand({
+          TableName: api.tableName,
+          Item: { ...keys.metadata('broken-meta'), type: 'metadata', userId: 'broken-meta', metadata: '[1,', version: 1 },
+        }),
+      );
+      await doc.send(
+        new PutCommand({
+          TableName: api.tableName,
+          Item: { ...keys.metadata('fine-meta'), type: 'metadata', userId: 'fine-meta', metadata: '{"a":1}', version: 3 },
+        }),
+      );
     } finally {
       doc.destroy();
     }
     const problems = await tableProblems(api.tableName);
     expect(problems.length - before).toBe(1);
-    expect(problems).toContainEqual({ kind: 'metadata-unreadable', key: keys.metadata('broken-meta').pk, detail: 'metadata is not the JSON text of an object with a version' });
+    expect(problems).toContainEqual({
+      kind: 'metadata-unreadable',
+      key: keys.metadata('broken-meta').pk,
+      detail: 'metadata is not the JSON text of an object with a version',
+    });
   });
 
   it('reports an email verification token without its entry, and an entry without its token', async () => {
@@ -104,7 +137,10 @@ describe('the consistency checker', () => {
     const al = linkingClient(api);
     const email = uniqueEmail('ev-broken');
     const id = await al.emailPassword(email);
-    const [a, b] = [(await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token, (await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token];
+    const [a, b] = [
+      (await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token,
+      (await api.post('/recipe/user/email/verify/token', { userId: id, email })).json.token,
+    ];
     const hash = (t: string) => createHash('sha256').update(t).digest('hex');
     const doc = testDocClient();
     try {
@@ -140,22 +176,62 @@ describe('the consistency checker', () => {
       await doc.send(new PutCommand({ TableName: T, Item: { ...keys.link(loner), type: 'link', fmt: CURRENT_FORMAT, userId: loner, primaryUserId: primary } }));
       // The primary user's claim of its email is gone; a non-primary holds a claim.
       await doc.send(new DeleteCommand({ TableName: T, Key: keys.claim('public', { kind: 'email', email }) }));
-      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.claim('public', { kind: 'email', email: 'nobody@x.y' }), type: 'claim', fmt: CURRENT_FORMAT, primaryUserId: loner } }));
+      await doc.send(
+        new PutCommand({
+          TableName: T,
+          Item: { ...keys.claim('public', { kind: 'email', email: 'nobody@x.y' }), type: 'claim', fmt: CURRENT_FORMAT, primaryUserId: loner },
+        }),
+      );
       // A login method with a wrong list entry; a second login method in a non-primary user's partition.
-      await doc.send(new UpdateCommand({ TableName: T, Key: keys.loginMethod(other, other), UpdateExpression: 'SET listRecipeIds = :r', ExpressionAttributeValues: { ':r': ['passwordless'] } }));
-      await doc.send(new PutCommand({ TableName: T, Item: { ...keys.loginMethod(loner, 'stray'), type: 'loginMethod', fmt: CURRENT_FORMAT, userId: 'stray', recipeId: 'passwordless', tenantIds: ['public'], timeJoined: 1, verifiedEmails: [], phoneVerified: false, version: 1, phoneNumber: '+14155552671' } }));
+      await doc.send(
+        new UpdateCommand({
+          TableName: T,
+          Key: keys.loginMethod(other, other),
+          UpdateExpression: 'SET listRecipeIds = :r',
+          ExpressionAttributeValues: { ':r': ['passwordless'] },
+        }),
+      );
+      await doc.send(
+        new PutCommand({
+          TableName: T,
+          Item: {
+            ...keys.loginMethod(loner, 'stray'),
+            type: 'loginMethod',
+            fmt: CURRENT_FORMAT,
+            userId: 'stray',
+            recipeId: 'passwordless',
+            tenantIds: ['public'],
+            timeJoined: 1,
+            verifiedEmails: [],
+            phoneVerified: false,
+            version: 1,
+            phoneNumber: '+14155552671',
+          },
+        }),
+      );
     } finally {
       doc.destroy();
     }
     const problems = (await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`));
     expect([...new Set(problems.map((p) => p.kind))].sort()).toEqual(
-      ['claim-not-held', 'guard-stale-link', 'link-not-held', 'login-method-differs', 'user-missing-claim', 'user-missing-guard', 'user-missing-link', 'user-not-one-user'].sort(),
+      [
+        'claim-not-held',
+        'guard-stale-link',
+        'link-not-held',
+        'login-method-differs',
+        'user-missing-claim',
+        'user-missing-guard',
+        'user-missing-link',
+        'user-not-one-user',
+      ].sort(),
     );
-    expect(problems.find((p) => p.kind === 'login-method-differs' && p.key === keys.userPartition(other))?.detail).toBe(`login method ${other} differs in listRecipeIds`);
+    expect(problems.find((p) => p.kind === 'login-method-differs' && p.key === keys.userPartition(other))?.detail).toBe(
+      `login method ${other} differs in listRecipeIds`,
+    );
     expect(JSON.stringify(problems)).not.toContain('passwordless');
   });
 
-  it('reports a permission of a removed role, and an external id guard missing, held by nobody, or not its login method\'s', async () => {
+  it("reports a permission of a removed role, and an external id guard missing, held by nobody, or not its login method's", async () => {
     const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
     const al = linkingClient(api);
     const [mapped, loner] = [await al.emailPassword(), await al.emailPassword()];
@@ -185,14 +261,24 @@ describe('the consistency checker', () => {
 
   it('reports bulk rows it cannot read back, and counters that differ from the rows', async () => {
     const before = new Set((await tableProblems(api.tableName)).map((p) => `${p.kind} ${p.key}`));
-    const staged = await api.post('/bulk-import/users', { users: [1, 2, 3].map((i) => ({ loginMethods: [{ recipeId: 'passwordless', email: `bulk-${i}@x.y` }] })) });
+    const staged = await api.post('/bulk-import/users', {
+      users: [1, 2, 3].map((i) => ({ loginMethods: [{ recipeId: 'passwordless', email: `bulk-${i}@x.y` }] })),
+    });
     const [a, b] = staged.json.users.map((u: { userId: string }) => u.userId);
     expect((await tableProblems(api.tableName)).filter((p) => !before.has(`${p.kind} ${p.key}`))).toEqual([]);
     const doc = testDocClient();
     try {
       // One row vanishes without its count; another no longer parses.
       await doc.send(new DeleteCommand({ TableName: api.tableName, Key: keys.bulkRow(parseInt(a.slice(0, 2), 16), a) }));
-      await doc.send(new UpdateCommand({ TableName: api.tableName, Key: keys.bulkRow(parseInt(b.slice(0, 2), 16), b), UpdateExpression: 'SET #u = :u', ExpressionAttributeNames: { '#u': 'user' }, ExpressionAttributeValues: { ':u': '{' } }));
+      await doc.send(
+        new UpdateCommand({
+          TableName: api.tableName,
+          Key: keys.bulkRow(parseInt(b.slice(0, 2), 16), b),
+          UpdateExpression: 'SET #u = :u',
+          ExpressionAttributeNames: { '#u': 'user' },
+          ExpressionAttributeValues: { ':u': '{' },
+        }),
+      );
     } finally {
       doc.destroy();
     }

@@ -22,14 +22,30 @@ let phones = 0;
 const lm = (recipeId: UserRecord['recipeId'], timeJoined: number, extra: Partial<UserRecord> = {}): UserRecord => {
   const userId = randomUUID();
   return {
-    userId, recipeId, tenantIds: ['public'], timeJoined, verifiedEmails: [], phoneVerified: false, version: 1,
-    ...(recipeId === 'thirdparty' ? { email: `${userId}@example.com`, thirdParty: { id: 'google', userId } } : recipeId === 'passwordless' ? { phoneNumber: `+1415555${String(phones++).padStart(4, '0')}` } : { email: `${userId}@example.com`, passwordHash: '$2a$04$abcdefghijklmnopqrstuuGhpW9dIc0e0YCD6x5Gj/5HAPsmjxsN6' }),
+    userId,
+    recipeId,
+    tenantIds: ['public'],
+    timeJoined,
+    verifiedEmails: [],
+    phoneVerified: false,
+    version: 1,
+    ...(recipeId === 'thirdparty'
+      ? { email: `${userId}@example.com`, thirdParty: { id: 'google', userId } }
+      : recipeId === 'passwordless'
+        ? { phoneNumber: `+1415555${String(phones++).padStart(4, '0')}` }
+        : { email: `${userId}@example.com`, passwordHash: '$2a$04$abcdefghijklmnopqrstuuGhpW9dIc0e0YCD6x5Gj/5HAPsmjxsN6' }),
     ...extra,
   };
 };
 /** Email-password users a week apart over years, third-party ones joined in the same millisecond, passwordless ones in the first milliseconds of 1970, some waiting for a password. */
 const users: UserRecord[] = [
-  ...Array.from({ length: 150 }, (_, i) => lm('emailpassword', 1_500_000_000_000 + i * 7 * DAY, i % 5 === 0 ? { passwordHash: undefined, passwordMigration: { markedAt: 1_790_000_000_000 + i } } : {})),
+  ...Array.from({ length: 150 }, (_, i) =>
+    lm(
+      'emailpassword',
+      1_500_000_000_000 + i * 7 * DAY,
+      i % 5 === 0 ? { passwordHash: undefined, passwordMigration: { markedAt: 1_790_000_000_000 + i } } : {},
+    ),
+  ),
   ...Array.from({ length: 60 }, () => lm('thirdparty', 1_600_000_000_000)),
   ...Array.from({ length: 40 }, (_, i) => lm('passwordless', i)),
 ];
@@ -43,10 +59,15 @@ async function put(items: Record<string, unknown>[]): Promise<void> {
 }
 
 /** List entries of one partition with these positions (no user behind them: `countList` counts entries). */
-const entries = (pk: string, positions: string[]) => positions.map((position, i) => ({ pk: `COUNT-TEST#${pk}`, sk: String(i), [ATTR.gsi1pk]: pk, [ATTR.gsi1sk]: position }));
+const entries = (pk: string, positions: string[]) =>
+  positions.map((position, i) => ({ pk: `COUNT-TEST#${pk}`, sk: String(i), [ATTR.gsi1pk]: pk, [ATTR.gsi1sk]: position }));
 
 beforeAll(async () => {
-  const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   await ensureTable(client, tableName);
   ctx = createDynamoContext(tableName, client);
   await put(users.flatMap((u) => itemsOfUser(standaloneUser(u)).map((d) => JSON.parse(JSON.stringify(d.item)) as Record<string, unknown>)));

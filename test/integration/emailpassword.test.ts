@@ -60,7 +60,13 @@ const CASES: [string, HashVector, string | undefined][] = [
   ]),
   [
     'scrypt in base64url (Firebase REST API form)',
-    { ...VENDOR_SCRYPT_VECTORS[0], hash: VENDOR_SCRYPT_VECTORS[0].hash.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+(?=\$)/g, '') },
+    {
+      ...VENDOR_SCRYPT_VECTORS[0],
+      hash: VENDOR_SCRYPT_VECTORS[0].hash
+        .replace(/\+/g, '-')
+        .replace(/\//g, '_')
+        .replace(/=+(?=\$)/g, ''),
+    },
     'vendor_scrypt',
   ],
   ...RECORDED_TOOL_VECTORS.map((v): [string, HashVector, string | undefined] => [`recorded ${v.source.split(' ')[0]} ${v.hash.slice(0, 9)}`, v, undefined]),
@@ -132,13 +138,19 @@ describe('POST /recipe/user/passwordhash/import then POST /recipe/signin', () =>
     [{ email: 'a@b.c', passwordHash: 'x'.repeat(513) }, "Field name 'passwordHash' is too long: the maximum is 512 characters"],
     [{ email: 'a@b.c', passwordHash: BCRYPT_VECTORS[0].hash, hashingAlgorithm: 'md5' }, 'Unsupported password hashing algorithm'],
     [{ email: 'a@b.c', passwordHash: 'plaintext' }, 'Password hash is in invalid format'],
-    [{ email: 'a@b.c', passwordHash: '$2a$17$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq' }, 'Password hash bcrypt cost 17 is above the maximum of 16'],
+    [
+      { email: 'a@b.c', passwordHash: '$2a$17$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq' },
+      'Password hash bcrypt cost 17 is above the maximum of 16',
+    ],
     [{ email: 'a@b.c', passwordHash: `bcrypt${BCRYPT_VECTORS[0].hash}` }, "'bcrypt'"],
     [{ email: 'a@b.c', passwordHash: `{bcrypt}${BCRYPT_VECTORS[0].hash}` }, "'{bcrypt}'"],
     [{ email: 'a@b.c', passwordHash: ARGON2_VECTORS[0].hash, hashingAlgorithm: 'bcrypt' }, 'Password hash is in invalid BCrypt format'],
     [{ email: 'a@b.c', passwordHash: '$argon2id$v=19$m=524288,t=2,p=1$VG1Oa1lMbzZLbzk5azQ2Qg$kjcNNtZ/b0t/8HgXUiQ76A' }, '262144'],
     [{ email: 'a@b.c', passwordHash: VENDOR_SCRYPT_VECTORS[0].hash.replace('m=14', 'm=18'), hashingAlgorithm: 'vendor_scrypt' }, '17'],
-    [{ email: 'a@b.c', passwordHash: '$f_scrypt$abc!$def$m=14$r=8$s=Bw==', hashingAlgorithm: 'vendor_scrypt' }, 'Password hash is in invalid vendor scrypt format'],
+    [
+      { email: 'a@b.c', passwordHash: '$f_scrypt$abc!$def$m=14$r=8$s=Bw==', hashingAlgorithm: 'vendor_scrypt' },
+      'Password hash is in invalid vendor scrypt format',
+    ],
   ])('refuses import %j with a 400 that says why', async (body, fragment) => {
     const res = await importHash(body);
     expect(res.status).toBe(400);
@@ -152,7 +164,11 @@ describe('the vendor signer key', () => {
     expect((await importHash({ email, passwordHash: VENDOR_SCRYPT_VECTORS[0].hash, hashingAlgorithm: 'vendor_scrypt' })).json.status).toBe('OK');
     const noKey = await startApi({ TABLE_NAME: api.tableName, VENDOR_PASSWORD_HASHING_SIGNER_KEY: '' });
     try {
-      const refused = await noKey.post('/recipe/user/passwordhash/import', { email: uniqueEmail(), passwordHash: VENDOR_SCRYPT_VECTORS[0].hash, hashingAlgorithm: 'vendor_scrypt' });
+      const refused = await noKey.post('/recipe/user/passwordhash/import', {
+        email: uniqueEmail(),
+        passwordHash: VENDOR_SCRYPT_VECTORS[0].hash,
+        hashingAlgorithm: 'vendor_scrypt',
+      });
       expect(refused.status).toBe(400);
       expect(refused.text).toBe('vendor_password_hashing_signer_key is not configured');
       const signin = await noKey.post('/recipe/signin', { email, password: VENDOR_SCRYPT_VECTORS[0].password });
@@ -239,12 +255,16 @@ describe('POST /recipe/signup and PUT /recipe/user (email-password)', () => {
     expect((await call('put', '/recipe/user', { userId: user.id, password: 'second-password' })).json).toEqual({ status: 'OK' });
     expect((await signIn(email, 'first-password')).json.status).toBe('WRONG_CREDENTIALS_ERROR');
     expect((await signIn(email, 'second-password')).json.status).toBe('OK');
-    expect((await call('put', '/recipe/user', { userId: user.id, email: other }, { rid: 'emailpassword' })).json).toEqual({ status: 'EMAIL_ALREADY_EXISTS_ERROR' });
+    expect((await call('put', '/recipe/user', { userId: user.id, email: other }, { rid: 'emailpassword' })).json).toEqual({
+      status: 'EMAIL_ALREADY_EXISTS_ERROR',
+    });
     const moved = uniqueEmail('moved');
     expect((await call('put', '/recipe/user', { userId: user.id, email: moved })).json).toEqual({ status: 'OK' });
     expect((await signIn(moved, 'second-password')).json.status).toBe('OK');
     expect((await signIn(email, 'second-password')).json.status).toBe('WRONG_CREDENTIALS_ERROR');
-    expect((await call('put', '/recipe/user', { userId: '00000000-0000-4000-8000-000000000000', password: 'p' })).json).toEqual({ status: 'UNKNOWN_USER_ID_ERROR' });
+    expect((await call('put', '/recipe/user', { userId: '00000000-0000-4000-8000-000000000000', password: 'p' })).json).toEqual({
+      status: 'UNKNOWN_USER_ID_ERROR',
+    });
     const found = await api.get(`/recipe/user?email=${encodeURIComponent(moved)}`, { rid: 'emailpassword' });
     expect(found.json.user.id).toBe(user.id);
     expect(found.text).not.toContain('argon2');

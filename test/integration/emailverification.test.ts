@@ -23,7 +23,8 @@ const createToken = (userId: string, email: string, tenantId?: string) => api.po
 const verify = (token: string, tenantId?: string) => api.post(tenantPath(tenantId, '/recipe/user/email/verify'), { method: 'token', token });
 const isVerified = async (userId: string, email: string) =>
   (await api.get(`/recipe/user/email/verify?userId=${encodeURIComponent(userId)}&email=${encodeURIComponent(email)}`)).json.isVerified as boolean;
-const verifiedFlag = async (userId: string) => (await al.user(userId)).loginMethods.find((lm: { recipeUserId: string }) => lm.recipeUserId === userId).verified as boolean;
+const verifiedFlag = async (userId: string) =>
+  (await al.user(userId)).loginMethods.find((lm: { recipeUserId: string }) => lm.recipeUserId === userId).verified as boolean;
 const tokenOf = async (userId: string, email: string, tenantId?: string) => {
   const res = await createToken(userId, email, tenantId);
   if (res.json?.status !== 'OK') throw new Error(`create token failed: ${res.status} ${res.text}`);
@@ -117,7 +118,7 @@ describe('email verification', () => {
     expect((await createToken(id, email)).json.status).toBe('OK');
   });
 
-  it('keeps one source of truth: a consumed code and a provider\'s isVerified verify, an import does not', async () => {
+  it("keeps one source of truth: a consumed code and a provider's isVerified verify, an import does not", async () => {
     const plEmail = uniqueEmail('ev-pl');
     const pl = (await passwordlessSignIn(api, { email: plEmail })).recipeUserId as string;
     expect([await isVerified(pl, plEmail), (await createToken(pl, plEmail)).json.status]).toEqual([true, 'EMAIL_ALREADY_VERIFIED_ERROR']);
@@ -150,7 +151,11 @@ describe('email verification', () => {
     // under the id given, where reads by the external id never find it), the state is the login
     // method's (SPEC §13), so both ids read it.
     expect((await verify(await tokenOf(id, email))).json).toEqual({ status: 'OK', userId: id, email });
-    expect([await isVerified(externalUserId, email), await isVerified(id, email), (await al.user(externalUserId)).loginMethods[0].verified]).toEqual([true, true, true]);
+    expect([await isVerified(externalUserId, email), await isVerified(id, email), (await al.user(externalUserId)).loginMethods[0].verified]).toEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('unverifies and revokes tokens by the external id', async () => {

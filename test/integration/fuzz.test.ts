@@ -12,10 +12,39 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const FIELDS = [
-  'email', 'phoneNumber', 'deviceId', 'userInputCode', 'preAuthSessionId', 'linkCode', 'userId', 'recipeUserId',
-  'passwordHash', 'hashingAlgorithm', 'password', 'thirdPartyId', 'thirdPartyUserId', 'tenantId', 'isVerified', 'id',
-  'primaryUserId', 'removeAllLinkedAccounts', 'metadataUpdate', 'superTokensUserId', 'externalUserId', 'externalUserIdInfo',
-  'userIdType', 'force', 'method', 'token', 'role', 'permissions', 'permission', 'users', 'ids', 'status', 'migratePasswordOnSignIn',
+  'email',
+  'phoneNumber',
+  'deviceId',
+  'userInputCode',
+  'preAuthSessionId',
+  'linkCode',
+  'userId',
+  'recipeUserId',
+  'passwordHash',
+  'hashingAlgorithm',
+  'password',
+  'thirdPartyId',
+  'thirdPartyUserId',
+  'tenantId',
+  'isVerified',
+  'id',
+  'primaryUserId',
+  'removeAllLinkedAccounts',
+  'metadataUpdate',
+  'superTokensUserId',
+  'externalUserId',
+  'externalUserIdInfo',
+  'userIdType',
+  'force',
+  'method',
+  'token',
+  'role',
+  'permissions',
+  'permission',
+  'users',
+  'ids',
+  'status',
+  'migratePasswordOnSignIn',
 ];
 
 /**
@@ -58,7 +87,14 @@ const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(
  * the server before the body is read, which a client still uploading sees as EPIPE; the
  * oversized-URL case has its own test in http-and-tenants).
  */
-const query = fc.dictionary(fc.constantFrom(...FIELDS, 'doUnionOfAccountInfo', 'limit', 'paginationToken', 'timeJoinedOrder'), fc.oneof(fc.string(), hugeString.map((s) => s.slice(0, 600))), { maxKeys: 4 });
+const query = fc.dictionary(
+  fc.constantFrom(...FIELDS, 'doUnionOfAccountInfo', 'limit', 'paginationToken', 'timeJoinedOrder'),
+  fc.oneof(
+    fc.string(),
+    hugeString.map((s) => s.slice(0, 600)),
+  ),
+  { maxKeys: 4 },
+);
 const headers = fc.record(
   {
     rid: fc.constantFrom('passwordless', 'emailpassword', 'thirdparty', 'PASSWORDLESS', 'nonsense', ''),
@@ -106,7 +142,9 @@ describe.each(ROUTES.filter((r) => r.id !== 'hello').map((r) => [r.id, r] as con
               headers: { ...h, 'content-type': 'application/json' },
             })
             .catch((err: Error & { cause?: Error }) => {
-              throw new Error(`${route.method} ${path.slice(0, 100)}: no answer (${err.cause?.message ?? err.message}); server log tail:\n${api.logs.slice(-5).join('\n')}`);
+              throw new Error(
+                `${route.method} ${path.slice(0, 100)}: no answer (${err.cause?.message ?? err.message}); server log tail:\n${api.logs.slice(-5).join('\n')}`,
+              );
             });
           checkAnswer(res, `${route.method} ${path.slice(0, 200)}`);
         },
@@ -120,7 +158,10 @@ describe('fuzzing paths and methods', () => {
   it(`answers ${RUNS} random paths without a 5xx`, async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(fc.constantFrom('recipe', 'user', 'users', 'signinup', 'code', 'appid-public', 'public', '..', '%2F', ''), fc.string({ maxLength: 12 })), { maxLength: 6 }),
+        fc.array(
+          fc.oneof(fc.constantFrom('recipe', 'user', 'users', 'signinup', 'code', 'appid-public', 'public', '..', '%2F', ''), fc.string({ maxLength: 12 })),
+          { maxLength: 6 },
+        ),
         fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'),
         async (segments, method) => {
           const path = '/' + segments.map((s) => encodeURIComponent(s)).join('/');
@@ -147,14 +188,35 @@ describe('strings that are not valid Unicode', () => {
     ['/recipe/signinup/code', { phoneNumber: '+14155552671' }, ['phoneNumber']],
     ['/recipe/signinup/code', { deviceId: 'd'.repeat(44) }, ['deviceId']],
     ['/recipe/signinup/code/consume', { preAuthSessionId: valid.preAuthSessionId, linkCode: 'l'.repeat(43) }, ['preAuthSessionId', 'linkCode']],
-    ['/recipe/signinup/code/consume', { preAuthSessionId: valid.preAuthSessionId, deviceId: 'd'.repeat(44), userInputCode: '1' }, ['deviceId', 'userInputCode']],
-    ['/recipe/signinup/code/check', { preAuthSessionId: valid.preAuthSessionId, deviceId: 'd'.repeat(44), userInputCode: '1' }, ['preAuthSessionId', 'deviceId', 'userInputCode']],
-    ['/recipe/user/passwordhash/import', { email: valid.email, passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq', hashingAlgorithm: 'bcrypt' }, ['email', 'passwordHash', 'hashingAlgorithm']],
+    [
+      '/recipe/signinup/code/consume',
+      { preAuthSessionId: valid.preAuthSessionId, deviceId: 'd'.repeat(44), userInputCode: '1' },
+      ['deviceId', 'userInputCode'],
+    ],
+    [
+      '/recipe/signinup/code/check',
+      { preAuthSessionId: valid.preAuthSessionId, deviceId: 'd'.repeat(44), userInputCode: '1' },
+      ['preAuthSessionId', 'deviceId', 'userInputCode'],
+    ],
+    [
+      '/recipe/user/passwordhash/import',
+      { email: valid.email, passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq', hashingAlgorithm: 'bcrypt' },
+      ['email', 'passwordHash', 'hashingAlgorithm'],
+    ],
     ['/recipe/signin', { email: valid.email, password: valid.password }, ['email', 'password']],
     ['/recipe/signup', { email: valid.email, password: valid.password }, ['email', 'password']],
     ['/recipe/user', { recipeUserId: valid.recipeUserId, email: valid.email, password: valid.password }, ['recipeUserId', 'email', 'password']],
-    ['/recipe/user', { userId: valid.recipeUserId, email: valid.email, phoneNumber: '+14155552671' }, ['userId', 'email', 'phoneNumber'], { rid: 'passwordless' }],
-    ['/recipe/signinup', { thirdPartyId: 'github', thirdPartyUserId: 'u1', email: { id: valid.email, isVerified: true } }, ['thirdPartyId', 'thirdPartyUserId', 'email.id']],
+    [
+      '/recipe/user',
+      { userId: valid.recipeUserId, email: valid.email, phoneNumber: '+14155552671' },
+      ['userId', 'email', 'phoneNumber'],
+      { rid: 'passwordless' },
+    ],
+    [
+      '/recipe/signinup',
+      { thirdPartyId: 'github', thirdPartyUserId: 'u1', email: { id: valid.email, isVerified: true } },
+      ['thirdPartyId', 'thirdPartyUserId', 'email.id'],
+    ],
     ['/recipe/multitenancy/tenant/v2', { tenantId: 'fuzz-t' }, ['tenantId']],
     ['/recipe/multitenancy/tenant/remove', { tenantId: 'fuzz-t' }, ['tenantId']],
     ['/user/remove', { userId: valid.recipeUserId }, ['userId']],
@@ -163,7 +225,11 @@ describe('strings that are not valid Unicode', () => {
     ['/recipe/accountlinking/user/unlink', { recipeUserId: valid.recipeUserId }, ['recipeUserId']],
     ['/recipe/user/metadata', { userId: valid.recipeUserId, metadataUpdate: { a: 1 } }, ['userId']],
     ['/recipe/user/metadata/remove', { userId: valid.recipeUserId }, ['userId']],
-    ['/recipe/userid/map', { superTokensUserId: valid.recipeUserId, externalUserId: 'x', externalUserIdInfo: 'i' }, ['superTokensUserId', 'externalUserId', 'externalUserIdInfo']],
+    [
+      '/recipe/userid/map',
+      { superTokensUserId: valid.recipeUserId, externalUserId: 'x', externalUserIdInfo: 'i' },
+      ['superTokensUserId', 'externalUserId', 'externalUserIdInfo'],
+    ],
     ['/recipe/userid/map/remove', { userId: 'x', userIdType: 'ANY' }, ['userId', 'userIdType']],
     ['/recipe/user/email/verify/token', { userId: 'x', email: valid.email }, ['userId', 'email']],
     ['/recipe/user/email/verify', { method: 'token', token: 't' }, ['method', 'token']],
@@ -181,7 +247,10 @@ describe('strings that are not valid Unicode', () => {
     const [head, tail] = path.split('.');
     if (tail === undefined) return { ...body, [head]: LONE };
     const inner = body[head];
-    return { ...body, [head]: Array.isArray(inner) ? inner.map((v, i) => (String(i) === tail ? `x${LONE}` : v)) : { ...(inner as object), [tail]: `x${LONE}` } };
+    return {
+      ...body,
+      [head]: Array.isArray(inner) ? inner.map((v, i) => (String(i) === tail ? `x${LONE}` : v)) : { ...(inner as object), [tail]: `x${LONE}` },
+    };
   };
   const named = (field: string) => (/\.\d+$/.test(field) ? field.replace(/\.\d+$/, '') : field);
   const cases = CASES.flatMap(([path, body, fields, headers]) => fields.map((field) => [path, named(field), withField(body, field), headers ?? {}] as const));
@@ -192,7 +261,7 @@ describe('strings that are not valid Unicode', () => {
     expect([res.status, res.text]).toEqual([400, `Field name '${field}' is not valid Unicode: it holds a lone surrogate`]);
   });
 
-  it('answers the issue\'s example, a lone surrogate as thirdPartyUserId, with a 400', async () => {
+  it("answers the issue's example, a lone surrogate as thirdPartyUserId, with a 400", async () => {
     const res = await api.request('POST', '/recipe/signinup', {
       rawBody: '{"thirdPartyId":"github","thirdPartyUserId":"\\ud800","email":{"id":"a@b.c","isVerified":true}}',
       headers: { 'content-type': 'application/json' },

@@ -69,7 +69,10 @@ describe('transport and authentication', () => {
   });
 
   it('answers 413 for a body over 1 MiB', async () => {
-    const res = await api.request('POST', '/recipe/signinup/code', { rawBody: JSON.stringify({ email: 'a@b.c', pad: 'x'.repeat(1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    const res = await api.request('POST', '/recipe/signinup/code', {
+      rawBody: JSON.stringify({ email: 'a@b.c', pad: 'x'.repeat(1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(413);
   });
 
@@ -161,23 +164,27 @@ describe('tenants', () => {
 
   it('refuses a tenant segment on app-wide endpoints with 403', async () => {
     await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'west' });
-    for (const [method, path] of [['GET', '/west/hello'], ['GET', '/west/user/id?userId=x'], ['PUT', '/west/recipe/user'], ['GET', '/west/apiversion'], ['GET', '/west/recipe/multitenancy/tenant/list/v2']]) {
+    for (const [method, path] of [
+      ['GET', '/west/hello'],
+      ['GET', '/west/user/id?userId=x'],
+      ['PUT', '/west/recipe/user'],
+      ['GET', '/west/apiversion'],
+      ['GET', '/west/recipe/multitenancy/tenant/list/v2'],
+    ]) {
       const res = await api.request(method, path, { body: method === 'PUT' ? { userId: 'x', email: 'a@b.c' } : undefined });
       expect([path, res.status, res.text]).toEqual([path, 403, 'Only public tenantId can call this app specific API']);
     }
     expect((await api.get('/public/apiversion')).status).toBe(200);
   });
 
-  it.each([
-    [{ tenantId: 'Bad Id!' }],
-    [{ tenantId: 'recipe' }],
-    [{ tenantId: 'appid-x' }],
-    [{ tenantId: '' }],
-  ])('refuses an invalid tenant id %j with a 400', async (body) => {
-    const res = await api.put('/recipe/multitenancy/tenant/v2', body);
-    expect(res.status).toBe(400);
-    expect(res.text).toMatch(/^Field name 'tenantId' is invalid/);
-  });
+  it.each([[{ tenantId: 'Bad Id!' }], [{ tenantId: 'recipe' }], [{ tenantId: 'appid-x' }], [{ tenantId: '' }]])(
+    'refuses an invalid tenant id %j with a 400',
+    async (body) => {
+      const res = await api.put('/recipe/multitenancy/tenant/v2', body);
+      expect(res.status).toBe(400);
+      expect(res.text).toMatch(/^Field name 'tenantId' is invalid/);
+    },
+  );
 
   it('refuses to remove the public tenant', async () => {
     const res = await api.post('/recipe/multitenancy/tenant/remove', { tenantId: 'public' });

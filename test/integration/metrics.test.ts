@@ -94,7 +94,9 @@ describe('metrics (EMF lines on stdout)', () => {
     expect(await settled(() => before('emailpassword-signin', 'WRONG_CREDENTIALS_ERROR') - start.signinWrong, 1)).toBe(1);
     expect(await settled(() => before('emailpassword-signin', '4xx') - start.signin4xx, 1)).toBe(1);
     expect(await settled(() => before('api-version', 'OK') - start.version, 1)).toBe(1);
-    const latencies = emfLines().filter((l) => l.Operation === 'emailpassword-signin').map((l) => l.Latency);
+    const latencies = emfLines()
+      .filter((l) => l.Operation === 'emailpassword-signin')
+      .map((l) => l.Latency);
     expect(latencies.every((ms) => typeof ms === 'number' && ms >= 0)).toBe(true);
   });
 
@@ -141,7 +143,10 @@ describe('metrics (EMF lines on stdout)', () => {
     // run every 500 ms here and may overlap on a loaded machine: one that read the counts before
     // the last import committed can print after it, so the gauge is awaited, not taken first.)
     const sweptAfter = emfLines().length;
-    const gauges = () => emfLines().slice(sweptAfter).filter((l) => l.BulkRowsLeftNew !== undefined);
+    const gauges = () =>
+      emfLines()
+        .slice(sweptAfter)
+        .filter((l) => l.BulkRowsLeftNew !== undefined);
     const done = (g: Emf) => g.BulkRowsLeftNew === 0 && g.BulkRowsLeftProcessing === 0 && g.BulkRowsLeftFailed === 1;
     expect(await waitFor(() => gauges().some(done))).toBe(true);
   });

@@ -25,10 +25,14 @@ it(`maps 100,000 users with a ${HEAP_MB} MB heap, finding every collision`, asyn
 
   const report = join(dir, 'report.json');
   const hashConfig = join(MIGRATION_FIXTURES, 'firebase', 'hash-config.txt');
-  const run = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, CLI, 'firebase', file, '--hash-config', hashConfig, '--dry-run', '--offline', '--report', report], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH },
-  });
+  const run = spawnSync(
+    process.execPath,
+    [`--max-old-space-size=${HEAP_MB}`, CLI, 'firebase', file, '--hash-config', hashConfig, '--dry-run', '--offline', '--report', report],
+    {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    },
+  );
   expect([run.status, run.stderr]).toEqual([1, expect.not.stringContaining('heap out of memory')]);
   const result = JSON.parse(readFileSync(report, 'utf8'));
   // One pair of users sharing an email per 1,000 (both fail), one user in 50 disabled (skipped).

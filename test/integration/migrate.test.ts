@@ -37,7 +37,11 @@ interface Run {
 function migrate(api: TestApi | undefined, dir: string, args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
   const report = join(dir, `report-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
   const service = api ? ['--url', api.baseUrl, '--api-key', TEST_API_KEY] : [];
-  const child = spawn(process.execPath, [CLI, ...args, ...service, '--report', report], { cwd: dir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args, ...service, '--report', report], {
+    cwd: dir,
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   onStart?.(child);
   let stdout = '';
   let stderr = '';
@@ -99,7 +103,11 @@ async function checkImported(api: TestApi, want: ExpectedUser): Promise<void> {
       expect([where, wrong.json.status]).toEqual([where, 'WRONG_CREDENTIALS_ERROR']);
     }
     if (lm.recipeId === 'thirdparty') {
-      const signin = await api.post('/recipe/signinup', { thirdPartyId: lm.thirdPartyId, thirdPartyUserId: lm.thirdPartyUserId, email: { id: lm.email, isVerified: lm.verified } });
+      const signin = await api.post('/recipe/signinup', {
+        thirdPartyId: lm.thirdPartyId,
+        thirdPartyUserId: lm.thirdPartyUserId,
+        email: { id: lm.email, isVerified: lm.verified },
+      });
       expect([where, signin.json.status, signin.json.createdNewUser, signin.json.user?.id]).toEqual([where, 'OK', false, want.sourceId]);
     }
     if (lm.recipeId === 'passwordless') {
@@ -119,7 +127,9 @@ async function checkNotThere(api: TestApi, want: ExpectedUser): Promise<void> {
 async function stagedEver(endpoint: string, tableName: string): Promise<number> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
-    const out = await client.send(new ScanCommand({ TableName: tableName, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': { S: 'BULKCOUNT#STAGE#' } } }));
+    const out = await client.send(
+      new ScanCommand({ TableName: tableName, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': { S: 'BULKCOUNT#STAGE#' } } }),
+    );
     return (out.Items ?? []).reduce((total, item) => total + Number(item.NEW?.N ?? 0), 0);
   } finally {
     client.destroy();
@@ -234,7 +244,8 @@ describe('the Firebase fixture while the table is short of capacity', () => {
       // 503 at least once (a staging request waits up to 15 s of its own first, so capacity back
       // at a fixed time could land inside that wait): the command used to give up on 503 after 5
       // tries (about 8-12 s) as a service-error.
-      const staging = (items: Record<string, unknown>[]) => items.some((i) => (i.Put as { Item?: { type?: { S?: string }; status?: { S?: string } } } | undefined)?.Item?.status?.S === 'NEW');
+      const staging = (items: Record<string, unknown>[]) =>
+        items.some((i) => (i.Put as { Item?: { type?: { S?: string }; status?: { S?: string } } } | undefined)?.Item?.status?.S === 'NEW');
       proxy.cancelTransactionsNext(Infinity, staging);
       const started = Date.now();
       const capacityBack = setInterval(() => {
@@ -271,7 +282,10 @@ describe('a staging answer lost on the way back', () => {
       if (staging) keys.push(req.headers['idempotency-key'] as string | undefined);
       const upstream = await fetch(new URL(req.url!, api.baseUrl), {
         method: req.method,
-        headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>,
+        headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<
+          string,
+          string
+        >,
         body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
       });
       const text = await upstream.text();
@@ -335,7 +349,14 @@ describe('--no-hash migrate-on-signin against a service that migrates passwords 
   });
 
   it('imports the users without a hash as waiting; each signs in once through the old provider, with its old id', async () => {
-    const run = await migrate(api, dir, ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'hash-config.txt'), '--no-hash', 'migrate-on-signin']);
+    const run = await migrate(api, dir, [
+      'firebase',
+      join(FIREBASE, 'users.json'),
+      '--hash-config',
+      join(FIREBASE, 'hash-config.txt'),
+      '--no-hash',
+      'migrate-on-signin',
+    ]);
     expect([run.code, run.stderr]).toEqual([1, '']);
     expect(outcomes(run.report)).toEqual(expectedOutcomes(set, variant));
     const waiting = set.users
@@ -416,9 +437,28 @@ describe('a SuperTokens bulk file', () => {
   it('goes through unchanged: a user the service refuses is reported with its text, the others are imported', async () => {
     const file = join(dir, 'bulk.json');
     const users = [
-      { externalUserId: 'st-1', userMetadata: { plan: 'pro' }, loginMethods: [{ recipeId: 'emailpassword', email: 'st1@example.com', passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq', hashingAlgorithm: 'bcrypt', timeJoinedInMSSinceEpoch: 1_500_000_000_000 }] },
-      { externalUserId: 'st-2', userRoles: [{ role: 'ghost', tenantIds: ['public'] }], loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+16505550100' }] },
-      { externalUserId: 'st-3', loginMethods: [{ recipeId: 'thirdparty', thirdPartyId: 'google', thirdPartyUserId: 'g-3', email: 'st3@example.com', isVerified: true }] },
+      {
+        externalUserId: 'st-1',
+        userMetadata: { plan: 'pro' },
+        loginMethods: [
+          {
+            recipeId: 'emailpassword',
+            email: 'st1@example.com',
+            passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq',
+            hashingAlgorithm: 'bcrypt',
+            timeJoinedInMSSinceEpoch: 1_500_000_000_000,
+          },
+        ],
+      },
+      {
+        externalUserId: 'st-2',
+        userRoles: [{ role: 'ghost', tenantIds: ['public'] }],
+        loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+16505550100' }],
+      },
+      {
+        externalUserId: 'st-3',
+        loginMethods: [{ recipeId: 'thirdparty', thirdPartyId: 'google', thirdPartyUserId: 'g-3', email: 'st3@example.com', isVerified: true }],
+      },
     ];
     writeFileSync(file, JSON.stringify({ users }));
     const run = await migrate(api, dir, ['supertokens', file, '--batch-size', '10']);

@@ -60,7 +60,8 @@ describe('the webhook source', () => {
     });
   });
   afterAll(() => close(hook.server));
-  const source = (over: Partial<{ url: string; secret: string; timeoutMs: number }> = {}) => webhookSource({ url: hook.url, secret: SECRET, timeoutMs: 500, ...over });
+  const source = (over: Partial<{ url: string; secret: string; timeoutMs: number }> = {}) =>
+    webhookSource({ url: hook.url, secret: SECRET, timeoutMs: 500, ...over });
 
   it('sends the email, password, tenant and user id, signed; a right password is a match', async () => {
     const v = await source().check(check('ann@example.com'));
@@ -126,11 +127,13 @@ describe('the webhook source', () => {
 describe('the Firebase source against a stub answering as Firebase does', () => {
   let stub: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
-    const error = (res: ServerResponse, status: number, message: string) => json(res, status, { error: { code: status, message, errors: [{ message, reason: 'invalid', domain: 'global' }] } });
+    const error = (res: ServerResponse, status: number, message: string) =>
+      json(res, status, { error: { code: status, message, errors: [{ message, reason: 'invalid', domain: 'global' }] } });
     stub = await serve((req, body, res) => {
       const { email, password } = JSON.parse(body);
       if (!req.url!.startsWith('/v1/accounts:signInWithPassword?key=web-api-key')) return error(res, 400, 'API key not valid. Please pass a valid API key.');
-      if (email.startsWith('locked')) return error(res, 400, 'TOO_MANY_ATTEMPTS_TRY_LATER : Access to this account has been temporarily disabled due to many failed login attempts.');
+      if (email.startsWith('locked'))
+        return error(res, 400, 'TOO_MANY_ATTEMPTS_TRY_LATER : Access to this account has been temporarily disabled due to many failed login attempts.');
       if (email.startsWith('down')) return json(res, 503, {});
       if (email.startsWith('mfa')) return json(res, 200, { mfaPendingCredential: 'cred', mfaInfo: [{ phoneInfo: '+1***' }] });
       if (email.startsWith('gone')) return error(res, 400, 'EMAIL_NOT_FOUND');
@@ -154,7 +157,12 @@ describe('the Firebase source against a stub answering as Firebase does', () => 
     ['an unknown email', 'gone@example.com', PASSWORD, { kind: 'mismatch', code: 'EMAIL_NOT_FOUND' }],
     ['a disabled user', 'disabled@example.com', PASSWORD, { kind: 'mismatch', code: 'USER_DISABLED' }],
     ['email enumeration protection', 'private@example.com', PASSWORD, { kind: 'mismatch', code: 'INVALID_LOGIN_CREDENTIALS' }],
-    ['an account locked for too many attempts', 'locked@example.com', PASSWORD, { kind: 'unavailable', reason: 'Firebase answered 400 TOO_MANY_ATTEMPTS_TRY_LATER' }],
+    [
+      'an account locked for too many attempts',
+      'locked@example.com',
+      PASSWORD,
+      { kind: 'unavailable', reason: 'Firebase answered 400 TOO_MANY_ATTEMPTS_TRY_LATER' },
+    ],
     ['a 503', 'down@example.com', PASSWORD, { kind: 'unavailable', reason: 'Firebase answered 503' }],
   ])('%s', async (_name, email, password, verdict) => {
     const v = await source().check(check(email, password));
@@ -163,7 +171,10 @@ describe('the Firebase source against a stub answering as Firebase does', () => 
   });
 
   it('a wrong Web API key is an outage (a configuration error), not a wrong password', async () => {
-    expect(await source('not-the-key').check(check('ann@example.com'))).toEqual({ kind: 'unavailable', reason: 'Firebase answered 400 API key not valid. Please pass a valid API key.' });
+    expect(await source('not-the-key').check(check('ann@example.com'))).toEqual({
+      kind: 'unavailable',
+      reason: 'Firebase answered 400 API key not valid. Please pass a valid API key.',
+    });
   });
 });
 
@@ -171,28 +182,31 @@ describe('the Firebase source against the real Firebase Auth emulator', () => {
   const itEmulator = useFirebaseEmulator('Firebase source tests against the emulator');
   const source = (emulator: FirebaseEmulator) => firebaseSource({ webApiKey: 'any-key', authUrl: emulator.baseUrl, timeoutMs: 2000 });
 
-  itEmulator('right password → match (any case of the email); wrong → INVALID_PASSWORD; unknown → EMAIL_NOT_FOUND; disabled → USER_DISABLED; second factor → match', async (emulator) => {
-    await emulator.signUp('grace@example.com', PASSWORD);
-    const disabled = await emulator.signUp('dora@example.com', PASSWORD);
-    await emulator.disable(disabled);
-    await emulator.createMfaUser('mia@example.com', PASSWORD);
-    const verdicts = [
-      await source(emulator).check(check('grace@example.com')),
-      await source(emulator).check(check('Grace@Example.com')),
-      await source(emulator).check(check('grace@example.com', 'not-it')),
-      await source(emulator).check(check('nobody@example.com')),
-      await source(emulator).check(check('dora@example.com')),
-      await source(emulator).check(check('mia@example.com')),
-    ];
-    expect(verdicts).toEqual([
-      { kind: 'match' },
-      { kind: 'match' },
-      { kind: 'mismatch', code: 'INVALID_PASSWORD' },
-      { kind: 'mismatch', code: 'EMAIL_NOT_FOUND' },
-      { kind: 'mismatch', code: 'USER_DISABLED' },
-      { kind: 'match' },
-    ]);
-  });
+  itEmulator(
+    'right password → match (any case of the email); wrong → INVALID_PASSWORD; unknown → EMAIL_NOT_FOUND; disabled → USER_DISABLED; second factor → match',
+    async (emulator) => {
+      await emulator.signUp('grace@example.com', PASSWORD);
+      const disabled = await emulator.signUp('dora@example.com', PASSWORD);
+      await emulator.disable(disabled);
+      await emulator.createMfaUser('mia@example.com', PASSWORD);
+      const verdicts = [
+        await source(emulator).check(check('grace@example.com')),
+        await source(emulator).check(check('Grace@Example.com')),
+        await source(emulator).check(check('grace@example.com', 'not-it')),
+        await source(emulator).check(check('nobody@example.com')),
+        await source(emulator).check(check('dora@example.com')),
+        await source(emulator).check(check('mia@example.com')),
+      ];
+      expect(verdicts).toEqual([
+        { kind: 'match' },
+        { kind: 'match' },
+        { kind: 'mismatch', code: 'INVALID_PASSWORD' },
+        { kind: 'mismatch', code: 'EMAIL_NOT_FOUND' },
+        { kind: 'mismatch', code: 'USER_DISABLED' },
+        { kind: 'match' },
+      ]);
+    },
+  );
 
   itEmulator('once the emulator is stopped: an outage, never a wrong password', async (emulator) => {
     await emulator.stop();

@@ -161,8 +161,14 @@ describe('password migration at sign-in through a webhook', () => {
   it('answers 400 naming the field for bad input', async () => {
     const email = uniqueEmail('bad');
     const cases: [Record<string, unknown>, string][] = [
-      [{ email, migratePasswordOnSignIn: true, passwordHash: BCRYPT_VECTORS[0].hash }, 'migratePasswordOnSignIn cannot be combined with passwordHash or hashingAlgorithm'],
-      [{ email, migratePasswordOnSignIn: true, hashingAlgorithm: 'bcrypt' }, 'migratePasswordOnSignIn cannot be combined with passwordHash or hashingAlgorithm'],
+      [
+        { email, migratePasswordOnSignIn: true, passwordHash: BCRYPT_VECTORS[0].hash },
+        'migratePasswordOnSignIn cannot be combined with passwordHash or hashingAlgorithm',
+      ],
+      [
+        { email, migratePasswordOnSignIn: true, hashingAlgorithm: 'bcrypt' },
+        'migratePasswordOnSignIn cannot be combined with passwordHash or hashingAlgorithm',
+      ],
       [{ email, migratePasswordOnSignIn: 'yes' }, "Field name 'migratePasswordOnSignIn' is invalid in JSON input"],
       [{ email, migratePasswordOnSignIn: false }, "Field name 'passwordHash' is invalid in JSON input"],
       [{ migratePasswordOnSignIn: true }, "Field name 'email' is invalid in JSON input"],
@@ -289,7 +295,7 @@ describe('password migration at sign-in through a webhook', () => {
     expect(await pending(ep, '/pwmig')).toBe(0);
   });
 
-  it('never asks the previous provider for a tenant that no longer exists: the call waits for the tenant\'s check, which answers', async () => {
+  it("never asks the previous provider for a tenant that no longer exists: the call waits for the tenant's check, which answers", async () => {
     expect((await call(ep, 'put', '/recipe/multitenancy/tenant/v2', { tenantId: 'pwmig-gone' })).status).toBe(200);
     const email = uniqueEmail('tenant-gone');
     await importMarked(ep, email, '/pwmig-gone');
@@ -343,8 +349,13 @@ describe('password migration at sign-in through a webhook', () => {
     const off = await api({ TABLE_NAME: ep.tableName });
     const refused = await call(off, 'post', IMPORT, { email: uniqueEmail('off'), migratePasswordOnSignIn: true });
     expect([refused.status, refused.text]).toEqual([400, 'Password migration at sign-in is not configured']);
-    const staged = await call(off, 'post', '/bulk-import/users', { users: [{ loginMethods: [{ recipeId: 'emailpassword', email: uniqueEmail('off'), migratePasswordOnSignIn: true }] }] });
-    expect([staged.status, staged.json.users]).toEqual([400, [{ index: 0, errors: ['Password migration at sign-in is not configured for an emailpassword recipe.'] }]]);
+    const staged = await call(off, 'post', '/bulk-import/users', {
+      users: [{ loginMethods: [{ recipeId: 'emailpassword', email: uniqueEmail('off'), migratePasswordOnSignIn: true }] }],
+    });
+    expect([staged.status, staged.json.users]).toEqual([
+      400,
+      [{ index: 0, errors: ['Password migration at sign-in is not configured for an emailpassword recipe.'] }],
+    ]);
     expect((await call(off, 'get', COUNT)).json).toMatchObject({ status: 'OK', source: 'off' });
     const email = uniqueEmail('waiting');
     const { json } = await importMarked(ep, email);
@@ -358,39 +369,46 @@ describe('password migration at sign-in through a webhook', () => {
 describe('password migration at sign-in against the real Firebase Auth emulator', () => {
   const itEmulator = useFirebaseEmulator('Password migration through the Firebase Auth emulator');
 
-  itEmulator('right → OK and stored (still OK once the emulator is gone); wrong, unknown at Firebase, disabled → wrong; emulator down → 503', async (emulator) => {
-    const fb = await api({
-      PASSWORD_MIGRATION_SOURCE: 'firebase',
-      FIREBASE_AUTH_URL: emulator.baseUrl,
-      FIREBASE_WEB_API_KEY: 'any-web-api-key',
-      PASSWORD_MIGRATION_TIMEOUT_MS: '2000',
-    });
-    const [right, wrong, unknown, disabled, mfa, later] = ['right', 'wrong', 'unknown', 'disabled', 'mfa', 'later'].map((l) => uniqueEmail(`fb-${l}`));
-    for (const email of [right, wrong, later]) await emulator.signUp(email, OLD_PASSWORD);
-    await emulator.disable(await emulator.signUp(disabled, OLD_PASSWORD));
-    await emulator.createMfaUser(mfa, OLD_PASSWORD);
-    const ids = new Map<string, string>();
-    for (const email of [right, wrong, unknown, disabled, mfa, later]) ids.set(email, (await importMarked(fb, email)).json.user.id);
-    const count = await pending(fb);
+  itEmulator(
+    'right → OK and stored (still OK once the emulator is gone); wrong, unknown at Firebase, disabled → wrong; emulator down → 503',
+    async (emulator) => {
+      const fb = await api({
+        PASSWORD_MIGRATION_SOURCE: 'firebase',
+        FIREBASE_AUTH_URL: emulator.baseUrl,
+        FIREBASE_WEB_API_KEY: 'any-web-api-key',
+        PASSWORD_MIGRATION_TIMEOUT_MS: '2000',
+      });
+      const [right, wrong, unknown, disabled, mfa, later] = ['right', 'wrong', 'unknown', 'disabled', 'mfa', 'later'].map((l) => uniqueEmail(`fb-${l}`));
+      for (const email of [right, wrong, later]) await emulator.signUp(email, OLD_PASSWORD);
+      await emulator.disable(await emulator.signUp(disabled, OLD_PASSWORD));
+      await emulator.createMfaUser(mfa, OLD_PASSWORD);
+      const ids = new Map<string, string>();
+      for (const email of [right, wrong, unknown, disabled, mfa, later]) ids.set(email, (await importMarked(fb, email)).json.user.id);
+      const count = await pending(fb);
 
-    expect((await signIn(fb, right, OLD_PASSWORD)).json).toMatchObject({ status: 'OK', user: { id: ids.get(right) } });
-    expect((await readStoredUser(fb.tableName, ids.get(right)!))?.passwordHash).toMatch(/^\$argon2id\$/);
-    expect((await signIn(fb, mfa, OLD_PASSWORD)).json.status).toBe('OK');
-    expect(await pending(fb)).toBe(count - 2);
-    for (const [email, password] of [[wrong, 'not-the-password'], [unknown, OLD_PASSWORD], [disabled, OLD_PASSWORD]]) {
-      const before = await readStoredUser(fb.tableName, ids.get(email)!);
-      expect([email, (await signIn(fb, email, password)).json]).toEqual([email, { status: 'WRONG_CREDENTIALS_ERROR' }]);
-      expect(await readStoredUser(fb.tableName, ids.get(email)!)).toEqual(before);
-    }
+      expect((await signIn(fb, right, OLD_PASSWORD)).json).toMatchObject({ status: 'OK', user: { id: ids.get(right) } });
+      expect((await readStoredUser(fb.tableName, ids.get(right)!))?.passwordHash).toMatch(/^\$argon2id\$/);
+      expect((await signIn(fb, mfa, OLD_PASSWORD)).json.status).toBe('OK');
+      expect(await pending(fb)).toBe(count - 2);
+      for (const [email, password] of [
+        [wrong, 'not-the-password'],
+        [unknown, OLD_PASSWORD],
+        [disabled, OLD_PASSWORD],
+      ]) {
+        const before = await readStoredUser(fb.tableName, ids.get(email)!);
+        expect([email, (await signIn(fb, email, password)).json]).toEqual([email, { status: 'WRONG_CREDENTIALS_ERROR' }]);
+        expect(await readStoredUser(fb.tableName, ids.get(email)!)).toEqual(before);
+      }
 
-    await emulator.stop();
-    const before = await readStoredUser(fb.tableName, ids.get(later)!);
-    const down = await signIn(fb, later, OLD_PASSWORD);
-    expect([down.status, down.text]).toEqual([503, UNAVAILABLE]);
-    expect(await readStoredUser(fb.tableName, ids.get(later)!)).toEqual(before);
-    // Migrated users no longer need the old provider.
-    expect((await signIn(fb, right, OLD_PASSWORD)).json).toMatchObject({ status: 'OK', user: { id: ids.get(right) } });
-    expect((await signIn(fb, right, 'not-the-password')).json.status).toBe('WRONG_CREDENTIALS_ERROR');
-    expect(await pending(fb)).toBe(count - 2);
-  });
+      await emulator.stop();
+      const before = await readStoredUser(fb.tableName, ids.get(later)!);
+      const down = await signIn(fb, later, OLD_PASSWORD);
+      expect([down.status, down.text]).toEqual([503, UNAVAILABLE]);
+      expect(await readStoredUser(fb.tableName, ids.get(later)!)).toEqual(before);
+      // Migrated users no longer need the old provider.
+      expect((await signIn(fb, right, OLD_PASSWORD)).json).toMatchObject({ status: 'OK', user: { id: ids.get(right) } });
+      expect((await signIn(fb, right, 'not-the-password')).json.status).toBe('WRONG_CREDENTIALS_ERROR');
+      expect(await pending(fb)).toBe(count - 2);
+    },
+  );
 });

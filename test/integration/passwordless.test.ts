@@ -178,7 +178,11 @@ describe('POST /recipe/signinup/code/consume', () => {
     expect(wrong1.json).toEqual({ status: 'INCORRECT_USER_INPUT_CODE_ERROR', failedCodeInputAttemptCount: 1, maximumCodeInputAttempts: 3 });
     const wrong2 = await consumeInput(api, code, '000001-wrong');
     expect(wrong2.json).toEqual({ status: 'INCORRECT_USER_INPUT_CODE_ERROR', failedCodeInputAttemptCount: 2, maximumCodeInputAttempts: 3 });
-    const right = await api.post('/recipe/signinup/code/check', { preAuthSessionId: code.preAuthSessionId, deviceId: code.deviceId, userInputCode: code.userInputCode });
+    const right = await api.post('/recipe/signinup/code/check', {
+      preAuthSessionId: code.preAuthSessionId,
+      deviceId: code.deviceId,
+      userInputCode: code.userInputCode,
+    });
     expect(right.json.consumedDevice.failedCodeInputAttemptCount).toBe(2);
     const wrong3 = await consumeInput(api, code, '000002-wrong');
     expect(wrong3.json).toEqual({ status: 'RESTART_FLOW_ERROR' });
@@ -232,7 +236,7 @@ describe('POST /recipe/signinup/code/consume', () => {
     expect(res.text).toBe(message);
   });
 
-  it("answers 400 when the preAuthSessionId does not belong to the deviceId", async () => {
+  it('answers 400 when the preAuthSessionId does not belong to the deviceId', async () => {
     const a = await createCode(api, { email: uniqueEmail() });
     const b = await createCode(api, { email: uniqueEmail() });
     const res = await api.post('/recipe/signinup/code/consume', { preAuthSessionId: a.preAuthSessionId, deviceId: b.deviceId, userInputCode: b.userInputCode });
@@ -272,7 +276,9 @@ describe("a consume ends the identity's other codes (as the core deletes their d
     expect(resent.json.status).toBe('OK');
     await passwordlessSignIn(api, { phoneNumber });
     expect((await api.post('/recipe/signinup/code', { deviceId: older.deviceId })).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
-    expect((await consumeLink(api, { preAuthSessionId: older.preAuthSessionId, linkCode: resent.json.linkCode })).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
+    expect((await consumeLink(api, { preAuthSessionId: older.preAuthSessionId, linkCode: resent.json.linkCode })).json).toEqual({
+      status: 'RESTART_FLOW_ERROR',
+    });
     expect((await consumeLink(api, older)).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
   });
 

@@ -82,11 +82,12 @@ describe('DynamoDB calls per operation', () => {
       let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
       expect(await callsOf(async () => (res = await consumeLink(api, code)))).toEqual({ Query: 2, TransactWriteItems: 1 });
       expect([res!.json.status, res!.json.createdNewUser, res!.json.user]).toEqual(['OK', false, (await api.get(`/user/id?userId=${userId}`)).json.user]);
-      if (pending) expect(await callsOf(async () => expect((await consumeLink(api, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' }))).toEqual({ Query: 2 });
+      if (pending)
+        expect(await callsOf(async () => expect((await consumeLink(api, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' }))).toEqual({ Query: 2 });
     }
   }
 
-  it('passwordless in a tenant other than its login method\'s first: consume 3 through its email entry; a primary user\'s, 4 (its partition, read beside the transaction)', async () => {
+  it("passwordless in a tenant other than its login method's first: consume 3 through its email entry; a primary user's, 4 (its partition, read beside the transaction)", async () => {
     const tenantId = `rt-${Date.now().toString(36)}`;
     expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId })).json.status).toBe('OK');
     const email = uniqueEmail('rt-tenants');
@@ -117,8 +118,13 @@ describe('DynamoDB calls per operation', () => {
     expect([res!.json.createdNewUser, res!.json.user.loginMethods[0].verified]).toEqual([false, false]);
     // The provider now says the email is verified: the guard, whose snapshot holds the version,
     // then the write from it (guard and login method together); 2 one after another.
-    expect(await callsOf(() => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
-    expect(await callsOf(async () => (res = await api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } })))).toEqual({ GetItem: 1 });
+    expect(await callsOf(() => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } }))).toEqual({
+      GetItem: 1,
+      TransactWriteItems: 1,
+    });
+    expect(await callsOf(async () => (res = await api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } })))).toEqual({
+      GetItem: 1,
+    });
     expect(res!.json.user).toEqual((await api.get(`/user/id?userId=${res!.json.user.id}`)).json.user);
     expect(res!.json.user.loginMethods[0].verified).toBe(true);
     // A primary user's, it reads the primary user's partition: 2 calls.
@@ -158,7 +164,15 @@ describe('DynamoDB calls per operation', () => {
     const doc = testDocClient();
     try {
       // A guard as a build of an older format might have left it: no snapshot.
-      await doc.send(new UpdateCommand({ TableName: api.tableName, Key: keys.emailGuard('public', 'emailpassword', old), UpdateExpression: 'SET fmt = :old REMOVE #snapshot', ExpressionAttributeNames: { '#snapshot': 'snapshot' }, ExpressionAttributeValues: { ':old': CURRENT_FORMAT - 1 } }));
+      await doc.send(
+        new UpdateCommand({
+          TableName: api.tableName,
+          Key: keys.emailGuard('public', 'emailpassword', old),
+          UpdateExpression: 'SET fmt = :old REMOVE #snapshot',
+          ExpressionAttributeNames: { '#snapshot': 'snapshot' },
+          ExpressionAttributeValues: { ':old': CURRENT_FORMAT - 1 },
+        }),
+      );
       let res: { json: { status: string; user: { id: string } } } | undefined;
       expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email: old, password: 'pw-123456' })))).toEqual({ GetItem: 1, Query: 1 });
       expect([res!.json.status, res!.json.user.id]).toEqual(['OK', oldId]);
@@ -171,7 +185,7 @@ describe('DynamoDB calls per operation', () => {
     }
   });
 
-  it('third-party sign-in of a primary user whose guard\'s snapshot an older build left behind: the write from it is refused, the sign-in goes through the user; the format sweep mends the guard', async () => {
+  it("third-party sign-in of a primary user whose guard's snapshot an older build left behind: the write from it is refused, the sign-in goes through the user; the format sweep mends the guard", async () => {
     const email = uniqueEmail('rt-tp-stale');
     const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}` };
     const signIn = () => api.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: true } });
@@ -191,7 +205,14 @@ describe('DynamoDB calls per operation', () => {
           ExpressionAttributeValues: { ':v': [email], ':one': 1 },
         }),
       );
-      await doc.send(new UpdateCommand({ TableName: api.tableName, Key: guard, UpdateExpression: 'SET fmt = :old', ExpressionAttributeValues: { ':old': CURRENT_FORMAT - 1 } }));
+      await doc.send(
+        new UpdateCommand({
+          TableName: api.tableName,
+          Key: guard,
+          UpdateExpression: 'SET fmt = :old',
+          ExpressionAttributeValues: { ':old': CURRENT_FORMAT - 1 },
+        }),
+      );
       let res: { json: { status: string; user: { id: string; loginMethods: { verified: boolean }[] } } } | undefined;
       // The guard, the refused write beside the user's read, then the guard and the user again: nothing to write.
       expect(await callsOf(async () => (res = await signIn()))).toEqual({ GetItem: 2, Query: 2, TransactWriteItems: 1 });
@@ -208,13 +229,16 @@ describe('DynamoDB calls per operation', () => {
     }
   });
 
-  it('email-password sign-in that rehashes an imported hash writes from the guard\'s snapshot: 2 calls, then 1', async () => {
+  it("email-password sign-in that rehashes an imported hash writes from the guard's snapshot: 2 calls, then 1", async () => {
     const email = uniqueEmail('rt-rehash');
     const imported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: bcrypt.hashSync('pw-123456', 4) });
     expect(imported.json.status).toBe('OK');
     let res: { json: { status: string; user: unknown } } | undefined;
     // The guard (its snapshot holds the version), the verify and the own hash, the write.
-    expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email, password: 'pw-123456' })))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
+    expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email, password: 'pw-123456' })))).toEqual({
+      GetItem: 1,
+      TransactWriteItems: 1,
+    });
     expect([res!.json.status, res!.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${imported.json.user.id}`)).json.user]);
     // Rehashed: the own Argon2id hash verifies from the guard alone, nothing to write.
     expect(await callsOf(async () => (res = await api.post('/recipe/signin', { email, password: 'pw-123456' })))).toEqual({ GetItem: 1 });
@@ -222,14 +246,22 @@ describe('DynamoDB calls per operation', () => {
     // Imported again: the create is refused (the email is taken), the guard's snapshot is the
     // user; another hash replaces the one it has (login method and guard in one transaction), the
     // same one writes nothing. A sign-up of the taken email reads the guard alone.
-    expect(await callsOf(() => api.post('/recipe/user/passwordhash/import', { email, passwordHash: bcrypt.hashSync('pw-654321', 4) }))).toEqual({ GetItem: 1, TransactWriteItems: 2 });
+    expect(await callsOf(() => api.post('/recipe/user/passwordhash/import', { email, passwordHash: bcrypt.hashSync('pw-654321', 4) }))).toEqual({
+      GetItem: 1,
+      TransactWriteItems: 2,
+    });
     const again = bcrypt.hashSync('pw-000000', 4);
     await api.post('/recipe/user/passwordhash/import', { email, passwordHash: again });
     let reimported: { json: { status: string; didUserAlreadyExist: boolean; user: unknown } } | undefined;
-    expect(await callsOf(async () => (reimported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: again })))).toEqual({ GetItem: 1, TransactWriteItems: 1 });
+    expect(await callsOf(async () => (reimported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: again })))).toEqual({
+      GetItem: 1,
+      TransactWriteItems: 1,
+    });
     const byId = (await api.get(`/user/id?userId=${imported.json.user.id}`)).json.user;
     expect([reimported!.json.status, reimported!.json.didUserAlreadyExist, reimported!.json.user]).toEqual(['OK', true, byId]);
-    expect(await callsOf(async () => expect((await api.post('/recipe/signup', { email, password: 'pw-123456' })).json.status).toBe('EMAIL_ALREADY_EXISTS_ERROR'))).toEqual({ GetItem: 1 });
+    expect(
+      await callsOf(async () => expect((await api.post('/recipe/signup', { email, password: 'pw-123456' })).json.status).toBe('EMAIL_ALREADY_EXISTS_ERROR')),
+    ).toEqual({ GetItem: 1 });
     expect((await api.post('/recipe/signin', { email, password: 'pw-000000' })).json.status).toBe('OK');
   });
 
@@ -248,7 +280,7 @@ describe('DynamoDB calls per operation', () => {
   });
 });
 
-describe('a tenant other than public (its existence read beside the request\'s first read)', () => {
+describe("a tenant other than public (its existence read beside the request's first read)", () => {
   // 100 ms on every call: reads one after another arrive at least that far apart.
   let slow: CountingProxy;
   let tenantApi: TestApi;
@@ -272,7 +304,7 @@ describe('a tenant other than public (its existence read beside the request\'s f
     return { calls: Object.fromEntries([...slow.counts].sort()), together: slow.together(0, 1) };
   }
 
-  it('signs in with the tenant\'s GetItem and the guard\'s at once: one round trip, not two', async () => {
+  it("signs in with the tenant's GetItem and the guard's at once: one round trip, not two", async () => {
     const email = uniqueEmail('rt-tenant');
     expect((await tenantApi.post(`/${tenantId}/recipe/signup`, { email, password: 'pw-123456' })).json.status).toBe('OK');
     let res: { json: { status: string } } | undefined;
@@ -281,7 +313,7 @@ describe('a tenant other than public (its existence read beside the request\'s f
     expect(signIn.together).toBe(true);
   });
 
-  it('consumes with the tenant\'s GetItem beside the device\'s Query: 3 sequential calls, 4 in all', async () => {
+  it("consumes with the tenant's GetItem beside the device's Query: 3 sequential calls, 4 in all", async () => {
     const email = uniqueEmail('rt-tenant-pl');
     const code = await createCode(tenantApi, { email }, tenantId);
     let res: Awaited<ReturnType<typeof consumeLink>> | undefined;
@@ -290,7 +322,7 @@ describe('a tenant other than public (its existence read beside the request\'s f
     expect(consume.together).toBe(true);
   });
 
-  it('consumes a primary user\'s login method, and a linked one, in 3 round trips, through its item or an entry: the user\'s partition is read beside the transaction', async () => {
+  it("consumes a primary user's login method, and a linked one, in 3 round trips, through its item or an entry: the user's partition is read beside the transaction", async () => {
     const email = uniqueEmail('rt-primary-pl');
     const owner = (await passwordlessSignIn(tenantApi, { email })).user.id as string;
     expect((await tenantApi.post('/recipe/accountlinking/user/primary', { recipeUserId: owner })).json.status).toBe('OK');
@@ -301,7 +333,11 @@ describe('a tenant other than public (its existence read beside the request\'s f
     const linked = (await passwordlessSignIn(tenantApi, { email: linkedEmail })).user.id as string;
     expect((await tenantApi.put('/recipe/user', { userId: linked, email: linkedEmail, phoneNumber }, { rid: 'passwordless' })).json).toEqual({ status: 'OK' });
     expect((await tenantApi.post('/recipe/accountlinking/user/link', { recipeUserId: linked, primaryUserId: owner })).json.status).toBe('OK');
-    const cases: [Record<string, string>, string][] = [[{ email }, owner], [{ email: linkedEmail }, linked], [{ phoneNumber }, linked]];
+    const cases: [Record<string, string>, string][] = [
+      [{ email }, owner],
+      [{ email: linkedEmail }, linked],
+      [{ phoneNumber }, linked],
+    ];
     for (const [identity, recipeUserId] of cases) {
       const code = await createCode(tenantApi, identity);
       const pending = await createCode(tenantApi, identity);
@@ -313,13 +349,19 @@ describe('a tenant other than public (its existence read beside the request\'s f
       const [, , read, write] = slow.arrivals;
       expect([read.operation, write.operation, slow.together(2, 3)]).toEqual(['Query', 'TransactWriteItems', true]);
       const user = (await tenantApi.get(`/user/id?userId=${owner}`)).json.user;
-      expect([res.json.status, res.json.createdNewUser, res.json.recipeUserId, res.json.user, user.loginMethods.length]).toEqual(['OK', false, recipeUserId, user, 2]);
+      expect([res.json.status, res.json.createdNewUser, res.json.recipeUserId, res.json.user, user.loginMethods.length]).toEqual([
+        'OK',
+        false,
+        recipeUserId,
+        user,
+        2,
+      ]);
       // The consume's mark, written by the update alone, ends the device made before it.
       expect((await consumeLink(tenantApi, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' });
     }
   });
 
-  it('third party: a primary user\'s login method, its own or linked, signs in in 2 round trips, also when the provider newly verifies its email (written from the guard\'s snapshot beside the partition read); a changed email takes 3', async () => {
+  it("third party: a primary user's login method, its own or linked, signs in in 2 round trips, also when the provider newly verifies its email (written from the guard's snapshot beside the partition read); a changed email takes 3", async () => {
     const tp = async (email: string) => {
       const identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${email}` };
       const id = (await tenantApi.post('/recipe/signinup', { ...identity, email: { id: email, isVerified: false } })).json.user.id as string;
@@ -330,7 +372,10 @@ describe('a tenant other than public (its existence read beside the request\'s f
     const linked = await tp(linkedEmail);
     expect((await tenantApi.post('/recipe/accountlinking/user/primary', { recipeUserId: own.id })).json.status).toBe('OK');
     expect((await tenantApi.post('/recipe/accountlinking/user/link', { recipeUserId: linked.id, primaryUserId: own.id })).json.status).toBe('OK');
-    for (const [lm, email] of [[own, ownEmail], [linked, linkedEmail]] as const) {
+    for (const [lm, email] of [
+      [own, ownEmail],
+      [linked, linkedEmail],
+    ] as const) {
       slow.reset();
       const verified = await lm.signIn(email, true);
       // The guard (its snapshot names the primary user), then the write and the primary user's
@@ -375,10 +420,11 @@ describe('a tenant other than public (its existence read beside the request\'s f
 });
 
 describe('reading a primary user (issue #10: one Query, not one read per login method)', () => {
-  it('GET /user/id of a primary user with three login methods: 1 Query by its id, 2 by a linked login method\'s id (its link, then the partition)', async () => {
+  it("GET /user/id of a primary user with three login methods: 1 Query by its id, 2 by a linked login method's id (its link, then the partition)", async () => {
     const email = uniqueEmail('rt-al');
     const ep = (await api.post('/recipe/signup', { email, password: 'pw-123456' })).json.user.id as string;
-    const tp = (await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: `g-${email}`, email: { id: email, isVerified: true } })).json.user.id as string;
+    const tp = (await api.post('/recipe/signinup', { thirdPartyId: 'google', thirdPartyUserId: `g-${email}`, email: { id: email, isVerified: true } })).json
+      .user.id as string;
     const pl = (await passwordlessSignIn(api, { phoneNumber: uniquePhone() })).user.id as string;
     expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: ep })).json.status).toBe('OK');
     for (const id of [tp, pl]) expect((await api.post('/recipe/accountlinking/user/link', { recipeUserId: id, primaryUserId: ep })).json.status).toBe('OK');
@@ -447,7 +493,8 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     const tenantId = `lag-${Date.now().toString(36)}`;
     expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId })).json.status).toBe('OK');
     const email = uniqueEmail('lag-entry');
-    const userId = (await api.post('/bulk-import/import', { loginMethods: [{ recipeId: 'passwordless', email, tenantIds: [tenantId, 'public'] }] })).json.user.id as string;
+    const userId = (await api.post('/bulk-import/import', { loginMethods: [{ recipeId: 'passwordless', email, tenantIds: [tenantId, 'public'] }] })).json.user
+      .id as string;
     const old = await storedItem(keys.emailEntry(userId, 'public', userId));
     expect(old?.snapshot?.M?.version?.N).toBe('1');
     // A consume writes the login method (its mark, version 2) and the entry's snapshot with it.
@@ -458,7 +505,7 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     expect([res.json.status, res.json.user]).toEqual(['OK', (await api.get(`/user/id?userId=${userId}`)).json.user]);
   });
 
-  it('with an older version of a primary user\'s login method: its update is refused, and the consume answers the user as it is now', async () => {
+  it("with an older version of a primary user's login method: its update is refused, and the consume answers the user as it is now", async () => {
     const email = uniqueEmail('lag-primary');
     const userId = (await passwordlessSignIn(api, { email })).user.id as string;
     expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: userId })).json.status).toBe('OK');

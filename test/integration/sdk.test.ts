@@ -82,7 +82,12 @@ describe('supertokens-node 24 against the local service', () => {
 
     const wrong = await Passwordless.createCode({ tenantId: 'public', email });
     if (wrong.status !== 'OK') throw new Error(wrong.status);
-    const bad = await Passwordless.consumeCode({ tenantId: 'public', preAuthSessionId: wrong.preAuthSessionId, deviceId: wrong.deviceId, userInputCode: 'nope' });
+    const bad = await Passwordless.consumeCode({
+      tenantId: 'public',
+      preAuthSessionId: wrong.preAuthSessionId,
+      deviceId: wrong.deviceId,
+      userInputCode: 'nope',
+    });
     expect(bad).toEqual({ status: 'INCORRECT_USER_INPUT_CODE_ERROR', failedCodeInputAttemptCount: 1, maximumCodeInputAttempts: 5 });
   });
 
@@ -101,7 +106,10 @@ describe('supertokens-node 24 against the local service', () => {
     const user = await supertokens.getUser(consumed.user.id);
     expect([user?.emails, user?.phoneNumbers]).toEqual([[email], [phone]]);
 
-    const unknown = await Passwordless.updateUser({ recipeUserId: supertokens.convertToRecipeUserId('00000000-0000-4000-8000-000000000000'), phoneNumber: uniquePhone() });
+    const unknown = await Passwordless.updateUser({
+      recipeUserId: supertokens.convertToRecipeUserId('00000000-0000-4000-8000-000000000000'),
+      phoneNumber: uniquePhone(),
+    });
     expect(unknown).toEqual({ status: 'UNKNOWN_USER_ID_ERROR' });
   });
 
@@ -140,7 +148,7 @@ describe('supertokens-node 24 against the local service', () => {
     expect(await EmailPassword.signIn('public', uniqueEmail('nobody'), 'whatever')).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
   });
 
-  it('surfaces a 400 as an SDK error carrying the service\'s sentence', async () => {
+  it("surfaces a 400 as an SDK error carrying the service's sentence", async () => {
     await expect(EmailPassword.signUp('public', 'not-an-email', 'a password 12345')).rejects.toThrow(
       "SuperTokens core threw an error for a POST request to path: '/public/recipe/signup' with status code: 400 and message: Field name 'email' is not an email address: it has no '@'",
     );
@@ -218,7 +226,9 @@ describe('supertokens-node 24 against the local service', () => {
     const user = await supertokens.getUser(tp.user.id);
     expect(user?.id).toBe(ep.user.id);
     expect(user?.isPrimaryUser).toBe(true);
-    expect(user?.loginMethods.map((lm) => lm.recipeUserId.getAsString())).toEqual([ep.recipeUserId, tp.recipeUserId, pl.recipeUserId].map((r) => r.getAsString()));
+    expect(user?.loginMethods.map((lm) => lm.recipeUserId.getAsString())).toEqual(
+      [ep.recipeUserId, tp.recipeUserId, pl.recipeUserId].map((r) => r.getAsString()),
+    );
     expect([user?.emails, user?.phoneNumbers, user?.thirdParty]).toEqual([[email], [phoneNumber], [{ id: 'google', userId: tpUserId }]]);
     expect(await AccountLinking.canCreatePrimaryUser(tp.recipeUserId)).toEqual({
       status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR',
@@ -230,11 +240,19 @@ describe('supertokens-node 24 against the local service', () => {
     const epIn = await EmailPassword.signIn('public', email, 'a password 12345');
     expect(epIn.status === 'OK' && [epIn.user.id, epIn.recipeUserId.getAsString()]).toEqual([ep.user.id, ep.recipeUserId.getAsString()]);
     const tpIn = await ThirdParty.manuallyCreateOrUpdateUser('public', 'google', tpUserId, email, true);
-    expect(tpIn.status === 'OK' && [tpIn.createdNewRecipeUser, tpIn.user.id, tpIn.recipeUserId.getAsString()]).toEqual([false, ep.user.id, tp.recipeUserId.getAsString()]);
+    expect(tpIn.status === 'OK' && [tpIn.createdNewRecipeUser, tpIn.user.id, tpIn.recipeUserId.getAsString()]).toEqual([
+      false,
+      ep.user.id,
+      tp.recipeUserId.getAsString(),
+    ]);
     const again = await Passwordless.createCode({ tenantId: 'public', phoneNumber });
     if (again.status !== 'OK') throw new Error(again.status);
     const plIn = await Passwordless.consumeCode({ tenantId: 'public', preAuthSessionId: again.preAuthSessionId, linkCode: again.linkCode });
-    expect(plIn.status === 'OK' && [plIn.createdNewRecipeUser, plIn.user.id, plIn.recipeUserId.getAsString()]).toEqual([false, ep.user.id, pl.recipeUserId.getAsString()]);
+    expect(plIn.status === 'OK' && [plIn.createdNewRecipeUser, plIn.user.id, plIn.recipeUserId.getAsString()]).toEqual([
+      false,
+      ep.user.id,
+      pl.recipeUserId.getAsString(),
+    ]);
     expect((await supertokens.listUsersByAccountInfo('public', { email })).map((u) => u.id)).toEqual([ep.user.id]);
 
     // Another primary user with the email cannot be made.
@@ -351,7 +369,7 @@ describe('supertokens-node 24 against the local service', () => {
     expect(signIn.status === 'OK' && [signIn.user.id, signIn.recipeUserId.getAsString()]).toEqual([externalUserId, externalUserId]);
     expect((await supertokens.getUser(externalUserId))?.id).toBe(externalUserId);
     expect(await supertokens.updateOrDeleteUserIdMappingInfo({ userId: externalUserId, externalUserIdInfo: 'checked' })).toEqual({ status: 'OK' });
-    expect((await supertokens.getUserIdMapping({ userId: superTokensUserId }))).toEqual(expect.objectContaining({ externalUserIdInfo: 'checked' }));
+    expect(await supertokens.getUserIdMapping({ userId: superTokensUserId })).toEqual(expect.objectContaining({ externalUserIdInfo: 'checked' }));
     expect(await supertokens.updateOrDeleteUserIdMappingInfo({ userId: externalUserId })).toEqual({ status: 'OK' });
     expect(await supertokens.getUserIdMapping({ userId: superTokensUserId })).toEqual({ status: 'OK', superTokensUserId, externalUserId });
     expect(await supertokens.deleteUserIdMapping({ userId: externalUserId })).toEqual({ status: 'OK', didMappingExist: true });

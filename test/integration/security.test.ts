@@ -60,7 +60,10 @@ describe('secret hygiene across every operation', () => {
     secrets.push(...passwords, ...hashes, ...hashes.flatMap((h) => h.split('$').filter((s) => s.length >= 16)));
     const epEmail = uniqueEmail('ep');
     await run('import bcrypt', api.post('/recipe/user/passwordhash/import', { email: epEmail, passwordHash: hashes[0] }));
-    await run('import scrypt', api.post('/recipe/user/passwordhash/import', { email: uniqueEmail('fs'), passwordHash: hashes[1], hashingAlgorithm: 'vendor_scrypt' }));
+    await run(
+      'import scrypt',
+      api.post('/recipe/user/passwordhash/import', { email: uniqueEmail('fs'), passwordHash: hashes[1], hashingAlgorithm: 'vendor_scrypt' }),
+    );
     await run('bad import', api.post('/recipe/user/passwordhash/import', { email: epEmail, passwordHash: `{bcrypt}${hashes[0]}` }));
     await run('bad import 2', api.post('/recipe/user/passwordhash/import', { email: epEmail, passwordHash: hashes[0].replace('$10$', '$31$') }));
     await run('sign in', api.post('/recipe/signin', { email: epEmail, password: passwords[2] }));

@@ -13,7 +13,11 @@ const tableName = `test-gate-${randomBytes(4).toString('hex')}`;
 let client: DynamoDBClient;
 let ctx: DynamoContext;
 beforeAll(async () => {
-  client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  client = new DynamoDBClient({
+    endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   await ensureTable(client, tableName, { stream: false });
   ctx = createDynamoContext(tableName, client);
   // A second context on the same client adds the middleware once (by name), not twice.
@@ -25,14 +29,15 @@ const item = (pk: string) => ({ pk, sk: 'X', n: 1 });
 const read = async (pk: string) => (await ctx.doc.send(new GetCommand({ TableName: tableName, Key: { pk, sk: 'X' }, ConsistentRead: true }))).Item;
 
 describe('the side-effect gate', () => {
-  it('refuses every kind of write of a request whose gate fails, with the gate\'s error, and sends none of them', async () => {
+  it("refuses every kind of write of a request whose gate fails, with the gate's error, and sends none of them", async () => {
     await ctx.doc.send(new PutCommand({ TableName: tableName, Item: item('kept') }));
     const refused = new Error('no such tenant');
     const gate = Promise.reject(refused);
     const T = tableName;
     const writes: (() => Promise<unknown>)[] = [
       () => ctx.doc.send(new PutCommand({ TableName: T, Item: item('put') })),
-      () => ctx.doc.send(new UpdateCommand({ TableName: T, Key: { pk: 'kept', sk: 'X' }, UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 2 } })),
+      () =>
+        ctx.doc.send(new UpdateCommand({ TableName: T, Key: { pk: 'kept', sk: 'X' }, UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 2 } })),
       () => ctx.doc.send(new DeleteCommand({ TableName: T, Key: { pk: 'kept', sk: 'X' } })),
       () => ctx.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: T, Item: item('tx') } }] })),
       () => ctx.doc.send(new BatchWriteCommand({ RequestItems: { [T]: [{ PutRequest: { Item: item('batch') } }] } })),

@@ -11,7 +11,11 @@ import { scanTable } from '../support/table';
  */
 let api: TestApi;
 beforeAll(async () => {
-  api = await startApi({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/never', PASSWORD_MIGRATION_WEBHOOK_SECRET: 'unused-secret' });
+  api = await startApi({
+    PASSWORD_MIGRATION_SOURCE: 'webhook',
+    PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/never',
+    PASSWORD_MIGRATION_WEBHOOK_SECRET: 'unused-secret',
+  });
   expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'fmt-t1' })).json.status).toBe('OK');
 });
 afterAll(() => api.stop());
@@ -36,7 +40,9 @@ describe('the stored format of users of every kind', () => {
     expect((await api.post('/recipe/user/passwordhash/import', { email: uniqueEmail('fmt-wait'), migratePasswordOnSignIn: true })).json.status).toBe('OK');
     const bulk = await api.post('/bulk-import/import', {
       externalUserId: `bulk-${Date.now()}`,
-      loginMethods: [{ recipeId: 'emailpassword', email: uniqueEmail('fmt-bulk'), passwordHash: BCRYPT.hash, hashingAlgorithm: 'BCRYPT', tenantIds: ['public', 'fmt-t1'] }],
+      loginMethods: [
+        { recipeId: 'emailpassword', email: uniqueEmail('fmt-bulk'), passwordHash: BCRYPT.hash, hashingAlgorithm: 'BCRYPT', tenantIds: ['public', 'fmt-t1'] },
+      ],
     });
     expect(bulk.status).toBe(200);
 
@@ -52,7 +58,12 @@ describe('the stored format of users of every kind', () => {
     expect(derived.filter((i) => i.loginMethod !== undefined)).toEqual([]);
     const guards = derived.filter((i) => i.type === ITEM_TYPE.guard);
     expect(guards.filter((i) => i.primaryUserId !== undefined)).toEqual([]);
-    expect(guards.filter((i) => i.linkedTo !== undefined).map((i) => [i.userId, i.linkedTo]).sort()).toEqual(
+    expect(
+      guards
+        .filter((i) => i.linkedTo !== undefined)
+        .map((i) => [i.userId, i.linkedTo])
+        .sort(),
+    ).toEqual(
       [
         [linkedTp, primary],
         [linkedPl, primary],

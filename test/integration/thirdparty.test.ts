@@ -171,7 +171,11 @@ describe('POST /recipe/signinup (third party)', () => {
     ['thirdPartyId of 29 characters', { ...ok, thirdPartyId: 'x'.repeat(29) }, "Field name 'thirdPartyId' is too long: the maximum is 28 characters"],
     ['thirdPartyUserId missing', { ...ok, thirdPartyUserId: undefined }, "Field name 'thirdPartyUserId' is invalid in JSON input"],
     ['thirdPartyUserId empty', { ...ok, thirdPartyUserId: '' }, "Field name 'thirdPartyUserId' must not be empty"],
-    ['thirdPartyUserId of 257 characters', { ...ok, thirdPartyUserId: 'x'.repeat(257) }, "Field name 'thirdPartyUserId' is too long: the maximum is 256 characters"],
+    [
+      'thirdPartyUserId of 257 characters',
+      { ...ok, thirdPartyUserId: 'x'.repeat(257) },
+      "Field name 'thirdPartyUserId' is too long: the maximum is 256 characters",
+    ],
     ['email missing', { ...ok, email: undefined }, "Field name 'email' is invalid in JSON input"],
     ['email a string', { ...ok, email: 'a@example.com' }, "Field name 'email' is invalid in JSON input"],
     ['email an array', { ...ok, email: [] }, "Field name 'email' is invalid in JSON input"],
@@ -180,8 +184,16 @@ describe('POST /recipe/signinup (third party)', () => {
     ['email.isVerified missing', { ...ok, email: { id: 'a@example.com' } }, "Field name 'email.isVerified' is invalid in JSON input"],
     ['email.isVerified a string', { ...ok, email: { id: 'a@example.com', isVerified: 'true' } }, "Field name 'email.isVerified' is invalid in JSON input"],
     ['email.id without @', { ...ok, email: { id: 'nope', isVerified: true } }, "Field name 'email.id' is not an email address: it has no '@'"],
-    ['email.id with whitespace inside', { ...ok, email: { id: 'a b@example.com', isVerified: true } }, "Field name 'email.id' is not an email address: it contains whitespace"],
-    ['email.id over 256 characters', { ...ok, email: { id: `${'a'.repeat(250)}@example.com`, isVerified: true } }, "Field name 'email.id' is too long: the maximum is 256 characters"],
+    [
+      'email.id with whitespace inside',
+      { ...ok, email: { id: 'a b@example.com', isVerified: true } },
+      "Field name 'email.id' is not an email address: it contains whitespace",
+    ],
+    [
+      'email.id over 256 characters',
+      { ...ok, email: { id: `${'a'.repeat(250)}@example.com`, isVerified: true } },
+      "Field name 'email.id' is too long: the maximum is 256 characters",
+    ],
   ])('refuses %s with a 400', async (_label, body, message) => {
     const res = await api.post('/recipe/signinup', body);
     expect([res.status, res.text]).toEqual([400, message]);

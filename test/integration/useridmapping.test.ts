@@ -60,7 +60,7 @@ describe('POST /recipe/userid/map and GET /recipe/userid/map', () => {
     expect((await map(a, ext())).json).toEqual(taken(true, false));
   });
 
-  it('refuses an external id that is another login method\'s SuperTokens id, unless forced; the SuperTokens user then wins the id', async () => {
+  it("refuses an external id that is another login method's SuperTokens id, unless forced; the SuperTokens user then wins the id", async () => {
     const [a, b] = [await al.emailPassword(), await al.thirdParty()];
     const res = await map(a, b);
     expect([res.status, res.text]).toEqual([400, 'Cannot create a userId mapping where the externalId is also a SuperTokens userID']);
@@ -164,7 +164,10 @@ describe('POST /recipe/userid/map/remove and PUT /recipe/userid/external-user-id
     expect((await api.post('/recipe/userid/map/remove', { userId: a, userIdType: 'SUPERTOKENS' })).json).toEqual({ status: 'OK', didMappingExist: true });
     await bKeeps();
     expect((await map(a, b, { force: true })).json).toEqual({ status: 'OK' });
-    expect((await api.post('/recipe/userid/map/remove', { userId: a, userIdType: 'SUPERTOKENS', force: true })).json).toEqual({ status: 'OK', didMappingExist: true });
+    expect((await api.post('/recipe/userid/map/remove', { userId: a, userIdType: 'SUPERTOKENS', force: true })).json).toEqual({
+      status: 'OK',
+      didMappingExist: true,
+    });
     await bKeeps();
     expect((await map(a, b, { force: true })).json).toEqual({ status: 'OK' });
     expect((await al.remove(a)).json).toEqual({ status: 'OK', didUserExist: true });
@@ -192,9 +195,13 @@ describe('POST /recipe/userid/map/remove and PUT /recipe/userid/external-user-id
     await map(id, x);
     expect((await api.put('/recipe/userid/external-user-id-info', { userId: x, externalUserIdInfo: 'note' })).json).toEqual({ status: 'OK' });
     expect((await getMap(id)).externalUserIdInfo).toBe('note');
-    expect((await api.put('/recipe/userid/external-user-id-info', { userId: id, userIdType: 'SUPERTOKENS', externalUserIdInfo: null })).json).toEqual({ status: 'OK' });
+    expect((await api.put('/recipe/userid/external-user-id-info', { userId: id, userIdType: 'SUPERTOKENS', externalUserIdInfo: null })).json).toEqual({
+      status: 'OK',
+    });
     expect((await getMap(id)).externalUserIdInfo).toBeUndefined();
-    expect((await api.put('/recipe/userid/external-user-id-info', { userId: 'nobody', externalUserIdInfo: 'x' })).json).toEqual({ status: 'UNKNOWN_MAPPING_ERROR' });
+    expect((await api.put('/recipe/userid/external-user-id-info', { userId: 'nobody', externalUserIdInfo: 'x' })).json).toEqual({
+      status: 'UNKNOWN_MAPPING_ERROR',
+    });
     const missing = await api.put('/recipe/userid/external-user-id-info', { userId: x });
     expect([missing.status, missing.text]).toEqual([400, "Field name 'externalUserIdInfo' is invalid in JSON input"]);
   });
@@ -204,13 +211,23 @@ describe('bad input and scope of removing a mapping and updating its info', () =
   it.each([
     ['POST', '/recipe/userid/map/remove', { userId: 5 }, "Field name 'userId' is invalid in JSON input"],
     ['POST', '/recipe/userid/map/remove', { userId: ' ' }, "Field name 'userId' cannot be an empty String"],
-    ['POST', '/recipe/userid/map/remove', { userId: 'x', userIdType: 'INTERNAL' }, "Field name 'userIdType' should be one of 'SUPERTOKENS', 'EXTERNAL' or 'ANY'"],
+    [
+      'POST',
+      '/recipe/userid/map/remove',
+      { userId: 'x', userIdType: 'INTERNAL' },
+      "Field name 'userIdType' should be one of 'SUPERTOKENS', 'EXTERNAL' or 'ANY'",
+    ],
     ['POST', '/recipe/userid/map/remove', { userId: 'x', force: 'true' }, "Field name 'force' is invalid in JSON input"],
     ['PUT', '/recipe/userid/external-user-id-info', { userId: 5, externalUserIdInfo: 'a' }, "Field name 'userId' is invalid in JSON input"],
     ['PUT', '/recipe/userid/external-user-id-info', { userId: '', externalUserIdInfo: 'a' }, "Field name 'userId' cannot be an empty String"],
     ['PUT', '/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: '' }, "Field name 'externalUserIdInfo' cannot be an empty String"],
     ['PUT', '/recipe/userid/external-user-id-info', { userId: 'x', externalUserIdInfo: 5 }, "Field name 'externalUserIdInfo' is invalid in JSON input"],
-    ['PUT', '/recipe/userid/external-user-id-info', { userId: 'x', userIdType: 'any', externalUserIdInfo: 'a' }, "Field name 'userIdType' should be one of 'SUPERTOKENS', 'EXTERNAL' or 'ANY'"],
+    [
+      'PUT',
+      '/recipe/userid/external-user-id-info',
+      { userId: 'x', userIdType: 'any', externalUserIdInfo: 'a' },
+      "Field name 'userIdType' should be one of 'SUPERTOKENS', 'EXTERNAL' or 'ANY'",
+    ],
   ])('%s %s answers 400 for %j', async (method, path, body, text) => {
     const res = await api.request(method, path, { body });
     expect([res.status, res.text]).toEqual([400, text]);
@@ -228,7 +245,7 @@ describe('bad input and scope of removing a mapping and updating its info', () =
   });
 });
 
-describe('the external id is the user\'s id to the outside', () => {
+describe("the external id is the user's id to the outside", () => {
   /** A third-party and an email-password login method with one email, each mapped to an external id. */
   async function mappedPair(label: string) {
     const email = uniqueEmail(label);
@@ -264,7 +281,6 @@ describe('the external id is the user\'s id to the outside', () => {
     expect([user.id, user.phoneNumbers, user.loginMethods[0].recipeUserId]).toEqual([z, [phoneNumber], z]);
     expect(await al.user(pl)).toEqual(user);
   });
-
 
   it('answers and accepts it everywhere: get, sign-in, third-party sign-in, consume, by-accountinfo, lists, update, remove', async () => {
     const email = uniqueEmail('ext-ep');
@@ -310,7 +326,9 @@ describe('the external id is the user\'s id to the outside', () => {
     expect((await al.createPrimary(xtp)).json.user.id).toBe(xtp);
     const linked = (await al.link(xep, xtp)).json;
     expect([linked.status, linked.user.id, linked.user.loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId)]).toEqual(['OK', xtp, [xtp, xep]]);
-    expect((await al.createPrimary(xep)).json).toEqual(expect.objectContaining({ status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR', primaryUserId: xtp }));
+    expect((await al.createPrimary(xep)).json).toEqual(
+      expect.objectContaining({ status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR', primaryUserId: xtp }),
+    );
     // Another login method with the email: the conflict names the primary user by its external id.
     const rival = await al.passwordless({ email });
     expect((await al.createPrimary(rival)).json).toEqual(expect.objectContaining({ primaryUserId: xtp }));

@@ -74,8 +74,16 @@ describe('user metadata', () => {
     ['metadataUpdate an array', { userId: 'u', metadataUpdate: [1] }, "Field name 'metadataUpdate' is invalid in JSON input"],
     ['metadataUpdate a string', { userId: 'u', metadataUpdate: '{}' }, "Field name 'metadataUpdate' is invalid in JSON input"],
     ['metadataUpdate null', { userId: 'u', metadataUpdate: null }, "Field name 'metadataUpdate' is invalid in JSON input"],
-    ['a lone surrogate in a value', { userId: 'u', metadataUpdate: { a: { b: ['ok', 'x\ud800'] } } }, "Field name 'metadataUpdate' is not valid Unicode: it holds a lone surrogate"],
-    ['a lone surrogate in a key', { userId: 'u', metadataUpdate: { a: { '\udc00': 1 } } }, "Field name 'metadataUpdate' is not valid Unicode: it holds a lone surrogate"],
+    [
+      'a lone surrogate in a value',
+      { userId: 'u', metadataUpdate: { a: { b: ['ok', 'x\ud800'] } } },
+      "Field name 'metadataUpdate' is not valid Unicode: it holds a lone surrogate",
+    ],
+    [
+      'a lone surrogate in a key',
+      { userId: 'u', metadataUpdate: { a: { '\udc00': 1 } } },
+      "Field name 'metadataUpdate' is not valid Unicode: it holds a lone surrogate",
+    ],
     ['a userId over 128 characters', { userId: 'u'.repeat(129), metadataUpdate: {} }, "Field name 'userId' is too long: the maximum is 128 characters"],
   ])('answers 400 for %s', async (_what, body, text) => {
     const res = await api.put('/recipe/user/metadata', body);
@@ -109,7 +117,7 @@ describe('user metadata', () => {
     }
   });
 
-  it('goes with the user: removing it removes its metadata; removing one linked login method only that one\'s', async () => {
+  it("goes with the user: removing it removes its metadata; removing one linked login method only that one's", async () => {
     const lone = await al.emailPassword();
     await update(lone, { a: 1 });
     await al.remove(lone);

@@ -32,8 +32,10 @@ const createRole = (role: string, permissions?: string[]) => api.put('/recipe/ro
 const permissions = async (role: string) => (await api.get(`/recipe/role/permissions?role=${encodeURIComponent(role)}`)).json;
 const assign = (userId: string, role: string, tenantId?: string) => api.put(tenantPath(tenantId, '/recipe/user/role'), { userId, role });
 const unassign = (userId: string, role: string, tenantId?: string) => api.post(tenantPath(tenantId, '/recipe/user/role/remove'), { userId, role });
-const rolesOf = async (userId: string, tenantId?: string) => (await api.get(`${tenantPath(tenantId, '/recipe/user/roles')}?userId=${encodeURIComponent(userId)}`)).json.roles as string[];
-const usersOf = async (role: string, tenantId?: string) => (await api.get(`${tenantPath(tenantId, '/recipe/role/users')}?role=${encodeURIComponent(role)}`)).json;
+const rolesOf = async (userId: string, tenantId?: string) =>
+  (await api.get(`${tenantPath(tenantId, '/recipe/user/roles')}?userId=${encodeURIComponent(userId)}`)).json.roles as string[];
+const usersOf = async (role: string, tenantId?: string) =>
+  (await api.get(`${tenantPath(tenantId, '/recipe/role/users')}?role=${encodeURIComponent(role)}`)).json;
 
 describe('role definitions', () => {
   it('creates a role (createdNewRole), adds permissions without taking any away, and lists it', async () => {
@@ -98,7 +100,11 @@ describe('role definitions', () => {
   });
 
   it('holds at most MAX_ROLES roles in the app (400 for a new one beyond, nothing written; an existing one is still updated)', async () => {
-    const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       const roles = new DynamoRoleStore(createDynamoContext(api.tableName, client));
       const existing = roleName('kept');
@@ -157,7 +163,11 @@ describe('roles of users, per tenant', () => {
     const users = Array.from({ length: 30 }, (_, i) => `crowd-user-${i}`);
     await Promise.all(users.map((u) => assign(u, role)));
     const bytes = users.reduce((sum, u) => sum + Buffer.byteLength(u) + 5, 0);
-    const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       const ctx = createDynamoContext(api.tableName, client);
       const roles = new DynamoRoleStore(ctx);
@@ -165,9 +175,13 @@ describe('roles of users, per tenant', () => {
       expect((await roles.usersWithRole('public', current, bytes))?.sort()).toEqual([...users].sort());
       expect(await roles.usersWithRole('public', current, bytes - 1)).toBeUndefined();
       // The recipe with the real store, its bound shrunk to these ids less one byte.
-      const small = Object.assign(Object.create(roles) as DynamoRoleStore, { usersWithRole: (t: string, r: typeof current) => roles.usersWithRole(t, r, bytes - 1) });
+      const small = Object.assign(Object.create(roles) as DynamoRoleStore, {
+        usersWithRole: (t: string, r: typeof current) => roles.usersWithRole(t, r, bytes - 1),
+      });
       await expect(getUsersThatHaveRole({ roles: small }, 'public', role)).rejects.toThrow(
-        new InvalidInputError(`Field name 'role' names a role held by more users in this tenant than one answer can carry (${MAX_ANSWER_BODY_BYTES} bytes of user ids, about 120,000 users)`),
+        new InvalidInputError(
+          `Field name 'role' names a role held by more users in this tenant than one answer can carry (${MAX_ANSWER_BODY_BYTES} bytes of user ids, about 120,000 users)`,
+        ),
       );
       expect(await getUsersThatHaveRole({ roles }, 'public', role)).toEqual({ status: 'OK', users: expect.arrayContaining(users) });
     } finally {
@@ -230,7 +244,7 @@ describe('roles of users, per tenant', () => {
     expect([await rolesOf(id), await rolesOf(externalUserId)]).toEqual([[role], []]);
   });
 
-  it('counts only assignments of roles that exist when mapping: a removed role\'s leftover does not block it', async () => {
+  it("counts only assignments of roles that exist when mapping: a removed role's leftover does not block it", async () => {
     const id = await al.emailPassword();
     const leftover = userRoleItem('public', id, { role: roleName('removed'), roleUid: 'an-old-incarnation' });
     const doc = testDocClient();
@@ -247,7 +261,11 @@ describe('roles of users, per tenant', () => {
     const role = roleName('late');
     await createRole(role);
     const id = await al.emailPassword();
-    const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       const ctx = createDynamoContext(api.tableName, client);
       const roles = new DynamoRoleStore(ctx);
@@ -285,7 +303,12 @@ describe('bad input and scopes', () => {
     ['PUT', '/recipe/role', "Field name 'permissions' cannot contain an empty string", { role: 'r', permissions: ['ok', ' '] }],
     ['PUT', '/recipe/role', "Field name 'role' is too long: the maximum is 255 characters", { role: 'r'.repeat(256) }],
     ['PUT', '/recipe/role', "Field name 'permissions' holds a permission longer than 255 characters", { role: 'r', permissions: ['p'.repeat(256)] }],
-    ['PUT', '/recipe/role', "Field name 'permissions' holds 501 permissions: the maximum is 500", { role: 'r', permissions: Array.from({ length: 501 }, (_, i) => `p${i}`) }],
+    [
+      'PUT',
+      '/recipe/role',
+      "Field name 'permissions' holds 501 permissions: the maximum is 500",
+      { role: 'r', permissions: Array.from({ length: 501 }, (_, i) => `p${i}`) },
+    ],
     ['PUT', '/recipe/role', "Field name 'permissions' is not valid Unicode: it holds a lone surrogate", { role: 'r', permissions: ['x\ud800'] }],
     ['PUT', '/recipe/user/role', "Field name 'userId' is invalid in JSON input", { role: 'r' }],
     ['POST', '/recipe/role/remove', "Field name 'role' cannot be an empty String", { role: '' }],
@@ -295,8 +318,18 @@ describe('bad input and scopes', () => {
     ['POST', '/recipe/role/permissions/remove', "Field name 'role' cannot be an empty String", { role: ' ' }],
     ['POST', '/recipe/role/permissions/remove', "Field name 'permissions' is invalid in JSON input", { role: 'r', permissions: 'p' }],
     ['POST', '/recipe/role/permissions/remove', "Field name 'permissions' cannot contain an empty string", { role: 'r', permissions: ['p', ''] }],
-    ['POST', '/recipe/role/permissions/remove', "Field name 'permissions' holds 501 permissions: the maximum is 500", { role: 'r', permissions: Array.from({ length: 501 }, (_, i) => `p${i}`) }],
-    ['POST', '/recipe/role/permissions/remove', "Field name 'permissions' holds a permission longer than 255 characters", { role: 'r', permissions: ['p'.repeat(256)] }],
+    [
+      'POST',
+      '/recipe/role/permissions/remove',
+      "Field name 'permissions' holds 501 permissions: the maximum is 500",
+      { role: 'r', permissions: Array.from({ length: 501 }, (_, i) => `p${i}`) },
+    ],
+    [
+      'POST',
+      '/recipe/role/permissions/remove',
+      "Field name 'permissions' holds a permission longer than 255 characters",
+      { role: 'r', permissions: ['p'.repeat(256)] },
+    ],
     ['PUT', '/recipe/user/role', "Field name 'role' cannot be an empty String", { userId: 'u', role: ' ' }],
     ['PUT', '/recipe/user/role', "Field name 'role' is invalid in JSON input", { userId: 'u' }],
     ['POST', '/recipe/user/role/remove', "Field name 'role' cannot be an empty String", { userId: 'u', role: '' }],

@@ -104,7 +104,7 @@ describe('GET /users and GET /users/count over 1,200 users in two tenants', () =
     expect(users).toEqual([...users].sort(byJoinOrder));
   });
 
-  it('spreads a tenant\'s list over its 16 index shards (no single hot partition key while importing)', async () => {
+  it("spreads a tenant's list over its 16 index shards (no single hot partition key while importing)", async () => {
     const doc = testDocClient();
     try {
       const keysUsed = new Set<string>();
@@ -148,7 +148,12 @@ describe('GET /users and GET /users/count over 1,200 users in two tenants', () =
     const { pages, users } = await listAll('page-b', 'limit=30&includeRecipeIds=thirdparty');
     expect(pages).toEqual([30, 30, 30, 10]);
     expect(users.every((u) => u.loginMethods[0].recipeId === 'thirdparty')).toBe(true);
-    expect(users.map((u) => u.id).sort()).toEqual(created['page-b'].filter((u) => u.recipeId === 'thirdparty').map((u) => u.id).sort());
+    expect(users.map((u) => u.id).sort()).toEqual(
+      created['page-b']
+        .filter((u) => u.recipeId === 'thirdparty')
+        .map((u) => u.id)
+        .sort(),
+    );
     const both = await listAll('page-b', 'limit=500&includeRecipeIds=emailpassword,%20thirdparty');
     expect(both.users).toHaveLength(500);
     expect((await api.get('/page-b/users?includeRecipeIds=passwordless')).json).toEqual({ status: 'OK', users: [] });
@@ -251,7 +256,9 @@ describe('POST /user/remove', () => {
     await expectGone(user.id, PL);
     expect((await api.get(`/recipe/user?email=${encodeURIComponent(email)}`, PL)).json).toEqual({ status: 'UNKNOWN_EMAIL_ERROR' });
     expect((await api.get(`/recipe/user?phoneNumber=${encodeURIComponent(phone)}`, PL)).json).toEqual({ status: 'UNKNOWN_PHONE_NUMBER_ERROR' });
-    const accountInfo = await api.get(`/users/by-accountinfo?email=${encodeURIComponent(email)}&phoneNumber=${encodeURIComponent(phone)}&doUnionOfAccountInfo=true`);
+    const accountInfo = await api.get(
+      `/users/by-accountinfo?email=${encodeURIComponent(email)}&phoneNumber=${encodeURIComponent(phone)}&doUnionOfAccountInfo=true`,
+    );
     expect(accountInfo.json.users).toEqual([]);
 
     const byEmail = await passwordlessSignIn(api, { email });
@@ -284,7 +291,11 @@ describe('POST /user/remove', () => {
   });
 
   it('removes users of any tenant through the app-wide path, and they leave the list and the count', async () => {
-    const ids = await pool(Array.from({ length: 5 }, () => uniqueEmail('rm')), 5, (email) => importUser(email, 'rm-t'));
+    const ids = await pool(
+      Array.from({ length: 5 }, () => uniqueEmail('rm')),
+      5,
+      (email) => importUser(email, 'rm-t'),
+    );
     const { user: tpUser } = await thirdPartyUser('rm-t');
     expect(await countOf('/rm-t/users/count')).toBe(6);
     expect((await api.post('/rm-t/user/remove', { userId: ids[0] })).status).toBe(403);

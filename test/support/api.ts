@@ -30,7 +30,11 @@ export interface TestApi {
    * through a pipe, so a line can arrive a moment after the response it belongs to.
    */
   logLine(matches: (line: string) => boolean, timeoutMs?: number): Promise<string | undefined>;
-  request(method: string, path: string, opts?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; apiKey?: string | null }): Promise<ApiResponse>;
+  request(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; apiKey?: string | null },
+  ): Promise<ApiResponse>;
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   put(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   get(path: string, headers?: Record<string, string>): Promise<ApiResponse>;

@@ -63,14 +63,24 @@ export function hashVariants(): readonly HashVariant[] {
   const made: HashVariant[] = [];
   for (const revision of ['a', 'b', 'y']) {
     const password = `bcrypt 2${revision} password`;
-    made.push({ label: `$2${revision}$`, hash: bcryptHashSync(password, genSaltSync(4).replace('$2b$', `$2${revision}$`)), hashingAlgorithm: 'bcrypt', password });
+    made.push({
+      label: `$2${revision}$`,
+      hash: bcryptHashSync(password, genSaltSync(4).replace('$2b$', `$2${revision}$`)),
+      hashingAlgorithm: 'bcrypt',
+      password,
+    });
   }
   const x = BCRYPT_VECTORS.find((v) => v.hash.startsWith('$2x$')) as (typeof BCRYPT_VECTORS)[number];
   made.push({ label: '$2x$', hash: x.hash, hashingAlgorithm: 'bcrypt', password: x.password });
   for (const [name, algorithm] of ARGON2_ALGORITHMS) {
     for (const [v, version] of ARGON2_VERSIONS) {
       const password = `${name} v${v} password`;
-      made.push({ label: `${name} v=${v}`, hash: argon2HashSync(password, { algorithm, version, memoryCost: 64, timeCost: 1, parallelism: 1 }), hashingAlgorithm: 'argon2', password });
+      made.push({
+        label: `${name} v=${v}`,
+        hash: argon2HashSync(password, { algorithm, version, memoryCost: 64, timeCost: 1, parallelism: 1 }),
+        hashingAlgorithm: 'argon2',
+        password,
+      });
     }
   }
   // The salt of Firebase's README vector: its standard base64 has a '+', so the base64url form differs.
@@ -122,8 +132,22 @@ export function mixedUser(run: string, i: number): { user: Record<string, unknow
   const all = hashVariants();
   // Each of the three kinds with a hash goes through every variant in turn.
   const variantFor = (slot: number) => all[(Math.floor(i / 8) + slot) % all.length];
-  const ep = (variant: HashVariant, over: Record<string, unknown> = {}) => ({ recipeId: 'emailpassword', email, passwordHash: variant.hash, hashingAlgorithm: variant.hashingAlgorithm, timeJoinedInMSSinceEpoch: time, ...over });
-  const tp = (over: Record<string, unknown> = {}) => ({ recipeId: 'thirdparty', email, thirdPartyId: 'google', thirdPartyUserId: `g-${ext}`, timeJoinedInMSSinceEpoch: time + 5, ...over });
+  const ep = (variant: HashVariant, over: Record<string, unknown> = {}) => ({
+    recipeId: 'emailpassword',
+    email,
+    passwordHash: variant.hash,
+    hashingAlgorithm: variant.hashingAlgorithm,
+    timeJoinedInMSSinceEpoch: time,
+    ...over,
+  });
+  const tp = (over: Record<string, unknown> = {}) => ({
+    recipeId: 'thirdparty',
+    email,
+    thirdPartyId: 'google',
+    thirdPartyUserId: `g-${ext}`,
+    timeJoinedInMSSinceEpoch: time + 5,
+    ...over,
+  });
   const epLm = (verified: boolean): ExpectedLoginMethod => ({ recipeId: 'emailpassword', email, verified });
   const tpLm = (id: string, verified: boolean): ExpectedLoginMethod => ({ recipeId: 'thirdparty', email, thirdParty: { id, userId: `g-${ext}` }, verified });
   switch (kind) {
@@ -131,19 +155,47 @@ export function mixedUser(run: string, i: number): { user: Record<string, unknow
     case 2: {
       const variant = variantFor(kind);
       return {
-        user: { externalUserId: ext, userMetadata: { i, plan: 'gold' }, userRoles: [{ role: 'member', tenantIds: ['public'] }], loginMethods: [ep(variant, { isVerified: true })] },
-        expected: { ext, loginMethods: [epLm(true)], timeJoined: time, tenants: ['public'], password: { email, password: variant.password }, hashVariant: variant.label, metadata: { i, plan: 'gold' }, roles: ['member'] },
+        user: {
+          externalUserId: ext,
+          userMetadata: { i, plan: 'gold' },
+          userRoles: [{ role: 'member', tenantIds: ['public'] }],
+          loginMethods: [ep(variant, { isVerified: true })],
+        },
+        expected: {
+          ext,
+          loginMethods: [epLm(true)],
+          timeJoined: time,
+          tenants: ['public'],
+          password: { email, password: variant.password },
+          hashVariant: variant.label,
+          metadata: { i, plan: 'gold' },
+          roles: ['member'],
+        },
       };
     }
     case 1: {
       const variant = variantFor(1);
       return {
-        user: { externalUserId: ext, userRoles: [{ role: 'member', tenantIds: ['shop'] }], loginMethods: [ep(variant, { isPrimary: true, tenantIds: ['public', 'shop'] }), tp({ isVerified: true, timeJoinedInMSSinceEpoch: time - 1000 })] },
-        expected: { ext, loginMethods: [tpLm('google', true), epLm(false)], timeJoined: time - 1000, tenants: ['public', 'shop'], password: { email, password: variant.password }, hashVariant: variant.label },
+        user: {
+          externalUserId: ext,
+          userRoles: [{ role: 'member', tenantIds: ['shop'] }],
+          loginMethods: [ep(variant, { isPrimary: true, tenantIds: ['public', 'shop'] }), tp({ isVerified: true, timeJoinedInMSSinceEpoch: time - 1000 })],
+        },
+        expected: {
+          ext,
+          loginMethods: [tpLm('google', true), epLm(false)],
+          timeJoined: time - 1000,
+          tenants: ['public', 'shop'],
+          password: { email, password: variant.password },
+          hashVariant: variant.label,
+        },
       };
     }
     case 3:
-      return { user: { externalUserId: ext, loginMethods: [tp({ isVerified: true, timeJoinedInMSSinceEpoch: time })] }, expected: { ext, loginMethods: [tpLm('google', true)], timeJoined: time, tenants: ['public'] } };
+      return {
+        user: { externalUserId: ext, loginMethods: [tp({ isVerified: true, timeJoinedInMSSinceEpoch: time })] },
+        expected: { ext, loginMethods: [tpLm('google', true)], timeJoined: time, tenants: ['public'] },
+      };
     case 4:
       return {
         user: { externalUserId: ext, loginMethods: [{ recipeId: 'passwordless', email, isVerified: true, timeJoinedInMSSinceEpoch: time }] },
@@ -156,12 +208,30 @@ export function mixedUser(run: string, i: number): { user: Record<string, unknow
       };
     case 6:
       return {
-        user: { externalUserId: ext, userMetadata: { source: 'auth0' }, loginMethods: [{ recipeId: 'emailpassword', email, plainTextPassword: PLAIN, timeJoinedInMSSinceEpoch: time }] },
-        expected: { ext, loginMethods: [epLm(false)], timeJoined: time, tenants: ['public'], password: { email, password: PLAIN }, hashVariant: 'plainTextPassword', metadata: { source: 'auth0' } },
+        user: {
+          externalUserId: ext,
+          userMetadata: { source: 'auth0' },
+          loginMethods: [{ recipeId: 'emailpassword', email, plainTextPassword: PLAIN, timeJoinedInMSSinceEpoch: time }],
+        },
+        expected: {
+          ext,
+          loginMethods: [epLm(false)],
+          timeJoined: time,
+          tenants: ['public'],
+          password: { email, password: PLAIN },
+          hashVariant: 'plainTextPassword',
+          metadata: { source: 'auth0' },
+        },
       };
     default:
       return {
-        user: { externalUserId: ext, loginMethods: [{ recipeId: 'passwordless', email, isPrimary: true, timeJoinedInMSSinceEpoch: time }, tp({ thirdPartyId: 'github', isVerified: true })] },
+        user: {
+          externalUserId: ext,
+          loginMethods: [
+            { recipeId: 'passwordless', email, isPrimary: true, timeJoinedInMSSinceEpoch: time },
+            tp({ thirdPartyId: 'github', isVerified: true }),
+          ],
+        },
         expected: { ext, loginMethods: [{ recipeId: 'passwordless', email, verified: false }, tpLm('github', true)], timeJoined: time, tenants: ['public'] },
       };
   }

@@ -114,7 +114,9 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
   };
   /** A TransactWriteItems cancelled for capacity: the first item's reason `code`, the others' `None`. */
   const cancelTransaction = (res: ServerResponse, items: unknown[], code: string) => {
-    const reasons = items.map((_, i) => (i === 0 ? { Code: code, Message: 'Throughput exceeds the current capacity of your table or index.' } : { Code: 'None' }));
+    const reasons = items.map((_, i) =>
+      i === 0 ? { Code: code, Message: 'Throughput exceeds the current capacity of your table or index.' } : { Code: 'None' },
+    );
     refuse(res, {
       __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
       Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
@@ -156,15 +158,23 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
         }
       }
       if (op === 'PutItem' || op === 'UpdateItem' || op === 'DeleteItem' || op === 'BatchWriteItem') {
-        const cost = op === 'BatchWriteItem' ? Object.values((JSON.parse(body.toString('utf8')) as { RequestItems?: Record<string, unknown[]> }).RequestItems ?? {}).flat().length : 1;
+        const cost =
+          op === 'BatchWriteItem'
+            ? Object.values((JSON.parse(body.toString('utf8')) as { RequestItems?: Record<string, unknown[]> }).RequestItems ?? {}).flat().length
+            : 1;
         if (!payFor(cost)) {
-          refuse(res, { __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'The level of configured provisioned throughput for the table was exceeded.' });
+          refuse(res, {
+            __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
+            message: 'The level of configured provisioned throughput for the table was exceeded.',
+          });
           return;
         }
         if (op !== 'BatchWriteItem') writes.single++;
       }
       if (op === 'TransactWriteItems') {
-        const items = (JSON.parse(body.toString('utf8')) as { TransactItems?: Record<string, { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } } }>[] }).TransactItems ?? [];
+        const items =
+          (JSON.parse(body.toString('utf8')) as { TransactItems?: Record<string, { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } } }>[] })
+            .TransactItems ?? [];
         if (cancel.n > 0 && (cancel.only === undefined || cancel.only(items))) {
           cancel.n--;
           cancelled.count++;
@@ -184,21 +194,18 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
       const dropReply = dropNext > 0 && dropOnly !== undefined && dropOnly(op);
       if (dropReply) dropNext--;
       const forward = () => {
-        const fwd = request(
-          { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-          (up) => {
-            if (dropReply) {
-              up.resume();
-              up.on('end', () => {
-                dropped.count++;
-                res.destroy();
-              });
-              return;
-            }
-            res.writeHead(up.statusCode ?? 502, up.headers);
-            up.pipe(res);
-          },
-        );
+        const fwd = request({ hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
+          if (dropReply) {
+            up.resume();
+            up.on('end', () => {
+              dropped.count++;
+              res.destroy();
+            });
+            return;
+          }
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        });
         fwd.on('error', () => res.destroy());
         fwd.end(body);
       };

@@ -194,7 +194,10 @@ async function install(cache: string, bin: string): Promise<{ bin: string } | { 
   }
   const tmp = `${cache}.tmp-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   mkdirSync(tmp);
-  writeFileSync(join(tmp, 'package.json'), JSON.stringify({ name: 'firebase-tools-cache', private: true, dependencies: { 'firebase-tools': FIREBASE_TOOLS_VERSION } }, null, 2));
+  writeFileSync(
+    join(tmp, 'package.json'),
+    JSON.stringify({ name: 'firebase-tools-cache', private: true, dependencies: { 'firebase-tools': FIREBASE_TOOLS_VERSION } }, null, 2),
+  );
   // `npx jest` hands its own npm context down (npm_config_prefix=/usr, npm_config_local_prefix=<repo>,
   // npm_package_*). Dropped, so that npm installs into `tmp`, never into the repository or globally.
   const env: NodeJS.ProcessEnv = {};
@@ -205,11 +208,15 @@ async function install(cache: string, bin: string): Promise<{ bin: string } | { 
   const started = Date.now();
   const result = await new Promise<{ code: number | null; output: string; error?: Error; killedFor?: string }>((resolve) => {
     // Scripts off: firebase-tools needs none for the Auth emulator, and none run from the registry.
-    const npm = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--ignore-scripts', '--no-update-notifier', '--loglevel=error', ...NPM_NETWORK_FLAGS], {
-      cwd: tmp,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const npm = spawn(
+      process.platform === 'win32' ? 'npm.cmd' : 'npm',
+      ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--ignore-scripts', '--no-update-notifier', '--loglevel=error', ...NPM_NETWORK_FLAGS],
+      {
+        cwd: tmp,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     let outputBytes = 0;
     const keep = (d: Buffer) => ((outputBytes += d.length), (output = (output + d.toString()).slice(-8000)));
@@ -397,7 +404,8 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
     host: `127.0.0.1:${port}`,
     projectId: FIREBASE_PROJECT_ID,
     logs: () => output,
-    signUp: async (email, password) => (await must('signUp', 'POST', `${v1}/accounts:signUp?key=${API_KEY}`, { email, password, returnSecureToken: true })).localId,
+    signUp: async (email, password) =>
+      (await must('signUp', 'POST', `${v1}/accounts:signUp?key=${API_KEY}`, { email, password, returnSecureToken: true })).localId,
     disable: async (localId) => {
       await must('accounts:update', 'POST', `${admin}/accounts:update`, { localId, disableUser: true }, OWNER);
     },

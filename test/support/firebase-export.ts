@@ -26,7 +26,14 @@ export async function writeFirebaseExport(file: string, count: number, prefix = 
     const email = i % 1000 === 999 ? `${prefix}.${i - 1}@example.net` : `${prefix}.${i}@example.net`;
     const created = String(1_500_000_000_000 + i * 1000);
     const pair = known[i % known.length];
-    const user: Record<string, unknown> = { localId: id, email, emailVerified: i % 3 !== 0, displayName: `User ${i}`, lastSignedInAt: created, createdAt: created };
+    const user: Record<string, unknown> = {
+      localId: id,
+      email,
+      emailVerified: i % 3 !== 0,
+      displayName: `User ${i}`,
+      lastSignedInAt: created,
+      createdAt: created,
+    };
     switch (i % 5) {
       case 0:
       case 1:

@@ -25,7 +25,11 @@ export function linkingClient(api: TestApi) {
       return ok(res, 'import').user.id;
     },
     /** A third-party login method; its id. */
-    async thirdParty(email = uniqueEmail('tp'), tenantId?: string, identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${Date.now().toString(36)}-${tp++}` }): Promise<string> {
+    async thirdParty(
+      email = uniqueEmail('tp'),
+      tenantId?: string,
+      identity = { thirdPartyId: 'google', thirdPartyUserId: `g-${Date.now().toString(36)}-${tp++}` },
+    ): Promise<string> {
       const res = await api.post(tenantPath(tenantId, '/recipe/signinup'), { ...identity, email: { id: email, isVerified: true } });
       await nextMillisecond();
       return ok(res, 'third-party sign-in-up').user.id;

@@ -34,10 +34,16 @@ export async function startParametersExtension(parameters: Readonly<Record<strin
     if (given !== token) return answer(401, 'not authorized');
     if (failing > 0) {
       failing--;
-      return answer(500, 'an unexpected error occurred: operation error SSM: GetParameter, exceeded maximum number of attempts, 3, api error ThrottlingException: Rate exceeded');
+      return answer(
+        500,
+        'an unexpected error occurred: operation error SSM: GetParameter, exceeded maximum number of attempts, 3, api error ThrottlingException: Rate exceeded',
+      );
     }
     if (!Object.hasOwn(parameters, name)) {
-      return answer(400, `an unexpected error occurred: operation error SSM: GetParameter, https response error StatusCode: 400, RequestID: 0000, api error ParameterNotFound: `);
+      return answer(
+        400,
+        `an unexpected error occurred: operation error SSM: GetParameter, https response error StatusCode: 400, RequestID: 0000, api error ParameterNotFound: `,
+      );
     }
     answer(200, JSON.stringify({ Parameter: { Name: name, Type: 'SecureString', Value: parameters[name], Version: 1 }, ResultMetadata: {} }));
   });

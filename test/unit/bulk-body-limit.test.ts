@@ -30,8 +30,17 @@ function typicalBodyUnder(limit: number): { body: string; users: number } {
 }
 
 const eventBytes = (body: string) => {
-  const request = { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': 'k'.repeat(64), 'user-agent': 'migrate/1.0' } } as unknown as IncomingMessage;
-  const event = toHttpApiEvent(request, new URL('http://localhost/bulk-import/users'), Buffer.from(body), routeById('bulkimport-stage'), '00000000-0000-4000-8000-000000000000');
+  const request = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': 'k'.repeat(64), 'user-agent': 'migrate/1.0' },
+  } as unknown as IncomingMessage;
+  const event = toHttpApiEvent(
+    request,
+    new URL('http://localhost/bulk-import/users'),
+    Buffer.from(body),
+    routeById('bulkimport-stage'),
+    '00000000-0000-4000-8000-000000000000',
+  );
   return Buffer.byteLength(JSON.stringify(event));
 };
 
@@ -55,7 +64,7 @@ describe('the bulk body limit', () => {
     expect(users).toBeGreaterThan(15_000);
   });
 
-  it('is the contract\'s 6 MB, and its 413 sentence says to send fewer users', () => {
+  it("is the contract's 6 MB, and its 413 sentence says to send fewer users", () => {
     expect([BULK_MAX_BODY_BYTES, BULK_TOO_LARGE_TEXT]).toEqual([6_000_000, 'Request body is larger than 6 MB: send fewer users per request']);
     expect(routeById('bulkimport-stage')).toMatchObject({ maxBodyBytes: BULK_MAX_BODY_BYTES, tooLargeText: BULK_TOO_LARGE_TEXT, bulk: true });
   });

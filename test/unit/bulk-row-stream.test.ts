@@ -12,7 +12,21 @@ const STAGED_AT = 1_700_000_000_000;
 
 function row(id: string, over: Partial<BulkImportRow> = {}): BulkImportRow {
   return {
-    user: { id, externalUserId: `ext-${id.slice(0, 4)}`, loginMethods: [{ superTokensUserId: id, recipeId: 'passwordless', tenantIds: ['public'], isVerified: false, isPrimary: false, timeJoined: STAGED_AT, email: `${id.slice(0, 4)}@example.com` }] },
+    user: {
+      id,
+      externalUserId: `ext-${id.slice(0, 4)}`,
+      loginMethods: [
+        {
+          superTokensUserId: id,
+          recipeId: 'passwordless',
+          tenantIds: ['public'],
+          isVerified: false,
+          isPrimary: false,
+          timeJoined: STAGED_AT,
+          email: `${id.slice(0, 4)}@example.com`,
+        },
+      ],
+    },
     status: 'NEW',
     createdAt: STAGED_AT,
     updatedAt: STAGED_AT,
@@ -49,7 +63,11 @@ const failed = row(A, { status: 'FAILED', errorMessage: 'E006: …', updatedAt: 
 /** Every kind of change of the table's stream near a row, and whether it hands the row to the worker. */
 const CHANGES: [string, BulkRowStreamRecord, boolean][] = [
   ['a row staged', record('INSERT', bulkRowItem(staged), '100'), true],
-  ['a row the sweeper hands on (redriveAt set)', record('MODIFY', { ...bulkRowItem(row(A, { status: 'PROCESSING', attempts: 1 })), redriveAt: STAGED_AT + 9 }, '101'), true],
+  [
+    'a row the sweeper hands on (redriveAt set)',
+    record('MODIFY', { ...bulkRowItem(row(A, { status: 'PROCESSING', attempts: 1 })), redriveAt: STAGED_AT + 9 }, '101'),
+    true,
+  ],
   ['a row the worker marked PROCESSING (redriveAt removed)', record('MODIFY', bulkRowItem(row(A, { status: 'PROCESSING', attempts: 1 })), '102'), false],
   ['a row the worker failed', record('MODIFY', bulkRowItem(failed), '103'), false],
   ['a row deleted (imported or removed)', record('REMOVE', bulkRowItem(staged), '104'), false],
@@ -71,7 +89,11 @@ describe('the rows the table stream hands to the worker', () => {
   });
 
   it('keeps stream order, across lanes and within one', () => {
-    const records = [record('INSERT', bulkRowItem(row(B)), '1'), record('INSERT', bulkRowItem(staged), '2'), record('MODIFY', { ...bulkRowItem(staged), redriveAt: 1 }, '3')];
+    const records = [
+      record('INSERT', bulkRowItem(row(B)), '1'),
+      record('INSERT', bulkRowItem(staged), '2'),
+      record('MODIFY', { ...bulkRowItem(staged), redriveAt: 1 }, '3'),
+    ];
     expect(bulkRowHandOversOf(records).map((h) => [h.id, h.lane, h.recordId])).toEqual([
       [B, 0xff, '1'],
       [A, 0x0a, '2'],
@@ -87,7 +109,7 @@ describe('the rows the table stream hands to the worker', () => {
   });
 });
 
-describe('the event source mapping\'s filter (infra/worker-stream.ts), as the stack and the local poller apply it', () => {
+describe("the event source mapping's filter (infra/worker-stream.ts), as the stack and the local poller apply it", () => {
   it.each(CHANGES)('passes exactly the records the worker takes: %s', (_name, change, handsOver) => {
     expect(passesWorkerFilter(change)).toBe(handsOver);
   });

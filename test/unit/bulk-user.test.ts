@@ -26,8 +26,20 @@ const userOf = (raw: unknown, ctx = context()) => {
   if (!result.ok) throw new Error(`invalid: ${result.errors.join(' | ')}`);
   return result.user;
 };
-const ep = (over: Record<string, unknown> = {}) => ({ recipeId: 'emailpassword', email: 'a@example.com', passwordHash: BCRYPT_VECTORS[0].hash, hashingAlgorithm: 'bcrypt', ...over });
-const tp = (over: Record<string, unknown> = {}) => ({ recipeId: 'thirdparty', email: 'a@example.com', thirdPartyId: 'google', thirdPartyUserId: 'g-1', ...over });
+const ep = (over: Record<string, unknown> = {}) => ({
+  recipeId: 'emailpassword',
+  email: 'a@example.com',
+  passwordHash: BCRYPT_VECTORS[0].hash,
+  hashingAlgorithm: 'bcrypt',
+  ...over,
+});
+const tp = (over: Record<string, unknown> = {}) => ({
+  recipeId: 'thirdparty',
+  email: 'a@example.com',
+  thirdPartyId: 'google',
+  thirdPartyUserId: 'g-1',
+  ...over,
+});
 const pl = (over: Record<string, unknown> = {}) => ({ recipeId: 'passwordless', phoneNumber: '+1 415 555 2671', ...over });
 
 describe('a valid bulk user', () => {
@@ -54,7 +66,12 @@ describe('a valid bulk user', () => {
   it('takes the isPrimary login method as primary, and the first of equally old ones otherwise', () => {
     const marked = userOf({ loginMethods: [ep({ timeJoinedInMSSinceEpoch: 1 }), tp({ isPrimary: true, timeJoinedInMSSinceEpoch: 5 })] });
     expect(marked.id).toBe(marked.loginMethods[1].superTokensUserId);
-    expect(primaryLoginMethodOf([{ isPrimary: false, timeJoined: 3, n: 1 }, { isPrimary: false, timeJoined: 3, n: 2 }]).n).toBe(1);
+    expect(
+      primaryLoginMethodOf([
+        { isPrimary: false, timeJoined: 3, n: 1 },
+        { isPrimary: false, timeJoined: 3, n: 2 },
+      ]).n,
+    ).toBe(1);
   });
 
   it('parses every hash format in full and names its algorithm as the core does; a hash beside a password needs no algorithm', () => {
@@ -69,7 +86,9 @@ describe('a valid bulk user', () => {
     }
     const [plain] = userOf({ loginMethods: [ep({ passwordHash: undefined, hashingAlgorithm: undefined, plainTextPassword: 'secret-1' })] }).loginMethods;
     expect([plain.passwordHash, plain.plainTextPassword]).toEqual([undefined, 'secret-1']);
-    const [both] = userOf({ loginMethods: [ep({ hashingAlgorithm: undefined, plainTextPassword: 'secret-1', passwordHash: ARGON2_VECTORS[1].hash })] }).loginMethods;
+    const [both] = userOf({
+      loginMethods: [ep({ hashingAlgorithm: undefined, plainTextPassword: 'secret-1', passwordHash: ARGON2_VECTORS[1].hash })],
+    }).loginMethods;
     expect([both.passwordHash, both.hashingAlgorithm, both.plainTextPassword]).toEqual([ARGON2_VECTORS[1].hash, 'ARGON2', undefined]);
   });
 
@@ -84,108 +103,204 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
     ['no login methods', {}, ['loginMethods is required.']],
     ['empty login methods', { loginMethods: [] }, ['At least one loginMethod is required.']],
     ['login methods of another type', { loginMethods: [1] }, ['loginMethods should be of type array of object.']],
-    ['too many login methods', { loginMethods: Array.from({ length: 11 }, (_, i) => pl({ phoneNumber: `+1415555${String(1000 + i)}` })) }, ['A user can have at most 10 loginMethods.']],
+    [
+      'too many login methods',
+      { loginMethods: Array.from({ length: 11 }, (_, i) => pl({ phoneNumber: `+1415555${String(1000 + i)}` })) },
+      ['A user can have at most 10 loginMethods.'],
+    ],
     ['two primaries', { loginMethods: [pl({ isPrimary: true }), tp({ isPrimary: true })] }, ['No two loginMethods can have isPrimary as true.']],
-    ['bad user field types', { externalUserId: '  ', userMetadata: [], userRoles: {}, totpDevices: 'x', loginMethods: [pl()] }, [
-      'externalUserId should be of type string.',
-      'userMetadata should be of type object.',
-      'userRoles should be of type array of object.',
-      'totpDevices should be of type array of object.',
-    ]],
+    [
+      'bad user field types',
+      { externalUserId: '  ', userMetadata: [], userRoles: {}, totpDevices: 'x', loginMethods: [pl()] },
+      [
+        'externalUserId should be of type string.',
+        'userMetadata should be of type object.',
+        'userRoles should be of type array of object.',
+        'totpDevices should be of type array of object.',
+      ],
+    ],
     ['null external id', { externalUserId: null, loginMethods: [pl()] }, ['externalUserId should be of type string.']],
     ['TOTP devices', { totpDevices: [{ secretKey: 'k' }], loginMethods: [pl()] }, ['TOTP devices are not supported.']],
     ['a long external id', { externalUserId: 'x'.repeat(129), loginMethods: [pl()] }, [`externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`]],
-    ['roles', { userRoles: [{ role: 'ghost', tenantIds: ['t9', 't2'] }, { tenantIds: [] }, { role: 'r'.repeat(256), tenantIds: ['public'] }, { role: 'admin' }], loginMethods: [pl()] }, [
-      'Role ghost does not exist.',
-      'Invalid tenantId: t9 for a user role.',
-      'TenantId t2 for a user role does not exist in loginMethods.',
-      'role is required for a user role.',
-      `role ${'r'.repeat(256)} is too long. Max length is 255.`,
-      `Role ${'r'.repeat(256)} does not exist.`,
-      'tenantIds is required for a user role.',
-    ]],
-    ['too many role assignments', { userRoles: [{ role: 'admin', tenantIds: ['public', 't1'] }, ...Array.from({ length: 49 }, () => ({ role: 'viewer', tenantIds: ['public'] }))], loginMethods: [pl({ tenantIds: ['t1'] })] }, [
-      'userRoles assigns 51 roles (role and tenant pairs): the maximum is 50.',
-    ]],
-    ['login method fields', { loginMethods: [{ recipeId: 'emailpassword2', tenantIds: ['nope', ''], isVerified: 'yes', isPrimary: 1, timeJoinedInMSSinceEpoch: 1.5 }] }, [
-      'Invalid recipeId for loginMethod. Pass one of emailpassword, thirdparty or, passwordless!',
-      'tenantIds should be of type array of string for a loginMethod.',
-      'isVerified should be of type boolean for a loginMethod.',
-      'isPrimary should be of type boolean for a loginMethod.',
-      'timeJoinedInMSSinceEpoch should be of type integer for a loginMethod',
-    ]],
-    ['no recipe, unknown tenant, empty tenants', { loginMethods: [{ tenantIds: ['Nope'] }, pl({ tenantIds: [] })] }, [
-      'recipeId is required for a loginMethod.',
-      'Invalid tenantId: Nope for null recipe.',
-      'tenantIds cannot be empty for a loginMethod.',
-    ]],
-    ['times', { loginMethods: [pl({ timeJoinedInMSSinceEpoch: NOW + 1 }), tp({ timeJoinedInMSSinceEpoch: -1 })] }, [
-      'timeJoined cannot be in future for a loginMethod.',
-      'timeJoined cannot be < 0 for a loginMethod.',
-    ]],
-    ['an emailpassword method without email or password', { loginMethods: [{ recipeId: 'emailpassword' }] }, [
-      'email is required for an emailpassword recipe.',
-      'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
-    ]],
-    ['a hash without algorithm', { loginMethods: [ep({ hashingAlgorithm: undefined })] }, ['Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.']],
-    ['an unknown algorithm', { loginMethods: [ep({ hashingAlgorithm: 'md5' })] }, ['Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!']],
+    [
+      'roles',
+      {
+        userRoles: [{ role: 'ghost', tenantIds: ['t9', 't2'] }, { tenantIds: [] }, { role: 'r'.repeat(256), tenantIds: ['public'] }, { role: 'admin' }],
+        loginMethods: [pl()],
+      },
+      [
+        'Role ghost does not exist.',
+        'Invalid tenantId: t9 for a user role.',
+        'TenantId t2 for a user role does not exist in loginMethods.',
+        'role is required for a user role.',
+        `role ${'r'.repeat(256)} is too long. Max length is 255.`,
+        `Role ${'r'.repeat(256)} does not exist.`,
+        'tenantIds is required for a user role.',
+      ],
+    ],
+    [
+      'too many role assignments',
+      {
+        userRoles: [{ role: 'admin', tenantIds: ['public', 't1'] }, ...Array.from({ length: 49 }, () => ({ role: 'viewer', tenantIds: ['public'] }))],
+        loginMethods: [pl({ tenantIds: ['t1'] })],
+      },
+      ['userRoles assigns 51 roles (role and tenant pairs): the maximum is 50.'],
+    ],
+    [
+      'login method fields',
+      { loginMethods: [{ recipeId: 'emailpassword2', tenantIds: ['nope', ''], isVerified: 'yes', isPrimary: 1, timeJoinedInMSSinceEpoch: 1.5 }] },
+      [
+        'Invalid recipeId for loginMethod. Pass one of emailpassword, thirdparty or, passwordless!',
+        'tenantIds should be of type array of string for a loginMethod.',
+        'isVerified should be of type boolean for a loginMethod.',
+        'isPrimary should be of type boolean for a loginMethod.',
+        'timeJoinedInMSSinceEpoch should be of type integer for a loginMethod',
+      ],
+    ],
+    [
+      'no recipe, unknown tenant, empty tenants',
+      { loginMethods: [{ tenantIds: ['Nope'] }, pl({ tenantIds: [] })] },
+      ['recipeId is required for a loginMethod.', 'Invalid tenantId: Nope for null recipe.', 'tenantIds cannot be empty for a loginMethod.'],
+    ],
+    [
+      'times',
+      { loginMethods: [pl({ timeJoinedInMSSinceEpoch: NOW + 1 }), tp({ timeJoinedInMSSinceEpoch: -1 })] },
+      ['timeJoined cannot be in future for a loginMethod.', 'timeJoined cannot be < 0 for a loginMethod.'],
+    ],
+    [
+      'an emailpassword method without email or password',
+      { loginMethods: [{ recipeId: 'emailpassword' }] },
+      [
+        'email is required for an emailpassword recipe.',
+        'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
+      ],
+    ],
+    [
+      'a hash without algorithm',
+      { loginMethods: [ep({ hashingAlgorithm: undefined })] },
+      ['Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.'],
+    ],
+    [
+      'an unknown algorithm',
+      { loginMethods: [ep({ hashingAlgorithm: 'md5' })] },
+      ['Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!'],
+    ],
     ['a long hash', { loginMethods: [ep({ passwordHash: `$2a$10$${'a'.repeat(510)}` })] }, ['passwordHash is too long. Max length is 512.']],
-    ['a hash of another algorithm', { loginMethods: [ep({ hashingAlgorithm: 'argon2' })] }, ['Password hash is in invalid Argon2 format: it must start with $argon2id$, $argon2i$ or $argon2d$']],
-    ['a long password', { loginMethods: [ep({ passwordHash: undefined, hashingAlgorithm: undefined, plainTextPassword: 'é'.repeat(513) })] }, ['plainTextPassword is too long. Max length is 1024 bytes.']],
-    ['emails', { loginMethods: [ep({ email: `${'a'.repeat(250)}@b.com` }), tp({ email: 'no-at-sign' }), pl({ phoneNumber: undefined, email: 'a b@c.d' })] }, [
-      `email ${'a'.repeat(250)}@b.com is too long. Max length is 256.`,
-      "email no-at-sign is not an email address: it has no '@' for a thirdparty recipe.",
-      'email a b@c.d is not an email address: it contains whitespace for a passwordless recipe.',
-    ]],
-    ['third-party fields', { loginMethods: [{ recipeId: 'thirdparty', thirdPartyId: 'x'.repeat(29), thirdPartyUserId: 'u'.repeat(257) }] }, [
-      'email is required for a thirdparty recipe.',
-      `thirdPartyId ${'x'.repeat(29)} is too long. Max length is 28.`,
-      `thirdPartyUserId ${'u'.repeat(257)} is too long. Max length is 256.`,
-    ]],
-    ['passwordless without email and phone', { loginMethods: [{ recipeId: 'passwordless' }] }, ['Either email or phoneNumber is required for a passwordless recipe.']],
-    ['passwordless phones', { loginMethods: [pl({ phoneNumber: '4155552671' }), pl({ phoneNumber: `+${'1'.repeat(256)}` })] }, [
-      'phoneNumber 4155552671 must be in international format, for example +14155552671 for a passwordless recipe.',
-      `phoneNumber +${'1'.repeat(256)} is too long. Max length is 256.`,
-    ]],
-    ['lone surrogates', { externalUserId: 'a\ud800', loginMethods: [tp({ thirdPartyUserId: '\udc00' })] }, [
-      'externalUserId is not valid Unicode: it holds a lone surrogate.',
-      'thirdPartyUserId is not valid Unicode: it holds a lone surrogate for a thirdparty recipe.',
-    ]],
-    ['metadata with a lone surrogate', { userMetadata: { '\ud800': 1 }, loginMethods: [pl()] }, ['userMetadata is not valid Unicode: it holds a lone surrogate.']],
-    ['metadata over the bound', { userMetadata: { big: 'x'.repeat(70_000) }, loginMethods: [pl()] }, ['userMetadata is 70010 bytes of JSON: the maximum is 65536.']],
-    ['an unknown tenant of each recipe', { loginMethods: [ep({ tenantIds: ['T9'] }), tp({ tenantIds: ['public', 'nope'] }), pl({ tenantIds: ['gone'] })] }, [
-      'Invalid tenantId: T9 for emailpassword recipe.',
-      'Invalid tenantId: nope for thirdparty recipe.',
-      'Invalid tenantId: gone for passwordless recipe.',
-    ]],
-    ['third-party ids missing', { loginMethods: [tp({ thirdPartyId: undefined }), tp({ thirdPartyUserId: undefined })] }, [
-      'thirdPartyId is required for a thirdparty recipe.',
-      'thirdPartyUserId is required for a thirdparty recipe.',
-    ]],
+    [
+      'a hash of another algorithm',
+      { loginMethods: [ep({ hashingAlgorithm: 'argon2' })] },
+      ['Password hash is in invalid Argon2 format: it must start with $argon2id$, $argon2i$ or $argon2d$'],
+    ],
+    [
+      'a long password',
+      { loginMethods: [ep({ passwordHash: undefined, hashingAlgorithm: undefined, plainTextPassword: 'é'.repeat(513) })] },
+      ['plainTextPassword is too long. Max length is 1024 bytes.'],
+    ],
+    [
+      'emails',
+      { loginMethods: [ep({ email: `${'a'.repeat(250)}@b.com` }), tp({ email: 'no-at-sign' }), pl({ phoneNumber: undefined, email: 'a b@c.d' })] },
+      [
+        `email ${'a'.repeat(250)}@b.com is too long. Max length is 256.`,
+        "email no-at-sign is not an email address: it has no '@' for a thirdparty recipe.",
+        'email a b@c.d is not an email address: it contains whitespace for a passwordless recipe.',
+      ],
+    ],
+    [
+      'third-party fields',
+      { loginMethods: [{ recipeId: 'thirdparty', thirdPartyId: 'x'.repeat(29), thirdPartyUserId: 'u'.repeat(257) }] },
+      [
+        'email is required for a thirdparty recipe.',
+        `thirdPartyId ${'x'.repeat(29)} is too long. Max length is 28.`,
+        `thirdPartyUserId ${'u'.repeat(257)} is too long. Max length is 256.`,
+      ],
+    ],
+    [
+      'passwordless without email and phone',
+      { loginMethods: [{ recipeId: 'passwordless' }] },
+      ['Either email or phoneNumber is required for a passwordless recipe.'],
+    ],
+    [
+      'passwordless phones',
+      { loginMethods: [pl({ phoneNumber: '4155552671' }), pl({ phoneNumber: `+${'1'.repeat(256)}` })] },
+      [
+        'phoneNumber 4155552671 must be in international format, for example +14155552671 for a passwordless recipe.',
+        `phoneNumber +${'1'.repeat(256)} is too long. Max length is 256.`,
+      ],
+    ],
+    [
+      'lone surrogates',
+      { externalUserId: 'a\ud800', loginMethods: [tp({ thirdPartyUserId: '\udc00' })] },
+      [
+        'externalUserId is not valid Unicode: it holds a lone surrogate.',
+        'thirdPartyUserId is not valid Unicode: it holds a lone surrogate for a thirdparty recipe.',
+      ],
+    ],
+    [
+      'metadata with a lone surrogate',
+      { userMetadata: { '\ud800': 1 }, loginMethods: [pl()] },
+      ['userMetadata is not valid Unicode: it holds a lone surrogate.'],
+    ],
+    [
+      'metadata over the bound',
+      { userMetadata: { big: 'x'.repeat(70_000) }, loginMethods: [pl()] },
+      ['userMetadata is 70010 bytes of JSON: the maximum is 65536.'],
+    ],
+    [
+      'an unknown tenant of each recipe',
+      { loginMethods: [ep({ tenantIds: ['T9'] }), tp({ tenantIds: ['public', 'nope'] }), pl({ tenantIds: ['gone'] })] },
+      ['Invalid tenantId: T9 for emailpassword recipe.', 'Invalid tenantId: nope for thirdparty recipe.', 'Invalid tenantId: gone for passwordless recipe.'],
+    ],
+    [
+      'third-party ids missing',
+      { loginMethods: [tp({ thirdPartyId: undefined }), tp({ thirdPartyUserId: undefined })] },
+      ['thirdPartyId is required for a thirdparty recipe.', 'thirdPartyUserId is required for a thirdparty recipe.'],
+    ],
     // One case per suffix `<field> should be of type string<sfx>` can carry (the user's own is above).
     ['a recipe id of another type', { loginMethods: [{ recipeId: 7 }] }, ['recipeId should be of type string for a loginMethod.']],
-    ['emailpassword fields of another type', { loginMethods: [ep({ email: 5, passwordHash: null, hashingAlgorithm: ' ', plainTextPassword: false })] }, [
-      'email should be of type string for an emailpassword recipe.',
-      'passwordHash should be of type string for an emailpassword recipe.',
-      'hashingAlgorithm should be of type string for an emailpassword recipe.',
-      'plainTextPassword should be of type string for an emailpassword recipe.',
-      'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
-    ]],
-    ['thirdparty fields of another type', { loginMethods: [tp({ email: [], thirdPartyId: 1, thirdPartyUserId: {} })] }, [
-      'email should be of type string for a thirdparty recipe.',
-      'thirdPartyId should be of type string for a thirdparty recipe.',
-      'thirdPartyUserId should be of type string for a thirdparty recipe.',
-    ]],
-    ['passwordless fields of another type', { loginMethods: [pl({ email: 1, phoneNumber: '' })] }, [
-      'email should be of type string for a passwordless recipe.',
-      'phoneNumber should be of type string for a passwordless recipe.',
-      'Either email or phoneNumber is required for a passwordless recipe.',
-    ]],
-    ['role fields of another type', { userRoles: [{ role: 3, tenantIds: 'public' }, { role: 'admin', tenantIds: ['public', ' '] }], loginMethods: [pl()] }, [
-      'role should be of type string for a user role.',
-      'tenantIds should be of type array of string for a user role.',
-      'tenantIds should be of type array of string for a user role.',
-    ]],
+    [
+      'emailpassword fields of another type',
+      { loginMethods: [ep({ email: 5, passwordHash: null, hashingAlgorithm: ' ', plainTextPassword: false })] },
+      [
+        'email should be of type string for an emailpassword recipe.',
+        'passwordHash should be of type string for an emailpassword recipe.',
+        'hashingAlgorithm should be of type string for an emailpassword recipe.',
+        'plainTextPassword should be of type string for an emailpassword recipe.',
+        'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
+      ],
+    ],
+    [
+      'thirdparty fields of another type',
+      { loginMethods: [tp({ email: [], thirdPartyId: 1, thirdPartyUserId: {} })] },
+      [
+        'email should be of type string for a thirdparty recipe.',
+        'thirdPartyId should be of type string for a thirdparty recipe.',
+        'thirdPartyUserId should be of type string for a thirdparty recipe.',
+      ],
+    ],
+    [
+      'passwordless fields of another type',
+      { loginMethods: [pl({ email: 1, phoneNumber: '' })] },
+      [
+        'email should be of type string for a passwordless recipe.',
+        'phoneNumber should be of type string for a passwordless recipe.',
+        'Either email or phoneNumber is required for a passwordless recipe.',
+      ],
+    ],
+    [
+      'role fields of another type',
+      {
+        userRoles: [
+          { role: 3, tenantIds: 'public' },
+          { role: 'admin', tenantIds: ['public', ' '] },
+        ],
+        loginMethods: [pl()],
+      },
+      [
+        'role should be of type string for a user role.',
+        'tenantIds should be of type array of string for a user role.',
+        'tenantIds should be of type array of string for a user role.',
+      ],
+    ],
   ];
   it.each(cases)('%s', (_name, raw, expected) => {
     expect(errorsOf(raw)).toEqual(expected);
@@ -236,7 +351,10 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
 
   it('lists the errors of several wrong fields in field order (SPEC §15), not in the order they are checked', () => {
     // The newcomer's case of issue #33: the external id's error before the login methods'.
-    expect(errorsOf({ externalUserId: 'x'.repeat(129) })).toEqual([`externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`, 'loginMethods is required.']);
+    expect(errorsOf({ externalUserId: 'x'.repeat(129) })).toEqual([
+      `externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`,
+      'loginMethods is required.',
+    ]);
     // Every field of the user and of its login methods wrong at once; each field's errors together,
     // its type first, a rule over several fields after them, the login methods in their order.
     const ctx = context({ externalUserIds: new Set(['taken']) });
@@ -245,12 +363,23 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
         {
           loginMethods: [
             { recipeId: 'passwordless', isPrimary: true, email: 'a b@c.d', phoneNumber: '4155552671', tenantIds: ['t1'] },
-            { timeJoinedInMSSinceEpoch: -1, isPrimary: true, recipeId: 'emailpassword', email: 7, plainTextPassword: 'é'.repeat(513), hashingAlgorithm: 'md5', passwordHash: `$2a$10$${'a'.repeat(510)}` },
+            {
+              timeJoinedInMSSinceEpoch: -1,
+              isPrimary: true,
+              recipeId: 'emailpassword',
+              email: 7,
+              plainTextPassword: 'é'.repeat(513),
+              hashingAlgorithm: 'md5',
+              passwordHash: `$2a$10$${'a'.repeat(510)}`,
+            },
             { thirdPartyUserId: 'u'.repeat(257), thirdPartyId: 'x'.repeat(29), isVerified: 'yes', tenantIds: ['Nope'], recipeId: 'thirdparty' },
             { recipeId: 'passwordless', email: 5 },
           ],
           totpDevices: [{ secretKey: 'k' }],
-          userRoles: [{ tenantIds: ['t2', 't9'], role: 'ghost' }, { role: 'admin', tenantIds: ['t1'] }],
+          userRoles: [
+            { tenantIds: ['t2', 't9'], role: 'ghost' },
+            { role: 'admin', tenantIds: ['t1'] },
+          ],
           userMetadata: { '\ud800': 1 },
           externalUserId: 'taken',
         },
@@ -279,10 +408,11 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
       'Either email or phoneNumber is required for a passwordless recipe.',
     ]);
     // A hash checked with its algorithm still reports before the algorithm and the password.
-    expect(errorsOf({ loginMethods: [ep({ email: 'a@b', passwordHash: `$2a$10$${'a'.repeat(510)}`, hashingAlgorithm: 'BCRYPT', plainTextPassword: 'é'.repeat(513) })] })).toEqual([
-      'passwordHash is too long. Max length is 512.',
-      'plainTextPassword is too long. Max length is 1024 bytes.',
-    ]);
+    expect(
+      errorsOf({
+        loginMethods: [ep({ email: 'a@b', passwordHash: `$2a$10$${'a'.repeat(510)}`, hashingAlgorithm: 'BCRYPT', plainTextPassword: 'é'.repeat(513) })],
+      }),
+    ).toEqual(['passwordHash is too long. Max length is 512.', 'plainTextPassword is too long. Max length is 1024 bytes.']);
   });
 
   it('refuses an external id a former user of the request has, on the later user only', () => {
@@ -299,19 +429,74 @@ describe('the password hash of a bulk user: the texts of SPEC §7 and the bounds
   const hashErrors = (passwordHash: string, hashingAlgorithm: string | undefined, over: Record<string, unknown> = {}, ctx = context()) =>
     errorsOf({ loginMethods: [ep({ passwordHash, hashingAlgorithm, ...over })] }, ctx);
   const cases: [string, string, string | undefined, string][] = [
-    ['a BCrypt hash too short', '$2a$10$tooShort', 'bcrypt', 'Password hash is in invalid BCrypt format: the salt and hash must be 53 characters (22 salt + 31 hash), not 8'],
-    ['a BCrypt cost of one digit', bcrypt.hash.replace('$10$', '$9$'), 'BCRYPT', "Password hash is in invalid BCrypt format: the cost must be two digits followed by '$'"],
-    ['a vendor scrypt hash without its separator', scrypt.hash.replace('$s=Bw==', ''), 'firebase_scrypt', 'Password hash is in invalid vendor scrypt format: it must have the form $f_scrypt$<hash>$<salt>$m=<mem_cost>$r=<rounds>$s=<salt_separator>'],
-    ['a vendor scrypt hash with a bad salt', scrypt.hash.replace('$42xEC+ixf3L2lw==$', '$42x*C$'), 'vendor_scrypt', 'Password hash is in invalid vendor scrypt format: the salt must be non-empty base64 (standard or URL-safe alphabet)'],
-    ['an Argon2 hash with an unknown version', argon2.hash.replace('v=19', 'v=18'), 'argon2', 'Password hash is in invalid Argon2 format: the version must be v=19 or v=16'],
-    ['a provider prefix', `bcrypt${bcrypt.hash}`, 'bcrypt', "Password hash starts with the provider prefix 'bcrypt': remove it and import the hash from '$2a$' on"],
-    ['a braced provider prefix', `{ARGON2}${argon2.hash}`, 'argon2', "Password hash starts with the provider prefix '{ARGON2}': remove it and import the hash from '$argon2id$' on"],
-    ['a pre-hashed variant', `bcrypt_sha256$${bcrypt.hash}`, 'bcrypt', "Password hash starts with the provider prefix 'bcrypt_sha256$', which marks a pre-hashed variant that cannot be imported"],
+    [
+      'a BCrypt hash too short',
+      '$2a$10$tooShort',
+      'bcrypt',
+      'Password hash is in invalid BCrypt format: the salt and hash must be 53 characters (22 salt + 31 hash), not 8',
+    ],
+    [
+      'a BCrypt cost of one digit',
+      bcrypt.hash.replace('$10$', '$9$'),
+      'BCRYPT',
+      "Password hash is in invalid BCrypt format: the cost must be two digits followed by '$'",
+    ],
+    [
+      'a vendor scrypt hash without its separator',
+      scrypt.hash.replace('$s=Bw==', ''),
+      'firebase_scrypt',
+      'Password hash is in invalid vendor scrypt format: it must have the form $f_scrypt$<hash>$<salt>$m=<mem_cost>$r=<rounds>$s=<salt_separator>',
+    ],
+    [
+      'a vendor scrypt hash with a bad salt',
+      scrypt.hash.replace('$42xEC+ixf3L2lw==$', '$42x*C$'),
+      'vendor_scrypt',
+      'Password hash is in invalid vendor scrypt format: the salt must be non-empty base64 (standard or URL-safe alphabet)',
+    ],
+    [
+      'an Argon2 hash with an unknown version',
+      argon2.hash.replace('v=19', 'v=18'),
+      'argon2',
+      'Password hash is in invalid Argon2 format: the version must be v=19 or v=16',
+    ],
+    [
+      'a provider prefix',
+      `bcrypt${bcrypt.hash}`,
+      'bcrypt',
+      "Password hash starts with the provider prefix 'bcrypt': remove it and import the hash from '$2a$' on",
+    ],
+    [
+      'a braced provider prefix',
+      `{ARGON2}${argon2.hash}`,
+      'argon2',
+      "Password hash starts with the provider prefix '{ARGON2}': remove it and import the hash from '$argon2id$' on",
+    ],
+    [
+      'a pre-hashed variant',
+      `bcrypt_sha256$${bcrypt.hash}`,
+      'bcrypt',
+      "Password hash starts with the provider prefix 'bcrypt_sha256$', which marks a pre-hashed variant that cannot be imported",
+    ],
     ['a bcrypt cost over 16', bcrypt.hash.replace('$10$', '$17$'), 'bcrypt', 'Password hash bcrypt cost 17 is above the maximum of 16'],
-    ['an Argon2 memory over 256 MiB', argon2.hash.replace('m=16,', 'm=262145,'), 'argon2', 'Password hash Argon2 memory m=262145 KiB is above the maximum of 262144 KiB'],
+    [
+      'an Argon2 memory over 256 MiB',
+      argon2.hash.replace('m=16,', 'm=262145,'),
+      'argon2',
+      'Password hash Argon2 memory m=262145 KiB is above the maximum of 262144 KiB',
+    ],
     ['Argon2 iterations over 16', argon2.hash.replace('t=2,', 't=17,'), 'argon2', 'Password hash Argon2 iterations t=17 is above the maximum of 16'],
-    ['an Argon2 parallelism over 16', argon2.hash.replace('m=16,t=2,p=1', 'm=4096,t=2,p=17'), 'argon2', 'Password hash Argon2 parallelism p=17 is above the maximum of 16'],
-    ['a scrypt mem_cost over 17', scrypt.hash.replace('$m=14$', '$m=18$'), 'firebase_scrypt', 'Password hash vendor scrypt mem_cost m=18 is above the maximum of 17'],
+    [
+      'an Argon2 parallelism over 16',
+      argon2.hash.replace('m=16,t=2,p=1', 'm=4096,t=2,p=17'),
+      'argon2',
+      'Password hash Argon2 parallelism p=17 is above the maximum of 16',
+    ],
+    [
+      'a scrypt mem_cost over 17',
+      scrypt.hash.replace('$m=14$', '$m=18$'),
+      'firebase_scrypt',
+      'Password hash vendor scrypt mem_cost m=18 is above the maximum of 17',
+    ],
     ['scrypt rounds over 16', scrypt.hash.replace('$r=8$', '$r=17$'), 'firebase_scrypt', 'Password hash vendor scrypt rounds r=17 is above the maximum of 16'],
   ];
   it.each(cases)('refuses %s with its sentence', (_name, hash, algorithm, expected) => {

@@ -42,19 +42,36 @@ describe('the password migration source (SPEC §16)', () => {
   });
 
   it("firebase: the Web API key (a secret), Google's URL unless overridden locally for the emulator", () => {
-    expect(passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase' }, 'web-key')).toEqual({ source: 'firebase', webApiKey: 'web-key', authUrl: 'https://identitytoolkit.googleapis.com', timeoutMs: 5000 });
-    const emulator = { PASSWORD_MIGRATION_SOURCE: 'Firebase', FIREBASE_AUTH_URL: 'http://127.0.0.1:9099/identitytoolkit.googleapis.com/', PASSWORD_MIGRATION_TIMEOUT_MS: '1500' };
+    expect(passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase' }, 'web-key')).toEqual({
+      source: 'firebase',
+      webApiKey: 'web-key',
+      authUrl: 'https://identitytoolkit.googleapis.com',
+      timeoutMs: 5000,
+    });
+    const emulator = {
+      PASSWORD_MIGRATION_SOURCE: 'Firebase',
+      FIREBASE_AUTH_URL: 'http://127.0.0.1:9099/identitytoolkit.googleapis.com/',
+      PASSWORD_MIGRATION_TIMEOUT_MS: '1500',
+    };
     expect(passwordMigrationFromEnv(emulator, 'k')).toMatchObject({ authUrl: 'http://127.0.0.1:9099/identitytoolkit.googleapis.com', timeoutMs: 1500 });
-    expect(() => passwordMigrationFromEnv({ ...emulator, AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 'k')).toThrow('FIREBASE_AUTH_URL can be overridden only locally');
+    expect(() => passwordMigrationFromEnv({ ...emulator, AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 'k')).toThrow(
+      'FIREBASE_AUTH_URL can be overridden only locally',
+    );
     expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase' }, ' ')).toThrow('needs FIREBASE_WEB_API_KEY');
   });
 
   it('webhook: a URL (https in Lambda) and a secret', () => {
     const env = { PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://localhost:8080/check' };
     expect(passwordMigrationFromEnv(env, 's3cret')).toEqual({ source: 'webhook', url: 'http://localhost:8080/check', secret: 's3cret', timeoutMs: 5000 });
-    expect(() => passwordMigrationFromEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 's3cret')).toThrow('PASSWORD_MIGRATION_WEBHOOK_URL must be an https URL');
-    expect(passwordMigrationFromEnv({ ...env, PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old.example/check', AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 's')).toMatchObject({ url: 'https://old.example/check' });
-    expect(() => passwordMigrationFromEnv({ ...env, PASSWORD_MIGRATION_WEBHOOK_URL: 'not a url' }, 's')).toThrow('PASSWORD_MIGRATION_WEBHOOK_URL must be a URL');
+    expect(() => passwordMigrationFromEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 's3cret')).toThrow(
+      'PASSWORD_MIGRATION_WEBHOOK_URL must be an https URL',
+    );
+    expect(
+      passwordMigrationFromEnv({ ...env, PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old.example/check', AWS_LAMBDA_FUNCTION_NAME: 'signin' }, 's'),
+    ).toMatchObject({ url: 'https://old.example/check' });
+    expect(() => passwordMigrationFromEnv({ ...env, PASSWORD_MIGRATION_WEBHOOK_URL: 'not a url' }, 's')).toThrow(
+      'PASSWORD_MIGRATION_WEBHOOK_URL must be a URL',
+    );
     expect(() => passwordMigrationFromEnv({ ...env, PASSWORD_MIGRATION_WEBHOOK_URL: 'ftp://x/y' }, 's')).toThrow('must be an https URL');
     expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'webhook' }, 's')).toThrow('needs PASSWORD_MIGRATION_WEBHOOK_URL');
     expect(() => passwordMigrationFromEnv(env, undefined)).toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
@@ -62,15 +79,27 @@ describe('the password migration source (SPEC §16)', () => {
 
   it('anything else is a configuration error naming the choices; a bad timeout names its bounds', () => {
     expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'cognito' }, 'k')).toThrow('PASSWORD_MIGRATION_SOURCE must be off, firebase or webhook');
-    expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_TIMEOUT_MS: '60000' }, 'k')).toThrow('PASSWORD_MIGRATION_TIMEOUT_MS must be an integer from 100 to 10000');
+    expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_TIMEOUT_MS: '60000' }, 'k')).toThrow(
+      'PASSWORD_MIGRATION_TIMEOUT_MS must be an integer from 100 to 10000',
+    );
   });
 
   it('the secret comes from the environment locally (each source its own variable), from SSM in AWS', async () => {
-    const local = createConfigLoader({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://localhost/x', PASSWORD_MIGRATION_WEBHOOK_SECRET: 'from-env', FIREBASE_WEB_API_KEY: 'not-this' });
+    const local = createConfigLoader({
+      PASSWORD_MIGRATION_SOURCE: 'webhook',
+      PASSWORD_MIGRATION_WEBHOOK_URL: 'http://localhost/x',
+      PASSWORD_MIGRATION_WEBHOOK_SECRET: 'from-env',
+      FIREBASE_WEB_API_KEY: 'not-this',
+    });
     expect((await local()).passwordMigration).toMatchObject({ source: 'webhook', secret: 'from-env' });
     const extension = await startParametersExtension({ '/auth/dev/pwmig': 'from-ssm' });
     try {
-      const aws = createConfigLoader({ ...extension.env, PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig', FIREBASE_WEB_API_KEY: 'ignored' });
+      const aws = createConfigLoader({
+        ...extension.env,
+        PASSWORD_MIGRATION_SOURCE: 'firebase',
+        PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig',
+        FIREBASE_WEB_API_KEY: 'ignored',
+      });
       expect((await aws()).passwordMigration).toMatchObject({ source: 'firebase', webApiKey: 'from-ssm' });
       expect(extension.requests.map((r) => r.name)).toEqual(['/auth/dev/pwmig']);
     } finally {
@@ -79,7 +108,11 @@ describe('the password migration source (SPEC §16)', () => {
   });
 
   it('in a Lambda not given the secret (every function but sign-in) the source is known, its secret absent and never used', async () => {
-    const env = { AWS_LAMBDA_FUNCTION_NAME: 'auth-core-dev-emailpassword-import', PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old.example/check' };
+    const env = {
+      AWS_LAMBDA_FUNCTION_NAME: 'auth-core-dev-emailpassword-import',
+      PASSWORD_MIGRATION_SOURCE: 'webhook',
+      PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old.example/check',
+    };
     const asked: string[][] = [];
     const reader = async (names: readonly string[]) => (asked.push([...names]), {});
     const config = await createConfigLoader(env, reader)();
@@ -88,7 +121,9 @@ describe('the password migration source (SPEC §16)', () => {
     expect(() => passwordMigrationSource(config.passwordMigration)).toThrow(ConfigError);
     // Locally, or in the function that was given the parameter, a missing secret is an error at once.
     await expect(createConfigLoader({ ...env, AWS_LAMBDA_FUNCTION_NAME: undefined })()).rejects.toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
-    await expect(createConfigLoader({ ...env, PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig' }, reader)()).rejects.toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
+    await expect(createConfigLoader({ ...env, PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig' }, reader)()).rejects.toThrow(
+      'needs PASSWORD_MIGRATION_WEBHOOK_SECRET',
+    );
   });
 });
 
@@ -132,7 +167,9 @@ describe('secrets from SSM Parameter Store, through the Parameters and Secrets e
   it('says the layer is missing when nothing listens on its port', async () => {
     await extension.close();
     const load = createConfigLoader({ ...names, ...extension.env });
-    await expect(load()).rejects.toThrow(`The Parameters and Secrets extension does not answer on port ${extension.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT} (ECONNREFUSED): is its layer attached?`);
+    await expect(load()).rejects.toThrow(
+      `The Parameters and Secrets extension does not answer on port ${extension.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT} (ECONNREFUSED): is its layer attached?`,
+    );
     extension = await startParametersExtension({});
   });
 });
@@ -150,7 +187,7 @@ describe('the logger', () => {
   });
 });
 
-describe('knobFrom (tuning knobs: the bulk engine\'s, shortened by tests)', () => {
+describe("knobFrom (tuning knobs: the bulk engine's, shortened by tests)", () => {
   it('reads an integer in range, and falls back on one unset, malformed or out of range', () => {
     expect(knobFrom({ K: '1500' }, 'K', 600_000)).toBe(1500);
     expect(knobFrom({ K: '0' }, 'K', 3)).toBe(0);
@@ -164,7 +201,10 @@ describe('knobFrom (tuning knobs: the bulk engine\'s, shortened by tests)', () =
 
   it('gives the bulk worker and sweeper their waits through the configuration, not the environment they run in', () => {
     expect(configFromEnv({}, {}).bulkImport).toEqual({ throttledRetryWindowMs: 60_000, staleAfterMs: 600_000 });
-    expect(configFromEnv({ BULK_THROTTLED_RETRY_WINDOW_MS: '0', BULK_STALE_AFTER_MS: '1500' }, {}).bulkImport).toEqual({ throttledRetryWindowMs: 0, staleAfterMs: 1500 });
+    expect(configFromEnv({ BULK_THROTTLED_RETRY_WINDOW_MS: '0', BULK_STALE_AFTER_MS: '1500' }, {}).bulkImport).toEqual({
+      throttledRetryWindowMs: 0,
+      staleAfterMs: 1500,
+    });
     expect(configFromEnv({ BULK_STALE_AFTER_MS: 'soon' }, {}).bulkImport.staleAfterMs).toBe(600_000);
   });
 });

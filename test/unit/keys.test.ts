@@ -85,7 +85,11 @@ describe('the storage README lists every key keys.ts builds', () => {
   });
 
   it('and the samples cover every builder', () => {
-    expect(Object.keys(samples).sort()).toEqual(Object.keys(keys).filter((k) => !['userIdOfPartition', 'parseUserListPosition'].includes(k)).sort());
+    expect(Object.keys(samples).sort()).toEqual(
+      Object.keys(keys)
+        .filter((k) => !['userIdOfPartition', 'parseUserListPosition'].includes(k))
+        .sort(),
+    );
   });
 
   it('finds a key the table does not list', () => {

@@ -48,7 +48,9 @@ describe('ServiceClient retries', () => {
     await withService([503], async (service) => {
       const started = Date.now();
       const client = new ServiceClient(service.url, 'key', 5_000, { ...FAST, busyForMs: 300 });
-      await expect(client.request('GET', '/bulk-import/users/count')).rejects.toThrow(/^GET \/bulk-import\/users\/count was refused as busy for \d+ s \(HTTP 503\)$/);
+      await expect(client.request('GET', '/bulk-import/users/count')).rejects.toThrow(
+        /^GET \/bulk-import\/users\/count was refused as busy for \d+ s \(HTTP 503\)$/,
+      );
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
       expect(service.requests()).toBeGreaterThan(5);
     });

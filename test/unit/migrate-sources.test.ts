@@ -120,9 +120,18 @@ describe('the Firebase source against the fixtures of the real auth:export', () 
   it.each([
     ['hash_config { algorithm: SCRYPT, base64_signer_key: AAAA, rounds: 8, mem_cost: 14 }', 'has no base64_salt_separator'],
     ['hash_config { algorithm: HMAC_SHA256, base64_signer_key: AAAA, base64_salt_separator: Bw==, rounds: 8, mem_cost: 14 }', 'says algorithm HMAC_SHA256'],
-    ['hash_config { algorithm: SCRYPT, base64_signer_key: A*AA, base64_salt_separator: Bw==, rounds: 8, mem_cost: 14 }', 'base64_signer_key in cfg is not base64'],
-    ['hash_config { algorithm: SCRYPT, base64_signer_key: AAAA, base64_salt_separator: Bw==, rounds: 9, mem_cost: 14 }', 'rounds in cfg must be an integer from 1 to 8'],
-    ['hash_config { algorithm: SCRYPT, base64_signer_key: AAAA, base64_salt_separator: Bw==, rounds: 8, mem_cost: 15 }', 'mem_cost in cfg must be an integer from 1 to 14'],
+    [
+      'hash_config { algorithm: SCRYPT, base64_signer_key: A*AA, base64_salt_separator: Bw==, rounds: 8, mem_cost: 14 }',
+      'base64_signer_key in cfg is not base64',
+    ],
+    [
+      'hash_config { algorithm: SCRYPT, base64_signer_key: AAAA, base64_salt_separator: Bw==, rounds: 9, mem_cost: 14 }',
+      'rounds in cfg must be an integer from 1 to 8',
+    ],
+    [
+      'hash_config { algorithm: SCRYPT, base64_signer_key: AAAA, base64_salt_separator: Bw==, rounds: 8, mem_cost: 15 }',
+      'mem_cost in cfg must be an integer from 1 to 14',
+    ],
     ['{"algorithm": "SCRYPT",', 'cfg is not valid JSON'],
   ])('a hash config that is not one is a usage error: %s', (text, message) => {
     expect(() => parseHashConfig(text, 'cfg')).toThrow(UsageError);
@@ -135,7 +144,15 @@ describe('the Firebase source against the fixtures of the real auth:export', () 
 
   describe('records the fixtures do not hold', () => {
     const hashConfig2 = { signerKey: 'AAAA', saltSeparator: 'Bw==', rounds: 8, memCost: 14 };
-    const base: FirebaseRecord = { localId: 'u1', email: 'A@Example.com', emailVerified: true, createdAt: '1600000000000', disabled: false, providers: [], mfaCount: 0 };
+    const base: FirebaseRecord = {
+      localId: 'u1',
+      email: 'A@Example.com',
+      emailVerified: true,
+      createdAt: '1600000000000',
+      disabled: false,
+      providers: [],
+      mfaCount: 0,
+    };
     const map = (rec: Partial<FirebaseRecord>, opts: Partial<MapOptions> = {}) =>
       mapFirebaseUser({ ...base, ...rec }, { opts: { ...mapOptions(VARIANTS[0]), ...opts }, hashConfig: hashConfig2 });
 
@@ -174,13 +191,22 @@ describe('the Firebase source against the fixtures of the real auth:export', () 
     });
 
     it('the password and phone entries of providerUserInfo (Admin SDK dumps) are not social identities', () => {
-      const m = map({ passwordHash: 'aGFzaA==', salt: 'c2FsdA==', providers: [{ providerId: 'password', rawId: 'a@example.com' }, { providerId: 'phone', rawId: '+16505550142' }] });
+      const m = map({
+        passwordHash: 'aGFzaA==',
+        salt: 'c2FsdA==',
+        providers: [
+          { providerId: 'password', rawId: 'a@example.com' },
+          { providerId: 'phone', rawId: '+16505550142' },
+        ],
+      });
       expect(m.user?.loginMethods.map((lm) => lm.recipeId)).toEqual(['emailpassword']);
     });
 
     it('an email and a phone with no password: one passwordless login method holds both', () => {
       const m = map({ phoneNumber: '+16505550142' });
-      expect(m.user?.loginMethods).toEqual([expect.objectContaining({ recipeId: 'passwordless', email: 'a@example.com', phoneNumber: '+16505550142', isVerified: true })]);
+      expect(m.user?.loginMethods).toEqual([
+        expect.objectContaining({ recipeId: 'passwordless', email: 'a@example.com', phoneNumber: '+16505550142', isVerified: true }),
+      ]);
     });
 
     it('a createdAt that is not ms is a warning, and timeJoined is left to the service', () => {
@@ -215,7 +241,13 @@ describe('the Firebase source against the fixtures of the real auth:export', () 
     expect(users[0].mapped.sourceId).toBe('0VlyvQ5dpqPlowVt9VkZaaVhoYz2');
     // Before apple.com and the rest had columns, a record was 28 cells and the trailing comma.
     const old = join(scratch, 'old.csv');
-    writeFileSync(old, lines.map((l) => l.split(',').slice(0, 28).join(',') + ',').filter((l) => !l.includes('"')).join('\n') + '\n');
+    writeFileSync(
+      old,
+      lines
+        .map((l) => l.split(',').slice(0, 28).join(',') + ',')
+        .filter((l) => !l.includes('"'))
+        .join('\n') + '\n',
+    );
     const oldUsers = (await plan(firebaseSource(old, { opts: mapOptions(VARIANTS[0]), hashConfig }))).users;
     expect(oldUsers.length).toBeGreaterThan(10);
     expect(oldUsers.every((u) => u.reasonCode !== 'malformed-csv-row')).toBe(true);
@@ -249,7 +281,10 @@ describe('the Auth0 source against the fixtures of its documented formats', () =
 
   it('users.ndjson joined to password-hashes.ndjson: every user, every option, every password', async () => {
     await checkSet((opts) => auth0Source(join(AUTH0, 'users.ndjson'), { opts, hashes }), AUTH0, 'json');
-    expect(auth0Source(join(AUTH0, 'users.ndjson'), { opts: mapOptions(VARIANTS[0]), hashes }).notes()).toEqual({ orphanHashLines: [], unreadableHashLines: [] });
+    expect(auth0Source(join(AUTH0, 'users.ndjson'), { opts: mapOptions(VARIANTS[0]), hashes }).notes()).toEqual({
+      orphanHashLines: [],
+      unreadableHashLines: [],
+    });
   });
 
   it('the same export gzipped, as Auth0 delivers it', async () => {
@@ -270,7 +305,10 @@ describe('the Auth0 source against the fixtures of its documented formats', () =
     const { users } = await plan(source);
     const owner = users.find((u) => u.mapped.user?.loginMethods.some((lm) => lm.passwordHash === moved[0].passwordHash));
     expect(owner?.mapped.user?.loginMethods.find((lm) => lm.recipeId === 'emailpassword')?.email).not.toBe('someone.else@example.com');
-    expect(source.notes()).toEqual({ orphanHashLines: [{ id: '000000000000000000000000', connection: 'Username-Password-Authentication' }], unreadableHashLines: [{ line: lines.length + 2, reason: 'not JSON' }] });
+    expect(source.notes()).toEqual({
+      orphanHashLines: [{ id: '000000000000000000000000', connection: 'Username-Password-Authentication' }],
+      unreadableHashLines: [{ line: lines.length + 2, reason: 'not JSON' }],
+    });
   });
 
   it('without the hash file every database user is a no-hash user (passwordless by default), never a failure', async () => {
@@ -287,19 +325,38 @@ describe('the Auth0 source against the fixtures of its documented formats', () =
     it('an enterprise-only user is skipped as unsupported; beside a social identity it is dropped with a warning', () => {
       const only = map({ ...base, identities: [{ provider: 'samlp', user_id: 's1', connection: 'corp', isSocial: false }] });
       expect(only.notImported).toMatchObject({ outcome: 'skipped', code: 'unsupported-provider' });
-      const both = map({ ...base, identities: [{ provider: 'waad', user_id: 'w1', isSocial: false }, { provider: 'github', user_id: '7', isSocial: true, profileData: { email: 'ann@example.com', email_verified: true } }] });
-      expect(both.user?.loginMethods).toEqual([expect.objectContaining({ recipeId: 'thirdparty', thirdPartyId: 'github', thirdPartyUserId: '7', email: 'ann@example.com', isVerified: true })]);
+      const both = map({
+        ...base,
+        identities: [
+          { provider: 'waad', user_id: 'w1', isSocial: false },
+          { provider: 'github', user_id: '7', isSocial: true, profileData: { email: 'ann@example.com', email_verified: true } },
+        ],
+      });
+      expect(both.user?.loginMethods).toEqual([
+        expect.objectContaining({ recipeId: 'thirdparty', thirdPartyId: 'github', thirdPartyUserId: '7', email: 'ann@example.com', isVerified: true }),
+      ]);
       expect(both.warnings.map((w) => w.code)).toEqual(['unsupported-provider']);
     });
 
     it('a user with no identities is reported; a numeric provider user id becomes text; created_at becomes ms', () => {
       expect(map({ ...base, identities: [] }).notImported).toMatchObject({ outcome: 'skipped', code: 'no-login-method' });
       const m = map({ ...base, identities: [{ provider: 'facebook', user_id: 10158765, isSocial: true }] });
-      expect(m.user?.loginMethods[0]).toMatchObject({ thirdPartyId: 'facebook', thirdPartyUserId: '10158765', email: 'ann@example.com', timeJoinedInMSSinceEpoch: Date.parse(base.created_at) });
+      expect(m.user?.loginMethods[0]).toMatchObject({
+        thirdPartyId: 'facebook',
+        thirdPartyUserId: '10158765',
+        email: 'ann@example.com',
+        timeJoinedInMSSinceEpoch: Date.parse(base.created_at),
+      });
     });
 
-    it('a linked social identity without an email of its own takes the user\'s, unverified', () => {
-      const m = map({ ...base, identities: [{ provider: 'email', user_id: 'e1' }, { provider: 'github', user_id: '9', isSocial: true }] });
+    it("a linked social identity without an email of its own takes the user's, unverified", () => {
+      const m = map({
+        ...base,
+        identities: [
+          { provider: 'email', user_id: 'e1' },
+          { provider: 'github', user_id: '9', isSocial: true },
+        ],
+      });
       expect(m.user?.loginMethods.map((lm) => [lm.recipeId, lm.email, lm.isVerified, lm.isPrimary])).toEqual([
         ['passwordless', 'ann@example.com', true, true],
         ['thirdparty', 'ann@example.com', false, false],
@@ -334,7 +391,13 @@ describe('collisions', () => {
 
   it('5,000 distinct users: no collision is reported', async () => {
     const file = join(scratch, 'many.json');
-    const many = Array.from({ length: 5000 }, (_, i) => ({ localId: `u${i}`, email: `u${i}@example.com`, emailVerified: true, createdAt: '1', providerUserInfo: [] }));
+    const many = Array.from({ length: 5000 }, (_, i) => ({
+      localId: `u${i}`,
+      email: `u${i}@example.com`,
+      emailVerified: true,
+      createdAt: '1',
+      providerUserInfo: [],
+    }));
     writeFileSync(file, JSON.stringify({ users: many }));
     const { users, index } = await plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]) }));
     expect(users.every((u) => u.outcome === 'imported')).toBe(true);
@@ -346,7 +409,10 @@ describe('a SuperTokens bulk file', () => {
   it('goes through unchanged; its collisions are still found before writing', async () => {
     const file = join(scratch, 'bulk.json');
     const users = [
-      { externalUserId: 'a', loginMethods: [{ recipeId: 'emailpassword', email: 'A@x.com', passwordHash: 'h', hashingAlgorithm: 'bcrypt', timeJoinedInMSSinceEpoch: 5 }] },
+      {
+        externalUserId: 'a',
+        loginMethods: [{ recipeId: 'emailpassword', email: 'A@x.com', passwordHash: 'h', hashingAlgorithm: 'bcrypt', timeJoinedInMSSinceEpoch: 5 }],
+      },
       { loginMethods: [{ recipeId: 'emailpassword', email: 'a@x.com ', plainTextPassword: 'p' }], anything: { kept: true } },
       { externalUserId: 'c', loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+16505550142' }] },
       'not a user',

@@ -30,7 +30,7 @@ describe('the bundled phone metadata (libphonenumber-js min, without formatting 
     expect(JSON.stringify(committed).length).toBeLessThan(JSON.stringify(min).length / 2);
   });
 
-  it('normalises every country\'s example number, written seven ways, exactly as the full metadata does', () => {
+  it("normalises every country's example number, written seven ways, exactly as the full metadata does", () => {
     const texts = Object.entries(examples).flatMap(([country, national]) => {
       const cc = getCountryCallingCode(country as CountryCode);
       return [

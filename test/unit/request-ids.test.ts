@@ -3,7 +3,10 @@ import { bulkLaneOf } from '../../lib/storage/keys';
 
 /** The ids of a staging request with an idempotency key (`requestIds`). */
 describe('requestIds', () => {
-  const users = [{ loginMethods: [{ recipeId: 'passwordless', email: 'a@example.com' }] }, { loginMethods: [{ recipeId: 'passwordless', email: 'b@example.com' }] }];
+  const users = [
+    { loginMethods: [{ recipeId: 'passwordless', email: 'a@example.com' }] },
+    { loginMethods: [{ recipeId: 'passwordless', email: 'b@example.com' }] },
+  ];
   const take = (next: () => string, n: number) => Array.from({ length: n }, next);
 
   it('gives every try of the same request the same ids, in the same order', () => {
@@ -28,7 +31,7 @@ describe('requestIds', () => {
     expect(Math.max(...lanes.values())).toBeLessThan(48);
   });
 
-  it('is RFC 9562 version 5 of its namespace and name: the ids Python\'s uuid.uuid5 gives', () => {
+  it("is RFC 9562 version 5 of its namespace and name: the ids Python's uuid.uuid5 gives", () => {
     // Made with Python 3.11 (an independent implementation):
     //   d = hashlib.sha256(b"k1\n" + json.dumps(users, separators=(",", ":")).encode()).hexdigest()
     //   [str(uuid.uuid5(uuid.UUID("3b0f5e4e-9d6a-4c1f-8e2b-7a9d0c4f6e18"), d + "#%d" % i)) for i in range(3)]

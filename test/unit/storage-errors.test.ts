@@ -9,9 +9,12 @@ function sdkError(name: string, codes?: string[]): Error {
 }
 
 describe('isThrottlingError', () => {
-  it.each(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException'])('is true for a call DynamoDB refused for load: %s', (name) => {
-    expect(isThrottlingError(sdkError(name))).toBe(true);
-  });
+  it.each(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException'])(
+    'is true for a call DynamoDB refused for load: %s',
+    (name) => {
+      expect(isThrottlingError(sdkError(name))).toBe(true);
+    },
+  );
 
   it.each([
     [['ThrottlingError', 'None'], true],

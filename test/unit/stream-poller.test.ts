@@ -32,7 +32,12 @@ describe('parallelBatches', () => {
     expect(groups.length).toBeGreaterThan(1);
     for (const batches of groups) for (const batch of batches) expect(batch.length).toBeGreaterThan(0);
     for (const batches of groups) for (const batch of batches) expect(batch.length).toBeLessThanOrEqual(100);
-    expect(groups.flat(2).map((r) => r.seq).sort((a, b) => a - b)).toEqual(records.map((r) => r.seq));
+    expect(
+      groups
+        .flat(2)
+        .map((r) => r.seq)
+        .sort((a, b) => a - b),
+    ).toEqual(records.map((r) => r.seq));
   });
 
   it('with a factor of 1, is the records in order cut into batches', () => {

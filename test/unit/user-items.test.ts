@@ -13,16 +13,36 @@ import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 const ctx = { tableName: 'T' } as DynamoContext;
 
 const ep: UserRecord = {
-  userId: 'ep-1', recipeId: 'emailpassword', tenantIds: ['public'], timeJoined: 100, email: 'a@b.c',
-  verifiedEmails: [], phoneVerified: false, passwordHash: '$2a$10$hash', version: 3,
+  userId: 'ep-1',
+  recipeId: 'emailpassword',
+  tenantIds: ['public'],
+  timeJoined: 100,
+  email: 'a@b.c',
+  verifiedEmails: [],
+  phoneVerified: false,
+  passwordHash: '$2a$10$hash',
+  version: 3,
 };
 const tp: UserRecord = {
-  userId: 'tp-1', recipeId: 'thirdparty', tenantIds: ['t1'], timeJoined: 200, email: 'a@b.c',
-  thirdParty: { id: 'google', userId: 'g1' }, verifiedEmails: ['a@b.c'], phoneVerified: false, version: 1,
+  userId: 'tp-1',
+  recipeId: 'thirdparty',
+  tenantIds: ['t1'],
+  timeJoined: 200,
+  email: 'a@b.c',
+  thirdParty: { id: 'google', userId: 'g1' },
+  verifiedEmails: ['a@b.c'],
+  phoneVerified: false,
+  version: 1,
 };
 const pl: UserRecord = {
-  userId: 'pl-1', recipeId: 'passwordless', tenantIds: ['public'], timeJoined: 50, phoneNumber: '+14155552671',
-  verifiedEmails: [], phoneVerified: true, version: 7,
+  userId: 'pl-1',
+  recipeId: 'passwordless',
+  tenantIds: ['public'],
+  timeJoined: 50,
+  phoneNumber: '+14155552671',
+  verifiedEmails: [],
+  phoneVerified: true,
+  version: 7,
 };
 const primary: AuthUser = { id: 'ep-1', isPrimary: true, loginMethods: [ep, tp] };
 
@@ -37,18 +57,45 @@ describe('itemsOfUser', () => {
       ['loginMethod', 'USER#ep-1', 'LM#ep-1', CURRENT_FORMAT],
       ['guard', 'T#public#EP#EMAIL#a%40b.c', 'GUARD', CURRENT_FORMAT],
     ]);
-    expect(at(items[0])).toMatchObject({ gsi1pk: keys.usersOfTenant('public', userListShard('ep-1')), gsi1sk: keys.userListPosition(100, 'ep-1'), listRecipeIds: ['emailpassword'], version: 3 });
+    expect(at(items[0])).toMatchObject({
+      gsi1pk: keys.usersOfTenant('public', userListShard('ep-1')),
+      gsi1sk: keys.userListPosition(100, 'ep-1'),
+      listRecipeIds: ['emailpassword'],
+      version: 3,
+    });
     expect(at(items[0]).primaryUserId).toBeUndefined();
     // The email guard carries the hash and a snapshot of the login method: with the hash, the whole login method.
     expect(at(items[1])).toEqual({
-      pk: 'T#public#EP#EMAIL#a%40b.c', sk: 'GUARD', type: 'guard', fmt: CURRENT_FORMAT, userId: 'ep-1', passwordHash: '$2a$10$hash',
-      snapshot: { userId: 'ep-1', recipeId: 'emailpassword', tenantIds: ['public'], timeJoined: 100, email: 'a@b.c', verifiedEmails: [], phoneVerified: false, version: 3 },
+      pk: 'T#public#EP#EMAIL#a%40b.c',
+      sk: 'GUARD',
+      type: 'guard',
+      fmt: CURRENT_FORMAT,
+      userId: 'ep-1',
+      passwordHash: '$2a$10$hash',
+      snapshot: {
+        userId: 'ep-1',
+        recipeId: 'emailpassword',
+        tenantIds: ['public'],
+        timeJoined: 100,
+        email: 'a@b.c',
+        verifiedEmails: [],
+        phoneVerified: false,
+        version: 3,
+      },
     });
     expect(readSnapshot(at(items[1]))).toEqual({ loginMethod: ep });
   });
 
   it('snapshots every field of a login method, on the items SNAPSHOT_CARRIERS names, and only those', () => {
-    const full: UserRecord = { ...ep, verifiedEmails: ['a@b.c'], externalUserId: 'ext-1', externalUserIdInfo: 'from firebase', passwordMigration: { markedAt: 5 }, passwordHash: undefined, tenantIds: ['public', 't2'] };
+    const full: UserRecord = {
+      ...ep,
+      verifiedEmails: ['a@b.c'],
+      externalUserId: 'ext-1',
+      externalUserIdInfo: 'from firebase',
+      passwordMigration: { markedAt: 5 },
+      passwordHash: undefined,
+      tenantIds: ['public', 't2'],
+    };
     const guards = byRole(standaloneUser(full), 'guard');
     // Its external id guard and an email guard per tenant; the email guards carry the snapshot.
     expect(guards.map((d) => [d.key.pk, at(d).snapshot !== undefined])).toEqual([
@@ -98,9 +145,11 @@ describe('itemsOfUser', () => {
     ]);
     expect(byRole(primary, 'link').map((d) => [d.key.pk, d.key.sk, at(d).primaryUserId])).toEqual([['USER#tp-1', 'LINK', 'ep-1']]);
     expect(byRole(primary, 'claim').map((d) => [at(d).type, at(d).primaryUserId])).toEqual(Array(4).fill(['claim', 'ep-1']));
-    expect(byRole(primary, 'claim').map((d) => d.key.pk).sort()).toEqual(
-      ['T#public#PRIMARY#EMAIL#a%40b.c', 'T#public#PRIMARY#TP#google#g1', 'T#t1#PRIMARY#EMAIL#a%40b.c', 'T#t1#PRIMARY#TP#google#g1'].sort(),
-    );
+    expect(
+      byRole(primary, 'claim')
+        .map((d) => d.key.pk)
+        .sort(),
+    ).toEqual(['T#public#PRIMARY#EMAIL#a%40b.c', 'T#public#PRIMARY#TP#google#g1', 'T#t1#PRIMARY#EMAIL#a%40b.c', 'T#t1#PRIMARY#TP#google#g1'].sort());
     expect(claimsOf({ ...primary, isPrimary: false })).toEqual([]);
   });
 
@@ -108,7 +157,9 @@ describe('itemsOfUser', () => {
     const user: AuthUser = { id: 'ep-1', isPrimary: true, loginMethods: [pl, ep] };
     const lms = byRole(user, 'loginMethod');
     const listed = lms.filter((d) => at(d).gsi1pk !== undefined);
-    expect(listed.map((d) => [d.key.sk, at(d).gsi1sk, at(d).listRecipeIds])).toEqual([['LM#pl-1', keys.userListPosition(50, 'ep-1'), ['emailpassword', 'passwordless']]]);
+    expect(listed.map((d) => [d.key.sk, at(d).gsi1sk, at(d).listRecipeIds])).toEqual([
+      ['LM#pl-1', keys.userListPosition(50, 'ep-1'), ['emailpassword', 'passwordless']],
+    ]);
   });
 
   it('marks one entry per user for counting the whole app, with every recipe of the user, whatever its tenants', () => {
@@ -132,14 +183,17 @@ describe('userChangeWrites', () => {
     ]);
     expect(writes[1].item.Put?.ConditionExpression).toBe('#owner = :owner');
     // The snapshot at the version the login method is written at, not the one it was read at.
-    expect([writes[0].item.Put?.Item?.version, writes[1].item.Put?.Item?.snapshot]).toEqual([4, expect.objectContaining({ verifiedEmails: ['a@b.c'], version: 4 })]);
+    expect([writes[0].item.Put?.Item?.version, writes[1].item.Put?.Item?.snapshot]).toEqual([
+      4,
+      expect.objectContaining({ verifiedEmails: ['a@b.c'], version: 4 }),
+    ]);
     // The same change in a primary user's login method leaves its guard alone (it holds no copy).
     expect(kinds(userChangeWrites(ctx, [primary], [withLoginMethod(primary, { ...ep, verifiedEmails: ['a@b.c'] })]))).toEqual([
       ['Put', 'USER#ep-1', 'LM#ep-1'],
     ]);
   });
 
-  it('writes only the login method (at its version) and its guard\'s hash copy for a new hash', () => {
+  it("writes only the login method (at its version) and its guard's hash copy for a new hash", () => {
     const writes = userChangeWrites(ctx, [primary], [withLoginMethod(primary, { ...ep, passwordHash: '$argon2id$new' })]);
     expect(kinds(writes)).toEqual([
       ['Put', 'USER#ep-1', 'LM#ep-1'],
@@ -175,7 +229,10 @@ describe('userChangeWrites', () => {
 
   it('deletes the data of a gone id only while no assignment and no mapping came since, and keeps the data of an id another user holds', () => {
     const kind = (w: ReturnType<typeof leavingIdWrites>[number]) => {
-      const [op, body] = Object.entries(w.item)[0] as unknown as [string, { Key: { pk: string; sk: string }; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown> }];
+      const [op, body] = Object.entries(w.item)[0] as unknown as [
+        string,
+        { Key: { pk: string; sk: string }; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown> },
+      ];
       return [op, body.Key.pk, body.Key.sk, body.ConditionExpression, body.ExpressionAttributeValues?.[':version']];
     };
     const gone = leavingIdWrites(ctx, [
@@ -190,9 +247,9 @@ describe('userChangeWrites', () => {
       ['Delete', 'META#b', 'METADATA', undefined, undefined],
       ['ConditionCheck', 'USERROLES#b', 'VERSION', 'attribute_not_exists(pk)', undefined],
     ]);
-    expect(leavingIdWrites(ctx, [{ id: 'c', heldBy: keys.loginMethod('c', 'c'), unclaimed: [], assignments: [keys.userRole('c', 'public', 'r')] }]).map(kind)).toEqual([
-      ['ConditionCheck', 'USER#c', 'LM#c', 'attribute_exists(pk)', undefined],
-    ]);
+    expect(
+      leavingIdWrites(ctx, [{ id: 'c', heldBy: keys.loginMethod('c', 'c'), unclaimed: [], assignments: [keys.userRole('c', 'public', 'r')] }]).map(kind),
+    ).toEqual([['ConditionCheck', 'USER#c', 'LM#c', 'attribute_exists(pk)', undefined]]);
   });
 
   it('writes nothing when nothing changed', () => {
@@ -213,9 +270,22 @@ describe('userChangeWrites', () => {
       ['Put', 'T#t1#PRIMARY#TP#google#g1', 'PRIMARY'],
       ['Put', 'T#t1#TP#google#g1', 'GUARD'],
     ]);
-    expect(writes.map((w) => w.onConditionFailed.status)).toEqual(['STALE', 'STALE', 'STALE', 'STALE', 'ACCOUNT_INFO_TAKEN', 'ACCOUNT_INFO_TAKEN', 'ACCOUNT_INFO_TAKEN', 'STALE']);
+    expect(writes.map((w) => w.onConditionFailed.status)).toEqual([
+      'STALE',
+      'STALE',
+      'STALE',
+      'STALE',
+      'ACCOUNT_INFO_TAKEN',
+      'ACCOUNT_INFO_TAKEN',
+      'ACCOUNT_INFO_TAKEN',
+      'STALE',
+    ]);
     // The moved login method's guard now names the user holding it, while it is still its own.
-    expect(writes[7].item.Put).toMatchObject({ ConditionExpression: '#owner = :owner', ExpressionAttributeValues: { ':owner': 'tp-1' }, Item: { userId: 'tp-1', linkedTo: 'ep-1' } });
+    expect(writes[7].item.Put).toMatchObject({
+      ConditionExpression: '#owner = :owner',
+      ExpressionAttributeValues: { ':owner': 'tp-1' },
+      Item: { userId: 'tp-1', linkedTo: 'ep-1' },
+    });
     // The unchanged primary login method is rewritten at its version too: a concurrent change of the user fails one of the two.
     expect(writes[0].item.Put).toMatchObject({ ExpressionAttributeValues: { ':version': 3 }, Item: { version: 4 } });
     // The moved login method is new at its place (only if absent), with its version carried on.
@@ -225,7 +295,13 @@ describe('userChangeWrites', () => {
 
   it('refuses a change beyond one transaction (100 items) before writing anything', () => {
     const many: UserRecord[] = Array.from({ length: 30 }, (_, i) => ({
-      ...pl, userId: `pl-${i}`, tenantIds: [`t${i}`], phoneNumber: `+1415555${String(1000 + i)}`, email: `p${i}@x.y`, timeJoined: 1000 + i, version: 1,
+      ...pl,
+      userId: `pl-${i}`,
+      tenantIds: [`t${i}`],
+      phoneNumber: `+1415555${String(1000 + i)}`,
+      email: `p${i}@x.y`,
+      timeJoined: 1000 + i,
+      version: 1,
     }));
     const user: AuthUser = { id: 'pl-0', isPrimary: true, loginMethods: many };
     expect(() => userChangeWrites(ctx, [], [user])).toThrow(TooManyItemsError);
@@ -245,14 +321,20 @@ describe('a login method in several tenants', () => {
     ]);
     for (const d of entries) expect(d.key.pk).toBe(keys.userPartition('ep-1'));
     // Guards in every tenant; the list entry of the first tenant rides on the login method item.
-    expect(itemsOfUser(user).filter((d) => d.role === 'guard').map((d) => d.key.pk)).toHaveLength(3);
+    expect(
+      itemsOfUser(user)
+        .filter((d) => d.role === 'guard')
+        .map((d) => d.key.pk),
+    ).toHaveLength(3);
     expect(at(itemsOfUser(user).find((d) => d.role === 'loginMethod')!).gsi1pk).toBe(keys.usersOfTenant('public', userListShard('ep-1')));
   });
 
   it('gives a tenant one list entry per user: the oldest login method there has it', () => {
     const newer: UserRecord = { ...tp, userId: 'tp-9', timeJoined: 300, tenantIds: ['t1'] };
     const both: AuthUser = { id: 'ep-1', isPrimary: true, loginMethods: [multi, newer] };
-    const listEntries = itemsOfUser(both).filter((d) => at(d).gsi1pk !== undefined).map((d) => [d.key.sk, at(d).listRecipeIds]);
+    const listEntries = itemsOfUser(both)
+      .filter((d) => at(d).gsi1pk !== undefined)
+      .map((d) => [d.key.sk, at(d).listRecipeIds]);
     expect(listEntries).toEqual([
       ['LM#ep-1', ['emailpassword']],
       ['LIST#t1', ['emailpassword', 'thirdparty']],
@@ -266,7 +348,6 @@ describe('a login method in several tenants', () => {
     expect(deletes.sort()).toEqual(['EMAIL#t2#ep-1', 'GUARD', 'LIST#t2']);
   });
 });
-
 
 describe('the codes a consume ended (codesConsumedAt)', () => {
   const multi: UserRecord = { ...pl, email: 'p@l.c', tenantIds: ['public', 't1'] };
@@ -313,10 +394,15 @@ describe('a passwordless login method with a phone number', () => {
 });
 
 describe('the snapshot of a passwordless login method on its entries', () => {
-  const both = withCodesConsumed({ ...pl, email: 'p@l.c', tenantIds: ['public', 't1'], verifiedEmails: ['p@l.c'], externalUserId: 'ext-pl' }, 'public', { email: 'p@l.c' }, 1_000);
+  const both = withCodesConsumed(
+    { ...pl, email: 'p@l.c', tenantIds: ['public', 't1'], verifiedEmails: ['p@l.c'], externalUserId: 'ext-pl' },
+    'public',
+    { email: 'p@l.c' },
+    1_000,
+  );
   const entries = (user: AuthUser) => itemsOfUser(user).filter((d) => at(d).type === 'emailEntry' || at(d).type === 'phoneEntry');
 
-  it('is the whole login method, its version and its consumes\' marks included, on each email and phone entry', () => {
+  it("is the whole login method, its version and its consumes' marks included, on each email and phone entry", () => {
     const found = entries(standaloneUser(both));
     expect(found.map((d) => d.key.sk)).toEqual(['EMAIL#t1#pl-1', 'PHONE#public#pl-1', 'PHONE#t1#pl-1']);
     for (const d of found) {
@@ -325,8 +411,11 @@ describe('the snapshot of a passwordless login method on its entries', () => {
     }
   });
 
-  it('names the primary user on the entries of a primary or linked user\'s login method; none on another recipe\'s', () => {
-    for (const user of [{ id: 'pl-1', isPrimary: true, loginMethods: [both] }, { id: 'ep-1', isPrimary: true, loginMethods: [ep, both] }]) {
+  it("names the primary user on the entries of a primary or linked user's login method; none on another recipe's", () => {
+    for (const user of [
+      { id: 'pl-1', isPrimary: true, loginMethods: [both] },
+      { id: 'ep-1', isPrimary: true, loginMethods: [ep, both] },
+    ]) {
       expect(entries(user).map((d) => [d.key.pk, readSnapshot(at(d))])).toEqual([
         [`USER#${user.id}`, { loginMethod: both, primaryUserId: user.id }],
         [`USER#${user.id}`, { loginMethod: both, primaryUserId: user.id }],
@@ -344,7 +433,7 @@ describe('the snapshot of a passwordless login method on its entries', () => {
     expect(entryPuts.map((w) => readSnapshot(w.item.Put!.Item!)?.primaryUserId)).toEqual(['pl-1', 'pl-1', 'pl-1']);
   });
 
-  it('is written with the login method at the version written (a consume\'s mark), and not written when the login method is not', () => {
+  it("is written with the login method at the version written (a consume's mark), and not written when the login method is not", () => {
     const after = withCodesConsumed(both, 't1', { email: 'p@l.c' }, 2_000);
     const writes = userChangeWrites(ctx, [standaloneUser(both)], [standaloneUser(after)]);
     const put = (sk: string) => writes.find((w) => w.item.Put?.Item?.sk === sk)?.item.Put;
@@ -365,7 +454,7 @@ describe('the snapshot of a passwordless login method on its entries', () => {
   });
 });
 
-describe('a mark on a login method of a primary user, written from its snapshot alone (loginMarkWrites): a consume, a provider\'s verification', () => {
+describe("a mark on a login method of a primary user, written from its snapshot alone (loginMarkWrites): a consume, a provider's verification", () => {
   type Update = NonNullable<ReturnType<typeof loginMarkWrites>[number]['item']['Update']>;
   /** The item an update leaves: its SET attributes taken from its values, its REMOVE ones gone. */
   function applied(item: Record<string, unknown>, update: Update): Record<string, unknown> {
@@ -380,14 +469,37 @@ describe('a mark on a login method of a primary user, written from its snapshot 
     for (const name of removePart.split(', ').filter(Boolean)) delete out[names[name]];
     return out;
   }
-  const emailAndPhone: UserRecord = { ...pl, email: 'p@l.c', tenantIds: ['public', 't1'], timeJoined: 300, verifiedEmails: [], phoneVerified: false, externalUserId: 'ext-pl' };
+  const emailAndPhone: UserRecord = {
+    ...pl,
+    email: 'p@l.c',
+    tenantIds: ['public', 't1'],
+    timeJoined: 300,
+    verifiedEmails: [],
+    phoneVerified: false,
+    externalUserId: 'ext-pl',
+  };
 
   it.each([
-    ['a linked login method, by its email in its first tenant', { id: 'ep-1', isPrimary: true, loginMethods: [ep, emailAndPhone] }, 'public', { email: 'p@l.c' }],
-    ['a linked login method, by its phone in its second tenant', { id: 'ep-1', isPrimary: true, loginMethods: [ep, emailAndPhone] }, 't1', { phoneNumber: '+14155552671' }],
-    ['the primary user\'s own login method', { id: 'pl-1', isPrimary: true, loginMethods: [emailAndPhone, tp] }, 'public', { email: 'p@l.c' }],
-    ['a linked login method in one tenant, without an entry', { id: 'ep-1', isPrimary: true, loginMethods: [ep, { ...pl, tenantIds: ['public'] }] }, 'public', { phoneNumber: '+14155552671' }],
-  ] as const)('writes what the whole user\'s change writes: the login method item and its entries, %s', (_, user: AuthUser, tenantId, identity) => {
+    [
+      'a linked login method, by its email in its first tenant',
+      { id: 'ep-1', isPrimary: true, loginMethods: [ep, emailAndPhone] },
+      'public',
+      { email: 'p@l.c' },
+    ],
+    [
+      'a linked login method, by its phone in its second tenant',
+      { id: 'ep-1', isPrimary: true, loginMethods: [ep, emailAndPhone] },
+      't1',
+      { phoneNumber: '+14155552671' },
+    ],
+    ["the primary user's own login method", { id: 'pl-1', isPrimary: true, loginMethods: [emailAndPhone, tp] }, 'public', { email: 'p@l.c' }],
+    [
+      'a linked login method in one tenant, without an entry',
+      { id: 'ep-1', isPrimary: true, loginMethods: [ep, { ...pl, tenantIds: ['public'] }] },
+      'public',
+      { phoneNumber: '+14155552671' },
+    ],
+  ] as const)("writes what the whole user's change writes: the login method item and its entries, %s", (_, user: AuthUser, tenantId, identity) => {
     const before = user.loginMethods.find((lm) => lm.userId === 'pl-1')!;
     const marked = withCodesConsumed(
       'email' in identity ? { ...before, verifiedEmails: [identity.email] } : { ...before, phoneVerified: true },
@@ -419,23 +531,28 @@ describe('a mark on a login method of a primary user, written from its snapshot 
 
   it.each([
     ['linked, in two tenants', { id: 'ep-1', isPrimary: true, loginMethods: [ep, { ...tp, verifiedEmails: [], tenantIds: ['t1', 't2'] }] }],
-    ['the primary user\'s own', { id: 'tp-1', isPrimary: true, loginMethods: [{ ...tp, verifiedEmails: ['old@b.c'] }, ep] }],
-  ] as const)('writes what the whole user\'s change writes for a third-party login method whose email the provider verifies, %s: its item and its guards\' snapshots', (_, user: AuthUser) => {
-    const before = user.loginMethods.find((lm) => lm.userId === 'tp-1')!;
-    const verified = withVerifiedEmail(before, 'a@b.c');
-    const whole = userChangeWrites(ctx, [user], [withLoginMethod(user, verified)]);
-    const writes = loginMarkWrites(ctx, user.id, before, verified);
-    // The login method, then a guard per tenant with its snapshot at the version written.
-    expect(whole.map((w) => w.item.Put?.Item?.pk)).toEqual([`USER#${user.id}`, ...before.tenantIds.map((t) => `T#${t}#TP#google#g1`)]);
-    expect(writes.slice(1)).toEqual(whole.slice(1));
-    expect(writes.slice(1).map((w) => readSnapshot(w.item.Put!.Item!)?.loginMethod.version)).toEqual(before.tenantIds.map(() => 2));
-    const stored = at(itemsOfUser(user).find((d) => d.key.sk === 'LM#tp-1')!);
-    expect(applied(stored, writes[0].item.Update!)).toEqual(whole[0].item.Put!.Item);
-  });
+    ["the primary user's own", { id: 'tp-1', isPrimary: true, loginMethods: [{ ...tp, verifiedEmails: ['old@b.c'] }, ep] }],
+  ] as const)(
+    "writes what the whole user's change writes for a third-party login method whose email the provider verifies, %s: its item and its guards' snapshots",
+    (_, user: AuthUser) => {
+      const before = user.loginMethods.find((lm) => lm.userId === 'tp-1')!;
+      const verified = withVerifiedEmail(before, 'a@b.c');
+      const whole = userChangeWrites(ctx, [user], [withLoginMethod(user, verified)]);
+      const writes = loginMarkWrites(ctx, user.id, before, verified);
+      // The login method, then a guard per tenant with its snapshot at the version written.
+      expect(whole.map((w) => w.item.Put?.Item?.pk)).toEqual([`USER#${user.id}`, ...before.tenantIds.map((t) => `T#${t}#TP#google#g1`)]);
+      expect(writes.slice(1)).toEqual(whole.slice(1));
+      expect(writes.slice(1).map((w) => readSnapshot(w.item.Put!.Item!)?.loginMethod.version)).toEqual(before.tenantIds.map(() => 2));
+      const stored = at(itemsOfUser(user).find((d) => d.key.sk === 'LM#tp-1')!);
+      expect(applied(stored, writes[0].item.Update!)).toEqual(whole[0].item.Put!.Item);
+    },
+  );
 
   it('refuses any other change (it would need the user): an email, a tenant, a hash', () => {
     for (const other of [{ email: 'new@l.c' }, { tenantIds: ['public'] }, { passwordHash: '$2a$10$x' }, { userId: 'pl-2' }]) {
-      expect(() => loginMarkWrites(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, ...other, phoneVerified: true })).toThrow('only verifications and a consume\'s marks');
+      expect(() => loginMarkWrites(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, ...other, phoneVerified: true })).toThrow(
+        "only verifications and a consume's marks",
+      );
     }
     expect(() => loginMarkWrites(ctx, 'ep-1', emailAndPhone, { ...emailAndPhone, phoneVerified: true, version: 99 })).not.toThrow();
   });

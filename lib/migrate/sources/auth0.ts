@@ -39,7 +39,12 @@ export class HashIndex {
       }
       const identifiers = Array.isArray(v?.identifiers) ? (v.identifiers as { type?: unknown; value?: unknown }[]) : [];
       const email = typeof v?.email === 'string' ? v.email : identifiers.find((i) => i?.type === 'email' && typeof i.value === 'string')?.value;
-      const entry: HashLine = { hash, connection: typeof v?.connection === 'string' ? v.connection : undefined, email: email as string | undefined, used: false };
+      const entry: HashLine = {
+        hash,
+        connection: typeof v?.connection === 'string' ? v.connection : undefined,
+        email: email as string | undefined,
+        used: false,
+      };
       const list = index.byId.get(id);
       if (list) list.push(entry);
       else index.byId.set(id, [entry]);
@@ -85,7 +90,8 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
   const sourceId = str(raw.user_id);
   const createdMs = typeof raw.created_at === 'string' ? Date.parse(raw.created_at) : NaN;
   const createdAt = Number.isFinite(createdMs) ? createdMs : undefined;
-  if (raw.created_at !== undefined && createdAt === undefined) warnings.push({ code: 'bad-created-at', text: 'created_at is not a date: timeJoined is the import time' });
+  if (raw.created_at !== undefined && createdAt === undefined)
+    warnings.push({ code: 'bad-created-at', text: 'created_at is not a date: timeJoined is the import time' });
   if (sourceId === undefined) return failedUser('#no-user_id', createdAt, 'no-source-id', 'the record has no user_id', warnings);
 
   const identities = Array.isArray(raw.identities) ? (raw.identities as Obj[]).filter((i) => i !== null && typeof i === 'object') : [];
@@ -131,17 +137,29 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
         warnings.push({ code: 'identity-without-email', text: `${provider} identity ${idUserId} has no email anywhere in the record: not imported` });
         return;
       }
-      methods.push({ recipeId: 'thirdparty', tenantIds: [], isVerified: email !== undefined && verified, email: socialEmail, thirdPartyId: thirdPartyIdOf(provider), thirdPartyUserId: idUserId });
+      methods.push({
+        recipeId: 'thirdparty',
+        tenantIds: [],
+        isVerified: email !== undefined && verified,
+        email: socialEmail,
+        thirdPartyId: thirdPartyIdOf(provider),
+        thirdPartyUserId: idUserId,
+      });
     } else {
       unsupported = provider;
-      warnings.push({ code: 'unsupported-provider', text: `${provider} (enterprise) identity ${idUserId} not migrated: enterprise connections are not imported` });
+      warnings.push({
+        code: 'unsupported-provider',
+        text: `${provider} (enterprise) identity ${idUserId} not migrated: enterprise connections are not imported`,
+      });
     }
   });
 
   // `--no-hash skip` on a user with nothing else: the skip is the reason, not a warning.
   const skipWarning = methods.length === 0 ? warnings.find((w) => w.code === 'no-password-hash' && opts.noHash === 'skip') : undefined;
   const appMetadata = (raw.app_metadata !== null && typeof raw.app_metadata === 'object' && !Array.isArray(raw.app_metadata) ? raw.app_metadata : {}) as Obj;
-  const userMetadata = (raw.user_metadata !== null && typeof raw.user_metadata === 'object' && !Array.isArray(raw.user_metadata) ? raw.user_metadata : {}) as Obj;
+  const userMetadata = (
+    raw.user_metadata !== null && typeof raw.user_metadata === 'object' && !Array.isArray(raw.user_metadata) ? raw.user_metadata : {}
+  ) as Obj;
   const { roles: rawRoles, ...appRest } = appMetadata;
   const roles = Array.isArray(rawRoles) ? rawRoles.filter((r): r is string => typeof r === 'string' && r.trim() !== '').map((r) => r.trim()) : [];
   if (rawRoles !== undefined && !Array.isArray(rawRoles)) appRest.roles = rawRoles;

@@ -109,13 +109,18 @@ export function mapFirebaseUser(rec: FirebaseRecord, ctx: FirebaseMapContext): M
   const warnings: Warning[] = [];
   const createdAt = rec.createdAt !== undefined && /^\d{1,15}$/.test(rec.createdAt.trim()) ? Number(rec.createdAt) : undefined;
   if (rec.createdAt !== undefined && createdAt === undefined) {
-    warnings.push({ code: 'bad-created-at', text: `createdAt ${JSON.stringify(rec.createdAt.slice(0, 40))} is not a time in ms: timeJoined is the import time` });
+    warnings.push({
+      code: 'bad-created-at',
+      text: `createdAt ${JSON.stringify(rec.createdAt.slice(0, 40))} is not a time in ms: timeJoined is the import time`,
+    });
   }
   if (sourceId === '') return failedUser('#no-localId', createdAt, 'no-source-id', 'the record has no localId', warnings);
   const email = emailOf(rec.email);
-  if (rec.email !== undefined && email === undefined) warnings.push({ code: 'bad-email', text: `email ${JSON.stringify(rec.email.slice(0, 80))} is not an email address: not imported` });
+  if (rec.email !== undefined && email === undefined)
+    warnings.push({ code: 'bad-email', text: `email ${JSON.stringify(rec.email.slice(0, 80))} is not an email address: not imported` });
   const phone = phoneOf(rec.phoneNumber);
-  if (rec.phoneNumber !== undefined && phone === undefined) warnings.push({ code: 'bad-phone', text: `phoneNumber ${JSON.stringify(rec.phoneNumber.slice(0, 40))} is not in international format: not imported` });
+  if (rec.phoneNumber !== undefined && phone === undefined)
+    warnings.push({ code: 'bad-phone', text: `phoneNumber ${JSON.stringify(rec.phoneNumber.slice(0, 40))} is not in international format: not imported` });
 
   let metadata: Record<string, unknown> | undefined;
   if (rec.customAttributes !== undefined) {
@@ -124,7 +129,13 @@ export function mapFirebaseUser(rec: FirebaseRecord, ctx: FirebaseMapContext): M
       if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) throw new Error('not an object');
       metadata = claims as Record<string, unknown>;
     } catch {
-      return failedUser(sourceId, createdAt, 'bad-custom-claims', 'customAttributes is not a JSON object: fix the record (its claims would be lost) and run again', warnings);
+      return failedUser(
+        sourceId,
+        createdAt,
+        'bad-custom-claims',
+        'customAttributes is not a JSON object: fix the record (its claims would be lost) and run again',
+        warnings,
+      );
     }
   }
 
@@ -133,12 +144,21 @@ export function mapFirebaseUser(rec: FirebaseRecord, ctx: FirebaseMapContext): M
     const hash = standardBase64(rec.passwordHash);
     const salt = rec.salt === undefined ? undefined : standardBase64(rec.salt);
     if (hash === undefined) return failedUser(sourceId, createdAt, 'bad-password-hash', 'passwordHash is not base64 (standard or url-safe)', warnings);
-    if (salt === undefined) return failedUser(sourceId, createdAt, 'bad-password-hash', rec.salt === undefined ? 'passwordHash has no salt' : 'salt is not base64 (standard or url-safe)', warnings);
+    if (salt === undefined)
+      return failedUser(
+        sourceId,
+        createdAt,
+        'bad-password-hash',
+        rec.salt === undefined ? 'passwordHash has no salt' : 'salt is not base64 (standard or url-safe)',
+        warnings,
+      );
     if (email === undefined) {
       warnings.push({ code: 'password-without-email', text: 'a password hash but no usable email: the password is not imported' });
     } else {
       if (ctx.hashConfig === undefined) {
-        throw new UsageError('the export holds password hashes: --hash-config <file> is required (Firebase console → Authentication → Users → ⋮ → Password hash parameters).');
+        throw new UsageError(
+          'the export holds password hashes: --hash-config <file> is required (Firebase console → Authentication → Users → ⋮ → Password hash parameters).',
+        );
       }
       const { memCost, rounds, saltSeparator } = ctx.hashConfig;
       methods.push({
@@ -166,11 +186,19 @@ export function mapFirebaseUser(rec: FirebaseRecord, ctx: FirebaseMapContext): M
       warnings.push({ code: 'identity-without-email', text: `${p.providerId} identity ${p.rawId} has no email anywhere in the record: not imported` });
       continue;
     }
-    methods.push({ recipeId: 'thirdparty', tenantIds: [], isVerified: rec.emailVerified && idEmail === email, email: idEmail, thirdPartyId, thirdPartyUserId: p.rawId });
+    methods.push({
+      recipeId: 'thirdparty',
+      tenantIds: [],
+      isVerified: rec.emailVerified && idEmail === email,
+      email: idEmail,
+      thirdPartyId,
+      thirdPartyUserId: p.rawId,
+    });
   }
 
   const hasSocial = methods.some((m) => m.recipeId === 'thirdparty');
-  const phoneMethod: BulkLoginMethodInput | undefined = phone === undefined ? undefined : { recipeId: 'passwordless', tenantIds: [], isVerified: true, phoneNumber: phone };
+  const phoneMethod: BulkLoginMethodInput | undefined =
+    phone === undefined ? undefined : { recipeId: 'passwordless', tenantIds: [], isVerified: true, phoneNumber: phone };
   if (email !== undefined && rec.passwordHash === undefined && !hasSocial) {
     const why = 'email but no password hash and no social identity (an email-link user, or a password the export dropped)';
     const noHash = noHashLoginMethod(email, rec.emailVerified, opts, why);
@@ -254,7 +282,9 @@ async function* csvRecords(file: string): AsyncGenerator<FirebaseRecord | Unread
     const line = err.lines ?? 0;
     if (skippedLines.has(line)) return;
     skippedLines.add(line);
-    skipped.push(malformedRow((err.raw ?? '').split(',')[0], line, `the CSV record at line ${line} cannot be read (${err.message.replace(/ at line \d+.*$/, '')})`));
+    skipped.push(
+      malformedRow((err.raw ?? '').split(',')[0], line, `the CSV record at line ${line} cannot be read (${err.message.replace(/ at line \d+.*$/, '')})`),
+    );
   });
   let good = 0;
   let record = 0;
@@ -263,7 +293,11 @@ async function* csvRecords(file: string): AsyncGenerator<FirebaseRecord | Unread
       record++;
       yield* skipped.splice(0);
       if (!CSV_WIDTHS.has(cells.length)) {
-        yield malformedRow(cells[0] ?? '', record, `the CSV record has ${cells.length} cells instead of 53 (52 and the trailing comma): a value with a comma the exporter did not quote`);
+        yield malformedRow(
+          cells[0] ?? '',
+          record,
+          `the CSV record has ${cells.length} cells instead of 53 (52 and the trailing comma): a value with a comma the exporter did not quote`,
+        );
         continue;
       }
       good++;
@@ -273,7 +307,8 @@ async function* csvRecords(file: string): AsyncGenerator<FirebaseRecord | Unread
   } catch (err) {
     throw new UsageError(`${file} is not a readable CSV file near record ${record + 1}: ${(err as Error).message}`);
   }
-  if (good === 0 && record + skippedLines.size > 0) throw new UsageError(`${file} is not an auth:export CSV file: none of its records has the exporter's 53 cells.`);
+  if (good === 0 && record + skippedLines.size > 0)
+    throw new UsageError(`${file} is not an auth:export CSV file: none of its records has the exporter's 53 cells.`);
 }
 
 export function firebaseSource(file: string, ctx: FirebaseMapContext): Source {

@@ -13,9 +13,7 @@ export type CanCreatePrimaryUserResult =
   | { status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR'; primaryUserId: string; description: string }
   | { status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR'; primaryUserId: string; description: string };
 
-export type CreatePrimaryUserResult =
-  | { status: 'OK'; wasAlreadyAPrimaryUser: boolean; user: ApiUser }
-  | Exclude<CanCreatePrimaryUserResult, { status: 'OK' }>;
+export type CreatePrimaryUserResult = { status: 'OK'; wasAlreadyAPrimaryUser: boolean; user: ApiUser } | Exclude<CanCreatePrimaryUserResult, { status: 'OK' }>;
 
 /** The user read for an id; none is the core's 400 for an unknown id. */
 export function existing(user: AuthUser | undefined): AuthUser {

@@ -315,7 +315,12 @@ function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]
     if (thirdPartyUserId !== undefined && thirdPartyUserId.length > MAX_THIRD_PARTY_USER_ID) {
       errors.push(`thirdPartyUserId ${shown(thirdPartyUserId)} is too long. Max length is ${MAX_THIRD_PARTY_USER_ID}.`);
     }
-    return { ...base, ...(email !== undefined ? { email } : {}), ...(thirdPartyId !== undefined ? { thirdPartyId } : {}), ...(thirdPartyUserId !== undefined ? { thirdPartyUserId } : {}) };
+    return {
+      ...base,
+      ...(email !== undefined ? { email } : {}),
+      ...(thirdPartyId !== undefined ? { thirdPartyId } : {}),
+      ...(thirdPartyUserId !== undefined ? { thirdPartyUserId } : {}),
+    };
   }
   const sfx = ' for a passwordless recipe.';
   const pl = new FieldReader(obj, errors, sfx);

@@ -53,7 +53,8 @@ function stagedView(user: BulkUser): StagedUserView {
   const lmView = (lm: BulkLoginMethod) => {
     const base = { recipeId: lm.recipeId, userId: lm.superTokensUserId, tenants: lm.tenantIds };
     if (lm.recipeId === 'emailpassword') return { ...base, email: lm.email ?? null };
-    if (lm.recipeId === 'thirdparty') return { ...base, email: lm.email ?? null, thirdpartyId: lm.thirdPartyId ?? null, thirdpartyUserId: lm.thirdPartyUserId ?? null };
+    if (lm.recipeId === 'thirdparty')
+      return { ...base, email: lm.email ?? null, thirdpartyId: lm.thirdPartyId ?? null, thirdpartyUserId: lm.thirdPartyUserId ?? null };
     return { ...base, email: lm.email ?? null, phoneNumber: lm.phoneNumber ?? null };
   };
   return { userId: user.externalUserId ?? user.id, loginMethods: user.loginMethods.map(lmView) };

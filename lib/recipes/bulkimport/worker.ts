@@ -127,10 +127,14 @@ export async function processRecords(
       try {
         // Tried again after a wait while DynamoDB refuses it for load, within the window.
         const outcome = await gate.run(() =>
-          whileThrottled(() => processRow(deps, id, laneRoles, seen), started + throttledRetryWindowMs, () => {
-            throttled++;
-            gate.refused();
-          }),
+          whileThrottled(
+            () => processRow(deps, id, laneRoles, seen),
+            started + throttledRetryWindowMs,
+            () => {
+              throttled++;
+              gate.refused();
+            },
+          ),
         );
         gate.done();
         counts[outcome]++;
@@ -142,7 +146,14 @@ export async function processRecords(
       }
     }
   });
-  log.info('bulk rows processed', { records: handOvers.length, ...counts, failures: failures.length, throttled, lanes: lanes.size, durationMs: Date.now() - started });
+  log.info('bulk rows processed', {
+    records: handOvers.length,
+    ...counts,
+    failures: failures.length,
+    throttled,
+    lanes: lanes.size,
+    durationMs: Date.now() - started,
+  });
   // Imports per minute and failures, on the migration dashboard; internal errors are handed over again.
   recordMetrics(
     [
@@ -164,7 +175,10 @@ export async function processRecords(
  */
 export async function recordRowsLeft(deps: Pick<Deps, 'bulkImport'>): Promise<void> {
   const counts = await deps.bulkImport.countRowsByStatus();
-  recordMetrics(BULK_IMPORT_STATUSES.map((status) => ({ name: `BulkRowsLeft${status[0]}${status.slice(1).toLowerCase()}`, value: counts[status], unit: MetricUnit.Count })), {});
+  recordMetrics(
+    BULK_IMPORT_STATUSES.map((status) => ({ name: `BulkRowsLeft${status[0]}${status.slice(1).toLowerCase()}`, value: counts[status], unit: MetricUnit.Count })),
+    {},
+  );
 }
 
 /**

@@ -74,7 +74,11 @@ export async function migratePasswordAtSignIn(
     const after = withPasswordHash(lm, passwordHash);
     const written = await updateLoginMethod(deps, login, after);
     if (written.status === 'OK') {
-      return { status: 'OK', user: toApiUser({ ...login.user, loginMethods: login.user.loginMethods.map((m) => (m.userId === lm.userId ? after : m)) }), recipeUserId: publicIdOf(lm) };
+      return {
+        status: 'OK',
+        user: toApiUser({ ...login.user, loginMethods: login.user.loginMethods.map((m) => (m.userId === lm.userId ? after : m)) }),
+        recipeUserId: publicIdOf(lm),
+      };
     }
     login = await findLogin(deps, { recipeUserId: lm.userId, userId: login.user.id });
   }

@@ -5,10 +5,7 @@ import { InvalidInputError } from '../errors';
 export const PUBLIC_TENANT = 'public';
 
 /** Creates a tenant; `createdNew` is false when it existed (and always for `public`). */
-export async function createTenant(
-  deps: Pick<Deps, 'tenants' | 'clock'>,
-  tenantId: string,
-): Promise<{ status: 'OK'; createdNew: boolean }> {
+export async function createTenant(deps: Pick<Deps, 'tenants' | 'clock'>, tenantId: string): Promise<{ status: 'OK'; createdNew: boolean }> {
   if (tenantId === PUBLIC_TENANT) return { status: 'OK', createdNew: false };
   const createdNew = await deps.tenants.createTenant({ tenantId, createdAt: deps.clock.now() });
   return { status: 'OK', createdNew };

@@ -7,9 +7,7 @@ import { changeLogin, createLogin, loginOf } from '../users/find-login';
 import { identityOf, identityRef, supersededDevice } from './identity-login';
 import { consumedDeviceOf, verifyCode, type CodeFailure, type CodeProof, type ConsumedDevice } from './verify-code';
 
-export type ConsumeCodeResult =
-  | { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string; consumedDevice: ConsumedDevice }
-  | CodeFailure;
+export type ConsumeCodeResult = { status: 'OK'; createdNewUser: boolean; user: ApiUser; recipeUserId: string; consumedDevice: ConsumedDevice } | CodeFailure;
 
 /**
  * Consumes a code: signs in the passwordless login method of the device's email or phone in the

@@ -1,19 +1,9 @@
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../../storage/model';
 import type { Deps } from '../deps';
-import {
-  DEVICE_ID_BYTES,
-  isDeviceIdForm,
-  LINK_CODE_SALT_BYTES,
-  linkCodeHashOf,
-  linkCodeOf,
-  preAuthSessionIdOf,
-  type DeviceId,
-} from './codes';
+import { DEVICE_ID_BYTES, isDeviceIdForm, LINK_CODE_SALT_BYTES, linkCodeHashOf, linkCodeOf, preAuthSessionIdOf, type DeviceId } from './codes';
 import { isDeviceEnded } from './identity-login';
 
-export type CreateCodeInput =
-  | (PasswordlessIdentity & { readonly userInputCode?: string })
-  | { readonly deviceId: string; readonly userInputCode?: string };
+export type CreateCodeInput = (PasswordlessIdentity & { readonly userInputCode?: string }) | { readonly deviceId: string; readonly userInputCode?: string };
 
 export type CreateCodeResult =
   | {

@@ -11,7 +11,9 @@ export function identityOf(device: DeviceRecord): PasswordlessIdentity {
 
 /** Where the passwordless login method of an email or phone in a tenant lives, read from its guard. */
 export function identityRef(deps: Pick<Deps, 'users'>, tenantId: string, identity: PasswordlessIdentity): Promise<LoginRef | undefined> {
-  return 'email' in identity ? deps.users.getLoginByEmail(tenantId, 'passwordless', identity.email) : deps.users.getLoginByPhone(tenantId, identity.phoneNumber);
+  return 'email' in identity
+    ? deps.users.getLoginByEmail(tenantId, 'passwordless', identity.email)
+    : deps.users.getLoginByPhone(tenantId, identity.phoneNumber);
 }
 
 /** The passwordless login method of an email or phone in a tenant, with its user (read consistently). */

@@ -62,9 +62,7 @@ export async function updatePasswordlessUser(
       const tenantId = lm.tenantIds[0];
       const touched = [
         ...(email !== lm.email ? [lm.email, email] : []).filter((e): e is string => e !== undefined).map((e) => ({ email: e })),
-        ...(phoneNumber !== lm.phoneNumber ? [lm.phoneNumber, phoneNumber] : [])
-          .filter((p): p is string => p !== undefined)
-          .map((p) => ({ phoneNumber: p })),
+        ...(phoneNumber !== lm.phoneNumber ? [lm.phoneNumber, phoneNumber] : []).filter((p): p is string => p !== undefined).map((p) => ({ phoneNumber: p })),
       ];
       await Promise.all(touched.map((identity) => deletePendingDevices(deps, tenantId, identity)));
       return { status: 'OK' };

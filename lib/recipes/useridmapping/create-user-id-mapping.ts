@@ -47,7 +47,11 @@ export function createUserIdMapping(deps: Pick<Deps, 'users' | 'metadata' | 'rol
       return { status: 'USER_ID_MAPPING_ALREADY_EXISTS_ERROR', doesSuperTokensUserIdExist: true, doesExternalUserIdExist: false };
     }
     const { externalUserIdInfo: _old, ...rest } = lm;
-    const after = { ...rest, externalUserId: input.externalUserId, ...(input.externalUserIdInfo !== undefined ? { externalUserIdInfo: input.externalUserIdInfo } : {}) };
+    const after = {
+      ...rest,
+      externalUserId: input.externalUserId,
+      ...(input.externalUserIdInfo !== undefined ? { externalUserIdInfo: input.externalUserIdInfo } : {}),
+    };
     const result = await updateLoginMethod(deps, { user, loginMethod: lm }, after);
     // IDENTITY_TAKEN: a concurrent request mapped the external id first; STALE: the user changed.
     // The next round reads again and answers which.

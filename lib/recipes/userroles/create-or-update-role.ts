@@ -19,11 +19,13 @@ export function createOrUpdateRole(
     let current = await deps.roles.getRole(role);
     if (permissions.length > 0) {
       const after = new Set([...(current ? await deps.roles.permissionsOf(role) : []), ...permissions]).size;
-      if (after > bounds.permissions) throw new InvalidInputError(`Field name 'permissions' would give the role ${after} permissions: the maximum is ${bounds.permissions}`);
+      if (after > bounds.permissions)
+        throw new InvalidInputError(`Field name 'permissions' would give the role ${after} permissions: the maximum is ${bounds.permissions}`);
     }
     let createdNewRole = false;
     if (!current) {
-      if ((await deps.roles.countRoles()) >= bounds.roles) throw new InvalidInputError(`Field name 'role' names a new role, and the app already has ${bounds.roles} roles: the maximum`);
+      if ((await deps.roles.countRoles()) >= bounds.roles)
+        throw new InvalidInputError(`Field name 'role' names a new role, and the app already has ${bounds.roles} roles: the maximum`);
       const fresh = { role, roleUid: deps.random.uuid() };
       if (!(await deps.roles.createRole(fresh))) return undefined;
       current = fresh;

@@ -93,7 +93,10 @@ export async function changeLogin<W extends { readonly status: string }>(
 }
 
 /** Writes a new login method on its own through `send`; `user` is set once it is written. */
-export async function createLogin<W extends { readonly status: string }>(lm: UserRecord, send: (write: LoginWrite) => Promise<W>): Promise<LoginChangeResult<W>> {
+export async function createLogin<W extends { readonly status: string }>(
+  lm: UserRecord,
+  send: (write: LoginWrite) => Promise<W>,
+): Promise<LoginChangeResult<W>> {
   const user = standaloneUser(lm);
   const result = await send({ before: [], after: [user] });
   return result.status === 'OK' ? { result, user, loginMethod: lm } : { result, loginMethod: lm };

@@ -29,12 +29,7 @@ const NOT_FOUND: Record<RecipeUserLookup['by'], Exclude<GetRecipeUserResult, { s
  * Reads a login method of one recipe by its id, email, phone or third-party identity (within the
  * tenant), and answers its user (the primary user when it is linked).
  */
-export async function getRecipeUser(
-  deps: Pick<Deps, 'users'>,
-  tenantId: string,
-  recipeId: RecipeId,
-  lookup: RecipeUserLookup,
-): Promise<GetRecipeUserResult> {
+export async function getRecipeUser(deps: Pick<Deps, 'users'>, tenantId: string, recipeId: RecipeId, lookup: RecipeUserLookup): Promise<GetRecipeUserResult> {
   let ref: string | FoundLogin | undefined;
   switch (lookup.by) {
     case 'userId':

@@ -10,11 +10,7 @@ import { retryOnRace, type Deps } from '../deps';
  * Pending passwordless devices are not the user's (they belong to an email or phone) and stay:
  * consuming one later signs up a new user.
  */
-export async function removeUser(
-  deps: Pick<Deps, 'users'>,
-  userId: string,
-  removeAllLinkedAccounts = true,
-): Promise<{ status: 'OK'; didUserExist: boolean }> {
+export async function removeUser(deps: Pick<Deps, 'users'>, userId: string, removeAllLinkedAccounts = true): Promise<{ status: 'OK'; didUserExist: boolean }> {
   return retryOnRace('Removing the user', async () => {
     const user = await deps.users.getUser(userId);
     if (!user) return { status: 'OK', didUserExist: false } as const;

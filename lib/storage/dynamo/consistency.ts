@@ -150,7 +150,8 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       const actual = byKey.get(k);
       if (d.role === 'loginMethod') {
         const differs = actual ? differingAttributes(d.item, actual) : [];
-        if (differs.length > 0) problems.push({ kind: 'login-method-differs', key: d.key.pk, detail: `login method ${d.loginMethod.userId} differs in ${differs.join(', ')}` });
+        if (differs.length > 0)
+          problems.push({ kind: 'login-method-differs', key: d.key.pk, detail: `login method ${d.loginMethod.userId} differs in ${differs.join(', ')}` });
         continue;
       }
       if (!actual || canonical(actual.type) !== canonical(d.item.type)) {
@@ -161,14 +162,22 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       if (differs.length === 0) continue;
       const owner = ownerOf(d.item);
       if (actual.fmt !== d.item.fmt) {
-        problems.push({ kind: 'item-older-format', key: d.key.pk, detail: `user ${user.id}'s ${d.role} ${d.key.sk} is of storage format ${String(actual.fmt)}` });
+        problems.push({
+          kind: 'item-older-format',
+          key: d.key.pk,
+          detail: `user ${user.id}'s ${d.role} ${d.key.sk} is of storage format ${String(actual.fmt)}`,
+        });
       } else if (actual[owner.attribute] !== owner.id) {
         problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id}'s ${d.role} is held by another user` });
       } else if (d.role === 'guard') {
         const kind = differs.includes('passwordHash') ? 'guard-stale-hash' : differs.includes('snapshot') ? 'guard-stale-snapshot' : 'guard-stale-link';
         problems.push({ kind, key: d.key.pk, detail: `the guard's ${differs.join(', ')} differs from login method ${owner.id}'s` });
       } else if (d.role === 'entry' && differs.every((name) => name === 'snapshot')) {
-        problems.push({ kind: 'entry-stale-snapshot', key: d.key.pk, detail: `the entry ${d.key.sk}'s snapshot of login method ${String(d.snapshotOf)} differs from it` });
+        problems.push({
+          kind: 'entry-stale-snapshot',
+          key: d.key.pk,
+          detail: `the entry ${d.key.sk}'s snapshot of login method ${String(d.snapshotOf)} differs from it`,
+        });
       } else {
         problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id}'s ${d.role} ${d.key.sk} differs in ${differs.join(', ')}` });
       }
@@ -196,16 +205,23 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         }
         break;
       case ITEM_TYPE.claim:
-        if (unexpected) problems.push({ kind: 'claim-not-held', key: pk, detail: `user ${String(item.primaryUserId)} is not a primary user holding this account info` });
+        if (unexpected)
+          problems.push({ kind: 'claim-not-held', key: pk, detail: `user ${String(item.primaryUserId)} is not a primary user holding this account info` });
         break;
       case ITEM_TYPE.listEntry:
       case ITEM_TYPE.emailEntry:
       case ITEM_TYPE.phoneEntry:
       case ITEM_TYPE.passwordMigrationEntry:
-        if (unexpected) problems.push({ kind: 'entry-not-held', key: pk, detail: `user ${String(item.ownerUserId ?? item.recipeUserId)} implies no ${String(item.type)} ${String(item.sk)}` });
+        if (unexpected)
+          problems.push({
+            kind: 'entry-not-held',
+            key: pk,
+            detail: `user ${String(item.ownerUserId ?? item.recipeUserId)} implies no ${String(item.type)} ${String(item.sk)}`,
+          });
         break;
       case ITEM_TYPE.link:
-        if (unexpected) problems.push({ kind: 'link-not-held', key: pk, detail: `login method ${String(item.userId)} is not linked to user ${String(item.primaryUserId)}` });
+        if (unexpected)
+          problems.push({ kind: 'link-not-held', key: pk, detail: `login method ${String(item.userId)} is not linked to user ${String(item.primaryUserId)}` });
         break;
       case ROLE_TYPE:
       case USER_ROLES_VERSION_TYPE:
@@ -227,7 +243,11 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         }
         break;
       case TOKEN_TYPE:
-        if (!byKey.has(`${keys.verificationTokensOf(item.tenantId as string, item.recipeUserId as string, item.email as string)}\u0000${item.tokenHash as string}`)) {
+        if (
+          !byKey.has(
+            `${keys.verificationTokensOf(item.tenantId as string, item.recipeUserId as string, item.email as string)}\u0000${item.tokenHash as string}`,
+          )
+        ) {
           problems.push({ kind: 'token-without-entry', key: pk, detail: 'email verification token missing from the tokens of its login method and email' });
         }
         break;

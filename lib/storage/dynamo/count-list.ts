@@ -48,8 +48,16 @@ export function timeSpans(from: number, to: number, n: number): number[] {
  * not start with a time is counted on from its first page, page after page. DynamoDB charges
  * the same either way (the items read).
  */
-export async function countList(ctx: DynamoContext, partitions: readonly string[], filter: ListFilter = { names: {}, values: {} }, pageLimit?: number): Promise<number> {
-  const query = (pk: string, sortKey?: { condition: string; values: Record<string, string> }): Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'> => ({
+export async function countList(
+  ctx: DynamoContext,
+  partitions: readonly string[],
+  filter: ListFilter = { names: {}, values: {} },
+  pageLimit?: number,
+): Promise<number> {
+  const query = (
+    pk: string,
+    sortKey?: { condition: string; values: Record<string, string> },
+  ): Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'> => ({
     IndexName: INDEX.usersByTenant,
     KeyConditionExpression: sortKey ? `#pk = :pk AND ${sortKey.condition}` : '#pk = :pk',
     ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
@@ -86,10 +94,13 @@ export async function countList(ctx: DynamoContext, partitions: readonly string[
         // the first span goes on from where the page stopped up to its end, the last has no end
         // (entries written since the last one was read), and the ones between are their times.
         const sortKey =
-          spans === 1 ? undefined
-          : i === 0 ? { condition: '#sk < :hi', values: hi }
-          : i === spans - 1 ? { condition: '#sk >= :lo', values: lo }
-          : { condition: '#sk BETWEEN :lo AND :hi', values: { ...lo, ...hi } };
+          spans === 1
+            ? undefined
+            : i === 0
+              ? { condition: '#sk < :hi', values: hi }
+              : i === spans - 1
+                ? { condition: '#sk >= :lo', values: lo }
+                : { condition: '#sk BETWEEN :lo AND :hi', values: { ...lo, ...hi } };
         rest.push(() => countAll(ctx, query(pk, sortKey), i === 0 ? stoppedAt : undefined));
       }
       return first.Count ?? 0;

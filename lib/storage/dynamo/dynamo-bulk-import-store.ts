@@ -221,7 +221,8 @@ export class DynamoBulkImportStore implements BulkImportStore {
       item: { Put: { TableName: this.ctx.tableName, Item: bulkRowItem(row), ...ifAbsent } },
       onConditionFailed: row.user.id,
     }));
-    if (idempotent) writes.push({ item: { Put: { TableName: this.ctx.tableName, Item: stagedMarkItem(chunk), ...ifAbsent } }, onConditionFailed: chunk[0].user.id });
+    if (idempotent)
+      writes.push({ item: { Put: { TableName: this.ctx.tableName, Item: stagedMarkItem(chunk), ...ifAbsent } }, onConditionFailed: chunk[0].user.id });
     writes.push({ item: counterUpdate(this.ctx, keys.bulkCounter('STAGE', randomShard()), { NEW: chunk.length }), onConditionFailed: '' });
     const result = await writeAtomically(this.ctx, writes);
     if (result.ok) return;
@@ -235,7 +236,10 @@ export class DynamoBulkImportStore implements BulkImportStore {
   /** The runs of a chunk's rows that no earlier try staged: not in a mark's run, and not there. */
   private async unstagedRuns(chunk: readonly BulkImportRow[]): Promise<BulkImportRow[][]> {
     const ids = chunk.map((row) => row.user.id);
-    const found = await batchGetAll(this.ctx, ids.flatMap((id) => [keys.bulkStaged(id), rowKey(id)]));
+    const found = await batchGetAll(
+      this.ctx,
+      ids.flatMap((id) => [keys.bulkStaged(id), rowKey(id)]),
+    );
     const staged = new Set<number>();
     for (const item of found) {
       const at = ids.indexOf(item.id as string);

@@ -21,7 +21,10 @@ export class DynamoBulkUserImportStore implements BulkUserImportStore {
     const writes: TaggedWrite<BulkUserWriteResult>[] = [...(row ? rowDone(this.ctx, row) : []), ...userChangeWrites(this.ctx, [], write.users)];
     if (write.metadata) {
       const { userId, metadata, readVersion } = write.metadata;
-      writes.push({ item: { Put: { TableName: T, Item: metadataItem(userId, metadata, (readVersion ?? 0) + 1), ...metadataCondition(readVersion) } }, onConditionFailed: { status: 'STALE' } });
+      writes.push({
+        item: { Put: { TableName: T, Item: metadataItem(userId, metadata, (readVersion ?? 0) + 1), ...metadataCondition(readVersion) } },
+        onConditionFailed: { status: 'STALE' },
+      });
     }
     const roles = new Map(write.roles.map((r) => [r.role.role, r.role]));
     // The worker checks each role on its lane's copy (one writer per lane), the synchronous import

@@ -39,7 +39,12 @@ export class DynamoBulkWorkerStore implements BulkWorkerStore {
     const made = await writeAtomically(this.ctx, [
       roleIsCurrent(this.ctx, role, 'ROLE_GONE' as const),
       {
-        item: { Put: { TableName: this.ctx.tableName, Item: { ...keys.roleLane(role.role, lane), type: ROLE_LANE_TYPE, role: role.role, roleUid: role.roleUid, lane } } },
+        item: {
+          Put: {
+            TableName: this.ctx.tableName,
+            Item: { ...keys.roleLane(role.role, lane), type: ROLE_LANE_TYPE, role: role.role, roleUid: role.roleUid, lane },
+          },
+        },
         onConditionFailed: 'ROLE_GONE' as const,
       },
     ]);
@@ -78,11 +83,18 @@ export class DynamoBulkWorkerStore implements BulkWorkerStore {
         UpdateExpression: 'SET #status = :processing, updatedAt = :now, #gsi1pk = :listed REMOVE redriveAt ADD attempts :one',
         ConditionExpression: '#status = :status',
         ExpressionAttributeNames: { '#status': 'status', '#gsi1pk': ATTR.gsi1pk },
-        ExpressionAttributeValues: { ':processing': 'PROCESSING', ':now': now, ':listed': keys.bulkRowsWithStatus('PROCESSING', statusShard(row.id)), ':one': 1, ':status': row.status },
+        ExpressionAttributeValues: {
+          ':processing': 'PROCESSING',
+          ':now': now,
+          ':listed': keys.bulkRowsWithStatus('PROCESSING', statusShard(row.id)),
+          ':one': 1,
+          ':status': row.status,
+        },
       },
     };
     const writes: TaggedWrite<{ status: 'ROW_GONE' }>[] = [{ item: update, onConditionFailed: { status: 'ROW_GONE' } }];
-    if (row.status !== 'PROCESSING') writes.push({ item: counterUpdate(this.ctx, laneCounter(row.id), { [row.status]: -1, PROCESSING: 1 }), onConditionFailed: { status: 'ROW_GONE' } });
+    if (row.status !== 'PROCESSING')
+      writes.push({ item: counterUpdate(this.ctx, laneCounter(row.id), { [row.status]: -1, PROCESSING: 1 }), onConditionFailed: { status: 'ROW_GONE' } });
     return this.rowWrite(writes);
   }
 

@@ -73,6 +73,9 @@ export class DynamoEmailVerificationStore implements EmailVerificationStore {
     });
     // Each token goes with its entry (a pair never straddles two transactions of 100), so the two
     // never outlive each other.
-    await deleteInChunks(this.ctx, entries.flatMap((e) => [keys.verificationToken(e.sk as string), { pk: e.pk as string, sk: e.sk as string }]));
+    await deleteInChunks(
+      this.ctx,
+      entries.flatMap((e) => [keys.verificationToken(e.sk as string), { pk: e.pk as string, sk: e.sk as string }]),
+    );
   }
 }

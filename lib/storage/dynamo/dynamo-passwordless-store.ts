@@ -153,7 +153,10 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     const codeSks = await this.codeSortKeys(preAuthSessionId);
     // Codes first, device last: while any code remains, its device still exists, so a code is
     // never reachable without its device's attempt counter.
-    await deleteInChunks(this.ctx, [...codeSks, sk].map((s) => ({ pk, sk: s })));
+    await deleteInChunks(
+      this.ctx,
+      [...codeSks, sk].map((s) => ({ pk, sk: s })),
+    );
   }
 
   async listDevicesOfIdentity(tenantId: string, identity: PasswordlessIdentity): Promise<string[]> {
@@ -198,7 +201,10 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     if (!result.ok) return result.failed;
     // Only a device with more than ~95 resent codes gets here; without their device these codes
     // can no longer be used, and TTL collects any that this clean-up misses.
-    await deleteInChunks(this.ctx, codeSks.slice(room).map((s) => ({ pk, sk: s })));
+    await deleteInChunks(
+      this.ctx,
+      codeSks.slice(room).map((s) => ({ pk, sk: s })),
+    );
     return { status: 'OK' };
   }
 }

@@ -2,7 +2,18 @@ import { ATTR, BULK_LANES, INDEX, keys, shardOf, type Key } from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports';
 import { ALL_ROLES, DynamoRoleReader } from './dynamo-role-reader';
-import { batchGetAll, countAll, deleteInChunks, forEachPage, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import {
+  batchGetAll,
+  countAll,
+  deleteInChunks,
+  forEachPage,
+  ifAbsent,
+  MAX_TRANSACTION_ITEMS,
+  queryAll,
+  writeAtomically,
+  type DynamoContext,
+  type TaggedWrite,
+} from './transact';
 
 export const ROLE_TYPE = 'role';
 export const PERMISSION_TYPE = 'rolePermission';
@@ -41,7 +52,9 @@ export function userRoleItem(tenantId: string, userId: string, role: RoleRecord)
  */
 export function roleIsCurrent<T>(ctx: DynamoContext, role: RoleRecord, onConditionFailed: T, key: Key = keys.role(role.role)): TaggedWrite<T> {
   return {
-    item: { ConditionCheck: { TableName: ctx.tableName, Key: key, ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } } },
+    item: {
+      ConditionCheck: { TableName: ctx.tableName, Key: key, ConditionExpression: 'roleUid = :uid', ExpressionAttributeValues: { ':uid': role.roleUid } },
+    },
     onConditionFailed,
   };
 }
@@ -55,7 +68,10 @@ export function roleIsCurrent<T>(ctx: DynamoContext, role: RoleRecord, onConditi
 export class DynamoRoleStore extends DynamoRoleReader implements RoleStore {
   /** The current incarnation of several roles at once (consistent). */
   private async currentUids(roles: readonly string[]): Promise<Map<string, string>> {
-    const items = await batchGetAll(this.ctx, roles.map((r) => keys.role(r)));
+    const items = await batchGetAll(
+      this.ctx,
+      roles.map((r) => keys.role(r)),
+    );
     return new Map(items.map((item) => [item.role as string, item.roleUid as string]));
   }
 
@@ -114,7 +130,10 @@ export class DynamoRoleStore extends DynamoRoleReader implements RoleStore {
   }
 
   async removePermissions(role: string, permissions: readonly string[]): Promise<void> {
-    await deleteInChunks(this.ctx, [...new Set(permissions)].map((p) => keys.rolePermission(role, p)));
+    await deleteInChunks(
+      this.ctx,
+      [...new Set(permissions)].map((p) => keys.rolePermission(role, p)),
+    );
   }
 
   async rolesWithPermission(permission: string): Promise<string[]> {
@@ -151,8 +170,14 @@ export class DynamoRoleStore extends DynamoRoleReader implements RoleStore {
     // Then its copies in the bulk worker's lanes: none can be made any more (making one checks the
     // role), and an import that checked one just before this commits before the assignments below
     // are swept, or finds it gone (E034).
-    await deleteInChunks(this.ctx, Array.from({ length: BULK_LANES }, (_, lane) => keys.roleLane(role, lane)));
-    await deleteInChunks(this.ctx, (await this.permissionItems(role)).map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
+    await deleteInChunks(
+      this.ctx,
+      Array.from({ length: BULK_LANES }, (_, lane) => keys.roleLane(role, lane)),
+    );
+    await deleteInChunks(
+      this.ctx,
+      (await this.permissionItems(role)).map((i) => ({ pk: i.pk as string, sk: i.sk as string })),
+    );
     for (let shard = 0; shard < ROLE_USER_SHARDS && Date.now() < deadline; shard++) {
       await forEachPage(
         this.ctx,
@@ -163,7 +188,11 @@ export class DynamoRoleStore extends DynamoRoleReader implements RoleStore {
           ExpressionAttributeValues: { ':pk': keys.usersWithRole(role, shard) },
           ProjectionExpression: 'pk, sk',
         },
-        (out) => deleteInChunks(this.ctx, (out.Items ?? []).map((i) => ({ pk: i.pk as string, sk: i.sk as string }))),
+        (out) =>
+          deleteInChunks(
+            this.ctx,
+            (out.Items ?? []).map((i) => ({ pk: i.pk as string, sk: i.sk as string })),
+          ),
         () => Date.now() < deadline,
       );
     }

@@ -25,9 +25,7 @@ export class DynamoTenantStore implements TenantStore {
   }
 
   async tenantExists(tenantId: string): Promise<boolean> {
-    const out = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.tableName, Key: keys.tenant(tenantId), ConsistentRead: true }),
-    );
+    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: keys.tenant(tenantId), ConsistentRead: true }));
     return out.Item !== undefined;
   }
 
@@ -41,9 +39,7 @@ export class DynamoTenantStore implements TenantStore {
   }
 
   async removeTenant(tenantId: string): Promise<boolean> {
-    const out = await this.ctx.doc.send(
-      new DeleteCommand({ TableName: this.ctx.tableName, Key: keys.tenant(tenantId), ReturnValues: 'ALL_OLD' }),
-    );
+    const out = await this.ctx.doc.send(new DeleteCommand({ TableName: this.ctx.tableName, Key: keys.tenant(tenantId), ReturnValues: 'ALL_OLD' }));
     return out.Attributes !== undefined;
   }
 }

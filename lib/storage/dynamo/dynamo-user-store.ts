@@ -45,7 +45,13 @@ function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = fal
   const values = Object.fromEntries((recipeIds ?? []).map((r, i) => [`:r${i}`, r]));
   const conditions = [
     ...(oncePerApp ? ['attribute_exists(#recipes)'] : []),
-    ...(Object.keys(values).length > 0 ? [`(${Object.keys(values).map((v) => `contains(#recipes, ${v})`).join(' OR ')})`] : []),
+    ...(Object.keys(values).length > 0
+      ? [
+          `(${Object.keys(values)
+            .map((v) => `contains(#recipes, ${v})`)
+            .join(' OR ')})`,
+        ]
+      : []),
   ];
   if (conditions.length === 0) return { names: {}, values: {} };
   return { FilterExpression: conditions.join(' AND '), names: { '#recipes': attribute }, values };
@@ -311,7 +317,11 @@ export class DynamoUserStore implements UserStore {
 
   /** Entries of one gsi1 list spread over `USER_LIST_SHARDS` partitions (`pkOf(shard)`), counted by `countList`. */
   private countShards(pkOf: (shard: number) => string, filter?: ListFilter): Promise<number> {
-    return countList(this.ctx, Array.from({ length: USER_LIST_SHARDS }, (_, shard) => pkOf(shard)), filter);
+    return countList(
+      this.ctx,
+      Array.from({ length: USER_LIST_SHARDS }, (_, shard) => pkOf(shard)),
+      filter,
+    );
   }
 
   countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp = false): Promise<number> {

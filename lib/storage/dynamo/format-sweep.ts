@@ -30,7 +30,9 @@ function userIdOf(item: Stored): string | undefined {
 
 /** A write's condition: the item is still of the format it was read in. */
 const ofFormat = (item: Stored) =>
-  item.fmt === undefined ? { ConditionExpression: 'attribute_not_exists(fmt)' } : { ConditionExpression: 'fmt = :fmt', ExpressionAttributeValues: { ':fmt': item.fmt } };
+  item.fmt === undefined
+    ? { ConditionExpression: 'attribute_not_exists(fmt)' }
+    : { ConditionExpression: 'fmt = :fmt', ExpressionAttributeValues: { ':fmt': item.fmt } };
 
 /**
  * Re-derives one user's items: puts each derived item that is missing or differs, deletes each of
@@ -56,8 +58,7 @@ async function rederive(ctx: DynamoContext, userId: string, older: readonly Stor
     // Outside the partition only the older items were read: others of the user's are left as they are.
     if (!actual && d.key.pk !== keys.userPartition(userId) && !olderKeys.has(k)) continue;
     if (actual && differingAttributes(d.item, actual).length === 0) continue;
-    const condition: Partial<NonNullable<TxItem['Put']>> =
-      d.role === 'loginMethod' ? ifVersion(d.loginMethod.version) : actual ? ofFormat(actual) : ifAbsent;
+    const condition: Partial<NonNullable<TxItem['Put']>> = d.role === 'loginMethod' ? ifVersion(d.loginMethod.version) : actual ? ofFormat(actual) : ifAbsent;
     writes.push({ item: { Put: { TableName: T, Item: d.item, ...condition } }, onConditionFailed: 'CHANGED' });
     written.add(k);
   }

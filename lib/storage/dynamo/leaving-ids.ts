@@ -25,7 +25,9 @@ export function vanishedIds(before: readonly AuthUser[], after: readonly AuthUse
   const remaining = new Set([...internalIdsOf(after), ...externalIdsOf(after)]);
   const leaving = before.flatMap((u) => [
     u.id,
-    ...u.loginMethods.flatMap((lm) => (lm.externalUserId !== undefined && !remainingLoginMethods.has(lm.userId) ? [lm.userId, lm.externalUserId] : [lm.userId])),
+    ...u.loginMethods.flatMap((lm) =>
+      lm.externalUserId !== undefined && !remainingLoginMethods.has(lm.userId) ? [lm.userId, lm.externalUserId] : [lm.userId],
+    ),
   ]);
   return [...new Set(leaving)].filter((id) => !remaining.has(id));
 }
@@ -96,7 +98,10 @@ export async function readLeavingId(ctx: DynamoContext, id: string, before: read
  */
 export function leavingIdWrites(ctx: DynamoContext, leaving: readonly LeavingId[]): TaggedWrite<UserConflict>[] {
   const T = ctx.tableName;
-  const check = (Key: Key, ConditionExpression: string): TaggedWrite<UserConflict> => ({ item: { ConditionCheck: { TableName: T, Key, ConditionExpression } }, onConditionFailed: STALE });
+  const check = (Key: Key, ConditionExpression: string): TaggedWrite<UserConflict> => ({
+    item: { ConditionCheck: { TableName: T, Key, ConditionExpression } },
+    onConditionFailed: STALE,
+  });
   return leaving.flatMap((l): TaggedWrite<UserConflict>[] => {
     if (l.heldBy) return [check(l.heldBy, 'attribute_exists(pk)')];
     const counter = keys.userRolesVersion(l.id);
@@ -114,4 +119,3 @@ export function leavingIdWrites(ctx: DynamoContext, leaving: readonly LeavingId[
     ];
   });
 }
-

@@ -58,7 +58,8 @@ const FIELDS: { readonly [K in keyof UserRecord]-?: Reader<UserRecord[K]> } = {
   externalUserId: readOptionalString,
   externalUserIdInfo: readOptionalString,
   codesConsumedAt: optional(
-    (v): v is Record<string, CodesConsumedAt> => isObject(v) && Object.values(v).every((c) => isObject(c) && Object.values(c).every((t) => typeof t === 'number')),
+    (v): v is Record<string, CodesConsumedAt> =>
+      isObject(v) && Object.values(v).every((c) => isObject(c) && Object.values(c).every((t) => typeof t === 'number')),
     'consume times by tenant',
   ),
   version: readNumber,

@@ -71,10 +71,7 @@ export async function forEachPage(
 }
 
 /** Every item a query matches, following `LastEvaluatedKey` across pages. */
-export async function queryAll(
-  ctx: DynamoContext,
-  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
-): Promise<Record<string, unknown>[]> {
+export async function queryAll(ctx: DynamoContext, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   await forEachPage(ctx, input, (out) => {
     items.push(...(out.Items ?? []));
@@ -140,9 +137,15 @@ export async function countAll(
   from?: Record<string, unknown>,
 ): Promise<number> {
   let count = 0;
-  await forEachPage(ctx, { ...input, Select: 'COUNT' }, (out) => {
-    count += out.Count ?? 0;
-  }, undefined, from);
+  await forEachPage(
+    ctx,
+    { ...input, Select: 'COUNT' },
+    (out) => {
+      count += out.Count ?? 0;
+    },
+    undefined,
+    from,
+  );
   return count;
 }
 
@@ -182,10 +185,7 @@ function isConditionFailure(err: unknown): boolean {
  * condition failed. A single write is sent as a plain conditional write (half the write units of a
  * transaction); several as one TransactWriteItems.
  */
-export async function writeAtomically<T>(
-  ctx: DynamoContext,
-  writes: readonly TaggedWrite<T>[],
-): Promise<{ ok: true } | { ok: false; failed: T }> {
+export async function writeAtomically<T>(ctx: DynamoContext, writes: readonly TaggedWrite<T>[]): Promise<{ ok: true } | { ok: false; failed: T }> {
   if (writes.length === 0) return { ok: true };
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new Error(`A transaction holds at most ${MAX_TRANSACTION_ITEMS} items`);
   if (writes.length === 1) {

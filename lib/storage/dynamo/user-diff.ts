@@ -6,7 +6,10 @@ import { ifAbsent, ifVersion, MAX_TRANSACTION_ITEMS, type DynamoContext, type Ta
 import { itemsOfUser, ownerOf, type DerivedItem, type UserItem } from './user-items';
 
 /** A write's condition: the item still names this owner (see `ownerOf`). */
-export function ifOwner(item: UserItem, orAbsent = false): Pick<NonNullable<TxItem['Put']>, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+export function ifOwner(
+  item: UserItem,
+  orAbsent = false,
+): Pick<NonNullable<TxItem['Put']>, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
   const owner = ownerOf(item);
   return {
     ConditionExpression: orAbsent ? 'attribute_not_exists(pk) OR #owner = :owner' : '#owner = :owner',
@@ -56,7 +59,10 @@ export function userChangeWrites(
   const oldVersions = new Map(before.flatMap((u) => u.loginMethods).map((lm) => [lm.userId, lm.version]));
   const structural = old.size !== neu.size || [...old.keys()].some((k) => !neu.has(k));
   const T = ctx.tableName;
-  const put = (item: UserItem, condition: Pick<NonNullable<TxItem['Put']>, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>): TxItem => ({
+  const put = (
+    item: UserItem,
+    condition: Pick<NonNullable<TxItem['Put']>, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
+  ): TxItem => ({
     Put: { TableName: T, Item: item, ...condition },
   });
 

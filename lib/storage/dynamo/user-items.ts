@@ -261,7 +261,8 @@ const identitySortKey = (lm: UserRecord): string => `${timeSortKey(lm.timeJoined
  */
 function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, listsApp: boolean): LoginMethodItem {
   const tenantId = lm.tenantIds[0];
-  const gsi2pk = lm.email !== undefined ? keys.usersWithEmail(tenantId, lm.email) : lm.phoneNumber !== undefined ? keys.usersWithPhone(tenantId, lm.phoneNumber) : undefined;
+  const gsi2pk =
+    lm.email !== undefined ? keys.usersWithEmail(tenantId, lm.email) : lm.phoneNumber !== undefined ? keys.usersWithPhone(tenantId, lm.phoneNumber) : undefined;
   return {
     ...keys.loginMethod(user.id, lm.userId),
     type: ITEM_TYPE.loginMethod,
@@ -312,13 +313,18 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
       if (!listed.has(tenantId)) {
         listed.add(tenantId);
         const key = keys.listEntry(user.id, tenantId);
-        items.push({ role: 'entry', key, item: { ...key, type: ITEM_TYPE.listEntry, fmt: CURRENT_FORMAT, ownerUserId: user.id, ...listPlace(user, tenantId) } });
+        items.push({
+          role: 'entry',
+          key,
+          item: { ...key, type: ITEM_TYPE.listEntry, fmt: CURRENT_FORMAT, ownerUserId: user.id, ...listPlace(user, tenantId) },
+        });
       }
       if (lm.email !== undefined) items.push(identityEntry(user, lm, 'email', tenantId, lm.email));
     }
     if (lm.phoneNumber !== undefined) {
       // Where the item's own gsi2 does not find it by its phone (consume's first try, SPEC §5).
-      for (const tenantId of lm.email !== undefined ? lm.tenantIds : lm.tenantIds.slice(1)) items.push(identityEntry(user, lm, 'phone', tenantId, lm.phoneNumber));
+      for (const tenantId of lm.email !== undefined ? lm.tenantIds : lm.tenantIds.slice(1))
+        items.push(identityEntry(user, lm, 'phone', tenantId, lm.phoneNumber));
     }
     if (lm.passwordMigration) {
       for (const tenantId of lm.tenantIds) {

@@ -6,8 +6,7 @@ import { expectAccepted, expectRefused, limitsWith } from './helpers';
 const VECTOR = ARGON2_VECTORS[0];
 const SALT = 'VG1Oa1lMbzZLbzk5azQ2Qg';
 const DIGEST = 'kjcNNtZ/b0t/8HgXUiQ76A';
-const build = (params: string, salt = SALT, digest = DIGEST, head = '$argon2id$v=19'): string =>
-  `${head}$${params}$${salt}$${digest}`;
+const build = (params: string, salt = SALT, digest = DIGEST, head = '$argon2id$v=19'): string => `${head}$${params}$${salt}$${digest}`;
 
 describe('Argon2 format', () => {
   it('refuses an unknown variant, naming the accepted ones', () => {

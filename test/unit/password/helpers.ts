@@ -15,12 +15,7 @@ export function limitsWith(overrides: Partial<PasswordLimits>): PasswordLimits {
  * the hash: neither the whole string nor any `$`-separated segment of 16+ characters
  * (salts and digests).
  */
-export function expectRefused(
-  hash: string,
-  algorithm: string | undefined,
-  fragments: readonly string[],
-  opts = OPTS,
-): string {
+export function expectRefused(hash: string, algorithm: string | undefined, fragments: readonly string[], opts = OPTS): string {
   const result = validateImportedHash(hash, algorithm, opts);
   if (result.ok) {
     throw new Error(`expected a refusal, got ok (${result.algorithm})`);

@@ -1,11 +1,4 @@
-import {
-  DEFAULT_OWN_HASH_PARAMS,
-  dummyVerify,
-  hashPassword,
-  needsRehash,
-  validateImportedHash,
-  verifyPassword,
-} from '../../../lib/password';
+import { DEFAULT_OWN_HASH_PARAMS, dummyVerify, hashPassword, needsRehash, validateImportedHash, verifyPassword } from '../../../lib/password';
 import type { OwnHashParams } from '../../../lib/password';
 import { ARGON2_VECTORS, BCRYPT_VECTORS, NON_ASCII_PASSWORD, VENDOR_SCRYPT_VECTORS } from '../../fixtures/password-vectors';
 import { OPTS } from './helpers';

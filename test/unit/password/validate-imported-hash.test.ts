@@ -51,9 +51,7 @@ describe('validateImportedHash: provider prefixes', () => {
     [`{ARGON2}${ARGON2}`, '{ARGON2}', '$argon2id$'],
     [`firebase:${SCRYPT}`, 'firebase:', '$f_scrypt$'],
   ])('names the prefix to remove in %s', (hash, prefix, identifier) => {
-    expectRefused(hash, undefined, [
-      `Password hash starts with the provider prefix '${prefix}': remove it and import the hash from '${identifier}' on`,
-    ]);
+    expectRefused(hash, undefined, [`Password hash starts with the provider prefix '${prefix}': remove it and import the hash from '${identifier}' on`]);
   });
 
   it('names the prefix when the algorithm is given and the hash behind the prefix is of that algorithm', () => {

@@ -1,11 +1,5 @@
 import { validateImportedHash, verifyPassword } from '../../../lib/password';
-import {
-  ARGON2_VECTORS,
-  BCRYPT_VECTORS,
-  RECORDED_TOOL_VECTORS,
-  VENDOR_SCRYPT_PROJECT,
-  VENDOR_SCRYPT_VECTORS,
-} from '../../fixtures/password-vectors';
+import { ARGON2_VECTORS, BCRYPT_VECTORS, RECORDED_TOOL_VECTORS, VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../../fixtures/password-vectors';
 import { OPTS, expectAccepted, toUrlSafe } from './helpers';
 
 const ctx = { signerKey: VENDOR_SCRYPT_PROJECT.signerKey };
@@ -59,11 +53,7 @@ describe('known vectors', () => {
       await expect(verifyPassword(`${password}x`, urlSafe, ctx)).resolves.toBe(false);
     });
 
-    it.each([
-      [['s', 'm', 'r']],
-      [['r', 's', 'm']],
-      [['s', 'r', 'm']],
-    ])('accepts the parameters in the order %j and stores them as m, r, s', async (order) => {
+    it.each([[['s', 'm', 'r']], [['r', 's', 'm']], [['s', 'r', 'm']]])('accepts the parameters in the order %j and stores them as m, r, s', async (order) => {
       const parts: Record<string, string> = { m, r, s };
       const reordered = `$f_scrypt$${digest}$${salt}$${order.map((key) => parts[key]).join('$')}`;
       expect(expectAccepted(reordered, undefined)).toBe(hash);

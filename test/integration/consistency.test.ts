@@ -2,19 +2,14 @@ import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lib/storage/keys';
 import { CURRENT_FORMAT } from '../../lib/storage/dynamo/user-items';
-import { startApi, tableProblems, type TestApi } from '../support/api';
+import { startApi, tableProblems, UNCALLED_MIGRATION_SOURCE, type TestApi } from '../support/api';
 import { createCode, passwordlessSignIn, uniqueEmail } from '../support/flows';
 import { linkingClient } from '../support/linking';
 import { testDocClient } from '../support/table';
 
 let api: TestApi;
 beforeAll(async () => {
-  // A source is configured so users can be imported waiting for password migration (never called).
-  api = await startApi({
-    PASSWORD_MIGRATION_SOURCE: 'webhook',
-    PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/never',
-    PASSWORD_MIGRATION_WEBHOOK_SECRET: 'unused-secret',
-  });
+  api = await startApi(UNCALLED_MIGRATION_SOURCE);
 });
 afterAll(async () => {
   await expect(api.stop()).rejects.toThrow(/is inconsistent/);

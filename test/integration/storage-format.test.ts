@@ -1,5 +1,5 @@
 import { CURRENT_FORMAT, ITEM_TYPE } from '../../lib/storage/dynamo/user-items';
-import { startApi, tableProblems, type TestApi } from '../support/api';
+import { startApi, tableProblems, UNCALLED_MIGRATION_SOURCE, type TestApi } from '../support/api';
 import { uniqueEmail, uniquePhone } from '../support/flows';
 import { BCRYPT, linkingClient } from '../support/linking';
 import { scanTable } from '../support/table';
@@ -11,11 +11,7 @@ import { scanTable } from '../support/table';
  */
 let api: TestApi;
 beforeAll(async () => {
-  api = await startApi({
-    PASSWORD_MIGRATION_SOURCE: 'webhook',
-    PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/never',
-    PASSWORD_MIGRATION_WEBHOOK_SECRET: 'unused-secret',
-  });
+  api = await startApi(UNCALLED_MIGRATION_SOURCE);
   expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'fmt-t1' })).json.status).toBe('OK');
 });
 afterAll(() => api.stop());

@@ -59,6 +59,16 @@ export async function tableProblems(tableName: string, endpoint = process.env.TE
 }
 
 /**
+ * Settings of a password-migration source that is configured but never called, so users can be
+ * imported waiting for password migration (SPEC §16) in suites that never sign them in.
+ */
+export const UNCALLED_MIGRATION_SOURCE = {
+  PASSWORD_MIGRATION_SOURCE: 'webhook',
+  PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/never',
+  PASSWORD_MIGRATION_WEBHOOK_SECRET: 'unused-secret',
+} as const;
+
+/**
  * Starts the real local server in a child process, against the suite's DynamoDB Local, with a
  * fresh table. `env` adds or overrides configuration (e.g. a short code lifetime).
  */

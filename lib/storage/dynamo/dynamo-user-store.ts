@@ -17,7 +17,8 @@ import type {
 } from '../ports';
 import { countList, type ListFilter } from './count-list';
 import { leavingIdWrites, readLeavingId, vanishedIds } from './leaving-ids';
-import { decodeLogin, readOptionalString, readSnapshot, readString, type Stored } from './login-codec';
+import { decodeLogin, readSnapshot } from './login-codec';
+import { readOptionalString, readString, type Stored } from './stored-fields';
 import { loginMarkWrites } from './mark-writes';
 import { batchGetAll, getConsistent, queryAll, readUserPartition, writeAtomically, type DynamoContext } from './transact';
 import { userChangeWrites } from './user-diff';

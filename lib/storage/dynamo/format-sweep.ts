@@ -1,7 +1,7 @@
 import { keys } from '../keys';
 import type { AuthUser } from '../model';
 import { differingAttributes, scanPages } from './consistency';
-import type { Stored } from './login-codec';
+import type { Stored } from './stored-fields';
 import { ifAbsent, ifVersion, readUserPartition, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 import { CURRENT_FORMAT, ITEM_TYPE, itemsOfUser, userFromItems } from './user-items';
 

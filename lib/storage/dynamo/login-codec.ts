@@ -1,5 +1,18 @@
 import type { CodesConsumedAt, RecipeId, UserRecord } from '../model';
 import type { LoginSnapshot } from '../ports';
+import {
+  isObject,
+  isString,
+  optional,
+  readNumber,
+  readOptionalString,
+  readStrings,
+  readString,
+  required,
+  StoredItemError,
+  type Reader,
+  type Stored,
+} from './stored-fields';
 
 /**
  * How a login method is stored, in one place: its item and every snapshot of it (a guard's or an
@@ -7,39 +20,6 @@ import type { LoginSnapshot } from '../ports';
  * `FIELDS` has one reader per field of `UserRecord`, so a field added there fails to compile
  * until it is added here, and then reaches the item and every snapshot at once.
  */
-
-/** A stored item or map, as DynamoDB's document client returns it. */
-export type Stored = Readonly<Record<string, unknown>>;
-
-/** A stored item that is not what this build writes: the checker reports it, a request answers 500. */
-export class StoredItemError extends Error {
-  constructor(field: string, expected: string) {
-    super(`A stored item's ${field} is not ${expected}`);
-    this.name = 'StoredItemError';
-  }
-}
-
-const isString = (v: unknown): v is string => typeof v === 'string';
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
-const isObject = (v: unknown): v is Stored => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** A field's reader: the value when it has the field's type, else a `StoredItemError`. */
-type Reader<T> = (value: unknown, field: string) => T;
-
-function required<T>(test: (v: unknown) => v is T, expected: string): Reader<T> {
-  return (v, field) => {
-    if (!test(v)) throw new StoredItemError(field, expected);
-    return v;
-  };
-}
-function optional<T>(test: (v: unknown) => v is T, expected: string): Reader<T | undefined> {
-  return (v, field) => (v === undefined ? undefined : required(test, expected)(v, field));
-}
-
-export const readString = required(isString, 'a string');
-export const readOptionalString = optional(isString, 'a string');
-export const readNumber = required((v): v is number => typeof v === 'number', 'a number');
-export const readStrings = required(isStrings, 'a list of strings');
 
 const RECIPES: readonly RecipeId[] = ['emailpassword', 'thirdparty', 'passwordless'];
 

@@ -1,7 +1,8 @@
 import { accountInfoOf, byJoinOrder, tenantsOf, timeJoinedOf } from '../auth-user';
 import { keys, timeSortKey, userListShard, type Key } from '../keys';
 import type { AccountInfo, AuthUser, IdentityKind, RecipeId, UserRecord } from '../model';
-import { decodeLogin, readString, snapshotOf, storedLogin, type Stored, type StoredSnapshot } from './login-codec';
+import { decodeLogin, snapshotOf, storedLogin, type StoredSnapshot } from './login-codec';
+import { readString, type Stored } from './stored-fields';
 
 /**
  * Every item of a user follows from the user itself (its login methods and whether it is

@@ -914,7 +914,7 @@ async function bulkImport(): Promise<void> {
       clock: systemClock,
       random: cryptoRandom,
     };
-    await deps.tenants.createTenant({ tenantId: 'shop', createdAt: Date.now() });
+    await deps.tenants.putTenant('shop', Date.now());
     await deps.roles.createRole({ role: 'member', roleUid: randomUUID() });
     const direct = Array.from({ length: users }, (_, i) => mixedUser('direct', i).user);
     const vctx = await validationContext(deps, direct);

@@ -11,10 +11,13 @@ export type RouteAuth = 'none' | 'apiKey';
 
 /**
  * Where a route may be called:
- * - `tenant`: `/path`, `/<tenantId>/path` and `/appid-public/<tenantId>/path`;
+ * - `tenant`: `/path`, `/<tenantId>/path` and `/appid-public/<tenantId>/path`; a tenant other than
+ *   `public` is checked to exist beside the request (SPEC §2's 400 when it does not);
+ * - `tenantLookup`: the same paths, for a handler that reads its tenant itself and answers for a
+ *   missing one (the core's `TENANT_NOT_FOUND_ERROR`), so no check runs beside it;
  * - `app`: app-wide; a tenant segment other than `public` is refused with 403.
  */
-export type RouteScope = 'tenant' | 'app';
+export type RouteScope = 'tenant' | 'tenantLookup' | 'app';
 
 /** A secret a function reads from SSM Parameter Store in AWS. */
 export type RouteSecret = 'apiKeys' | 'signerKey' | 'passwordMigration';
@@ -107,7 +110,16 @@ export const ROUTES: readonly RouteDef[] = [
     entry: 'functions/multitenancy/create-tenant.ts',
     scope: 'app',
     access: 'write',
-    summary: 'Create a tenant (idempotent).',
+    summary: 'Create a tenant, or set its first and secondary factors (idempotent).',
+  }),
+  route({
+    id: 'tenant-get',
+    method: 'GET',
+    path: '/recipe/multitenancy/tenant/v2',
+    entry: 'functions/multitenancy/get-tenant.ts',
+    scope: 'tenantLookup',
+    access: 'read',
+    summary: "A tenant's login configuration (first factors), as the SDK reads it before every sign-in.",
   }),
   route({
     id: 'tenant-list',

@@ -95,7 +95,8 @@ export function createHttpHandler<K extends StoreName = never>(routeId: string, 
 
     deps ??= await loadDeps();
     const request: ApiRequest = { tenantId: resolved.tenantId, headers, query, body, requestId, log };
-    const result = resolved.tenantId === 'public' ? await handle(request, deps) : await inExistingTenant(deps, request, handle);
+    const result =
+      resolved.tenantId === 'public' || route.scope === 'tenantLookup' ? await handle(request, deps) : await inExistingTenant(deps, request, handle);
     const status = (result as { status?: unknown } | null)?.status;
     context.outcome = typeof status === 'string' ? status : 'OK';
     return result instanceof TextReply ? textResult(result.statusCode, result.text, requestId) : jsonResult(result, requestId);

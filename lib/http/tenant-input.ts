@@ -1,3 +1,4 @@
+import { TENANT_FACTOR_LISTS, type TenantFactorsChange } from '../storage/model';
 import { BadRequestError } from './errors';
 import { requiredString, type Fields } from './input';
 import { parseTenantId } from './tenant-path';
@@ -9,4 +10,36 @@ export function requiredTenantId(body: Fields): string {
     throw new BadRequestError("Field name 'tenantId' is invalid: use lower-case letters, digits and '-', not a reserved word or 'appid-' prefix");
   }
   return tenantId;
+}
+
+/** At most this many factors in a list, each at most this long (SPEC §18b). */
+export const MAX_FACTORS = 20;
+export const MAX_FACTOR_LENGTH = 64;
+
+/**
+ * The factor lists a tenant `PUT` sets (SPEC §18b): each absent (unchanged), `null` (cleared) or
+ * an array of 1 to 64-character names, at most 20. A `coreConfig` with any setting is refused:
+ * core settings are the deployment's, not a tenant's.
+ */
+export function tenantFactorsChange(body: Fields): TenantFactorsChange {
+  const coreConfig = body.coreConfig;
+  if (coreConfig !== undefined && coreConfig !== null) {
+    if (typeof coreConfig !== 'object' || Array.isArray(coreConfig)) throw new BadRequestError("Field name 'coreConfig' is invalid in JSON input");
+    if (Object.keys(coreConfig).length > 0) throw new BadRequestError('coreConfig is not supported; configure the deployment instead');
+  }
+  const change: Record<string, readonly string[] | null> = {};
+  for (const name of TENANT_FACTOR_LISTS) {
+    const value = body[name];
+    if (value === undefined) continue;
+    const valid =
+      value === null ||
+      (Array.isArray(value) && value.length <= MAX_FACTORS && value.every((f) => typeof f === 'string' && f.length > 0 && f.length <= MAX_FACTOR_LENGTH));
+    if (!valid) {
+      throw new BadRequestError(
+        `Field name '${name}' is invalid: give null or an array of at most ${MAX_FACTORS} factor names of 1 to ${MAX_FACTOR_LENGTH} characters`,
+      );
+    }
+    change[name] = value as readonly string[] | null;
+  }
+  return change;
 }

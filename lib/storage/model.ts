@@ -123,7 +123,20 @@ export interface CodeRecord {
 export interface TenantRecord {
   readonly tenantId: string;
   readonly createdAt: number;
+  /** The login methods a user may start a sign-in with here (SPEC §18b); every one the app has when absent. */
+  readonly firstFactors?: readonly string[];
+  /** The factors every user must complete after the first one; none when absent. */
+  readonly requiredSecondaryFactors?: readonly string[];
 }
+
+/** A tenant's factors as a `PUT` changes them: a list replaces, `null` clears, absent leaves as it is. */
+export interface TenantFactorsChange {
+  readonly firstFactors?: readonly string[] | null;
+  readonly requiredSecondaryFactors?: readonly string[] | null;
+}
+
+/** The factor lists of a tenant (`TenantRecord`), by name. */
+export const TENANT_FACTOR_LISTS = ['firstFactors', 'requiredSecondaryFactors'] as const;
 
 /** A JSON object, as user metadata holds it. */
 export type JsonObject = { [key: string]: unknown };

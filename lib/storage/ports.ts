@@ -12,6 +12,7 @@ import type {
   VerificationTokenRecord,
   PasswordlessIdentity,
   RecipeId,
+  TenantFactorsChange,
   TenantRecord,
   UserRecord,
 } from './model';
@@ -226,8 +227,13 @@ export interface PasswordlessStore {
 }
 
 export interface TenantStore {
-  /** Creates a tenant; `false` if it existed. */
-  createTenant(tenant: TenantRecord): Promise<boolean>;
+  /**
+   * Creates a tenant (at `createdAt`) unless it exists, and applies `change` to its factors, in one
+   * write; whether it was created.
+   */
+  putTenant(tenantId: string, createdAt: number, change?: TenantFactorsChange): Promise<boolean>;
+  /** A tenant with its configuration, read consistently; `undefined` when it does not exist. */
+  getTenant(tenantId: string): Promise<TenantRecord | undefined>;
   tenantExists(tenantId: string): Promise<boolean>;
   listTenants(): Promise<TenantRecord[]>;
   /** Removes a tenant; `false` if it did not exist. */

@@ -193,6 +193,79 @@ describe('tenants', () => {
   });
 });
 
+describe("a tenant's login configuration (GET /recipe/multitenancy/tenant/v2, SPEC §18b)", () => {
+  const PATH = '/recipe/multitenancy/tenant/v2';
+  const bare = (tenantId: string) => ({ status: 'OK', tenantId, thirdParty: { providers: [] }, coreConfig: {} });
+
+  it('answers the public tenant as the core does, without factors (the SDK then allows every first factor)', async () => {
+    for (const path of [PATH, `/public${PATH}`, `/appid-public/public${PATH}`]) {
+      const res = await api.get(path);
+      expect([path, res.status, res.json]).toEqual([path, 200, bare('public')]);
+    }
+  });
+
+  it('answers a tenant made with its id alone, in each tenant form, and an unknown one with TENANT_NOT_FOUND_ERROR (200)', async () => {
+    expect((await api.put(PATH, { tenantId: 'cfg-plain' })).json).toEqual({ status: 'OK', createdNew: true });
+    for (const path of [`/cfg-plain${PATH}`, `/appid-public/cfg-plain${PATH}`]) expect((await api.get(path)).json).toEqual(bare('cfg-plain'));
+    const unknown = await api.get(`/cfg-nobody${PATH}`);
+    expect([unknown.status, unknown.json]).toEqual([200, { status: 'TENANT_NOT_FOUND_ERROR' }]);
+  });
+
+  it('keeps the factors a PUT sets, in order; null clears one, absent leaves it', async () => {
+    const set = await api.put(PATH, {
+      tenantId: 'cfg-factors',
+      firstFactors: ['otp-email', 'emailpassword'],
+      requiredSecondaryFactors: ['totp'],
+      coreConfig: {},
+    });
+    expect(set.json).toEqual({ status: 'OK', createdNew: true });
+    expect((await api.get(`/cfg-factors${PATH}`)).json).toEqual({
+      ...bare('cfg-factors'),
+      firstFactors: ['otp-email', 'emailpassword'],
+      requiredSecondaryFactors: ['totp'],
+    });
+    expect((await api.put(PATH, { tenantId: 'cfg-factors', firstFactors: null })).json).toEqual({ status: 'OK', createdNew: false });
+    expect((await api.get(`/cfg-factors${PATH}`)).json).toEqual({ ...bare('cfg-factors'), requiredSecondaryFactors: ['totp'] });
+    expect((await api.put(PATH, { tenantId: 'cfg-factors', firstFactors: [] })).json.status).toBe('OK');
+    expect((await api.get(`/cfg-factors${PATH}`)).json).toEqual({ ...bare('cfg-factors'), firstFactors: [], requiredSecondaryFactors: ['totp'] });
+    // Users of the tenant are not touched by its configuration.
+    expect((await api.post('/cfg-factors/recipe/signup', { email: uniqueEmail('cfg'), password: 'pw-123456' })).json.status).toBe('OK');
+  });
+
+  it('makes one tenant of six PUTs racing to create it: exactly one answers createdNew', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => api.put(PATH, { tenantId: 'cfg-race', firstFactors: ['emailpassword'] })));
+    expect(answers.map((a) => a.json.createdNew).filter(Boolean)).toEqual([true]);
+    expect((await api.get(`/cfg-race${PATH}`)).json.firstFactors).toEqual(['emailpassword']);
+  });
+
+  it.each([
+    [{ firstFactors: 'emailpassword' }, "Field name 'firstFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters"],
+    [{ firstFactors: [''] }, "Field name 'firstFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters"],
+    [{ firstFactors: ['x'.repeat(65)] }, "Field name 'firstFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters"],
+    [
+      { firstFactors: Array.from({ length: 21 }, (_, i) => `f${i}`) },
+      "Field name 'firstFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters",
+    ],
+    [
+      { requiredSecondaryFactors: [7] },
+      "Field name 'requiredSecondaryFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters",
+    ],
+    [{ coreConfig: { password_hashing_alg: 'ARGON2' } }, 'coreConfig is not supported; configure the deployment instead'],
+    [{ coreConfig: ['x'] }, "Field name 'coreConfig' is invalid in JSON input"],
+  ])('refuses %j with a 400 naming the field, and changes nothing', async (body, text) => {
+    const res = await api.put(PATH, { tenantId: 'cfg-bad', ...body });
+    expect([res.status, res.text]).toEqual([400, text]);
+    expect((await api.get(`/cfg-bad${PATH}`)).json).toEqual({ status: 'TENANT_NOT_FOUND_ERROR' });
+  });
+
+  it("refuses factors for the public tenant (the app's own, from its SDK), and takes its id with nothing to set", async () => {
+    const res = await api.put(PATH, { tenantId: 'public', firstFactors: ['emailpassword'] });
+    expect([res.status, res.text]).toEqual([400, "Field name 'firstFactors' is invalid: the public tenant's factors are the app's, configured in its SDK"]);
+    expect((await api.put(PATH, { tenantId: 'public', firstFactors: null })).json).toEqual({ status: 'OK', createdNew: false });
+    expect((await api.get(PATH)).json).toEqual(bare('public'));
+  });
+});
+
 describe('a deployment without API keys', () => {
   it('fails closed with 500 API key is not configured', async () => {
     const open = await startApi({ API_KEYS: '' });

@@ -55,6 +55,17 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(async () => expect((await consumeLink(api, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' }))).toEqual({ Query: 2 });
   });
 
+  it('the tenant configuration the SDK reads before every sign-in: none for the public tenant, 1 GetItem for another', async () => {
+    const path = '/recipe/multitenancy/tenant/v2';
+    expect((await api.put(path, { tenantId: 'rt-cfg', firstFactors: ['emailpassword'] })).json.status).toBe('OK');
+    let res: { json: Record<string, unknown> } | undefined;
+    expect(await callsOf(async () => (res = await api.get(path)))).toEqual({});
+    expect(res!.json).toEqual({ status: 'OK', tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} });
+    expect(await callsOf(async () => (res = await api.get(`/rt-cfg${path}`)))).toEqual({ GetItem: 1 });
+    expect(res!.json.firstFactors).toEqual(['emailpassword']);
+    expect(await callsOf(() => api.get(`/rt-cfg-none${path}`))).toEqual({ GetItem: 1 });
+  });
+
   it('passwordless by phone: consume 3 for a new or existing user, also one with an email too (through its phone entry)', async () => {
     const phoneNumber = uniquePhone();
     const first = await createCode(api, { phoneNumber });

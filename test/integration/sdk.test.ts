@@ -3,6 +3,7 @@ import type { TypeInput } from 'supertokens-node/types';
 import AccountLinking from 'supertokens-node/recipe/accountlinking';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import EmailVerification from 'supertokens-node/recipe/emailverification';
+import Multitenancy from 'supertokens-node/recipe/multitenancy';
 import Session from 'supertokens-node/recipe/session';
 import Passwordless from 'supertokens-node/recipe/passwordless';
 import ThirdParty from 'supertokens-node/recipe/thirdparty';
@@ -53,6 +54,16 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 describe('supertokens-node 24 against the local service', () => {
+  it("reads and sets a tenant's login configuration with Multitenancy.getTenant / createOrUpdateTenant", async () => {
+    const tenantId = 'sdk-cfg';
+    expect(await Multitenancy.createOrUpdateTenant(tenantId, { firstFactors: ['emailpassword', 'thirdparty'] })).toEqual({ status: 'OK', createdNew: true });
+    const tenant = await Multitenancy.getTenant(tenantId);
+    expect([tenant?.status, tenant?.firstFactors, tenant?.thirdParty.providers]).toEqual(['OK', ['emailpassword', 'thirdparty'], []]);
+    expect((await Multitenancy.getTenant('public'))?.firstFactors).toBeUndefined();
+    // An unknown tenant: the SDK answers undefined (the core's TENANT_NOT_FOUND_ERROR).
+    expect(await Multitenancy.getTenant('sdk-cfg-nobody')).toBeUndefined();
+  });
+
   it('signs a passwordless user up with createCode + consumeCode (user input code), then in with the magic link code', async () => {
     const email = uniqueEmail('sdk-pl');
     const code = await Passwordless.createCode({ tenantId: 'public', email: email.toUpperCase() });
@@ -449,6 +460,10 @@ describe('supertokens-node 24 against the local service', () => {
         'GET /recipe/userid/map',
         'GET /user/id',
         'GET /public/users/by-accountinfo',
+        'GET /public/recipe/multitenancy/tenant/v2',
+        'GET /sdk-cfg/recipe/multitenancy/tenant/v2',
+        'GET /sdk-cfg-nobody/recipe/multitenancy/tenant/v2',
+        'PUT /recipe/multitenancy/tenant/v2',
         'GET /public/users/count',
         'GET /sdk-t/users',
         'GET /sdk-t/users/count',

@@ -1,14 +1,52 @@
+import { TENANT_FACTOR_LISTS, type TenantFactorsChange, type TenantRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { InvalidInputError } from '../errors';
 
 /** The tenant every deployment has; it cannot be created or removed. */
 export const PUBLIC_TENANT = 'public';
 
-/** Creates a tenant; `createdNew` is false when it existed (and always for `public`). */
-export async function createTenant(deps: Pick<Deps, 'tenants' | 'clock'>, tenantId: string): Promise<{ status: 'OK'; createdNew: boolean }> {
-  if (tenantId === PUBLIC_TENANT) return { status: 'OK', createdNew: false };
-  const createdNew = await deps.tenants.createTenant({ tenantId, createdAt: deps.clock.now() });
-  return { status: 'OK', createdNew };
+/**
+ * Creates a tenant, or updates the factors of one that exists (SPEC §18b): `createdNew` is false
+ * when it existed (and always for `public`). The public tenant's factors are the app's own (its
+ * SDK configuration): it answers `GET …/tenant/v2` without a read, so setting them is refused.
+ */
+export async function createOrUpdateTenant(
+  deps: Pick<Deps, 'tenants' | 'clock'>,
+  tenantId: string,
+  change: TenantFactorsChange = {},
+): Promise<{ status: 'OK'; createdNew: boolean }> {
+  if (tenantId === PUBLIC_TENANT) {
+    const set = TENANT_FACTOR_LISTS.find((name) => change[name] !== undefined && change[name] !== null);
+    if (set) throw new InvalidInputError(`Field name '${set}' is invalid: the public tenant's factors are the app's, configured in its SDK`);
+    return { status: 'OK', createdNew: false };
+  }
+  return { status: 'OK', createdNew: await deps.tenants.putTenant(tenantId, deps.clock.now(), change) };
+}
+
+/** A tenant's login configuration as the core answers `GET …/recipe/multitenancy/tenant/v2`. */
+export type TenantConfigResult =
+  | {
+      status: 'OK';
+      tenantId: string;
+      thirdParty: { providers: never[] };
+      coreConfig: Record<string, never>;
+      firstFactors?: string[];
+      requiredSecondaryFactors?: string[];
+    }
+  | { status: 'TENANT_NOT_FOUND_ERROR' };
+
+/**
+ * A tenant's login configuration (SPEC §18b): its factors where set (absent, the SDK allows every
+ * first factor it has), no providers and no core settings (those live in the app's SDK and the
+ * deployment). `public` is answered without a read; an unknown tenant with the core's
+ * `TENANT_NOT_FOUND_ERROR`.
+ */
+export async function getTenantConfig(deps: Pick<Deps, 'tenants'>, tenantId: string): Promise<TenantConfigResult> {
+  const tenant: Pick<TenantRecord, 'firstFactors' | 'requiredSecondaryFactors'> | undefined =
+    tenantId === PUBLIC_TENANT ? {} : await deps.tenants.getTenant(tenantId);
+  if (!tenant) return { status: 'TENANT_NOT_FOUND_ERROR' };
+  const factors = TENANT_FACTOR_LISTS.flatMap((name) => (tenant[name] === undefined ? [] : [[name, [...(tenant[name] ?? [])]] as const]));
+  return { status: 'OK', tenantId, thirdParty: { providers: [] }, coreConfig: {}, ...Object.fromEntries(factors) };
 }
 
 /** Lists tenants, `public` first. */

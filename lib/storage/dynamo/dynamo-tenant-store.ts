@@ -1,32 +1,57 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
-import type { TenantRecord } from '../model';
+import { TENANT_FACTOR_LISTS, type TenantFactorsChange, type TenantRecord } from '../model';
 import type { TenantStore } from '../ports';
-import { ifAbsent, queryAll, type DynamoContext } from './transact';
+import { readNumber, readString, readStrings, type Stored } from './stored-fields';
+import { queryAll, type DynamoContext } from './transact';
+
+/** A tenant item read back: its id, when it was made, and the factor lists it holds. */
+function tenantFromItem(item: Stored): TenantRecord {
+  const lists = TENANT_FACTOR_LISTS.flatMap((name) => (item[name] === undefined ? [] : [[name, readStrings(item[name], name)] as const]));
+  return { tenantId: readString(item.tenantId, 'tenantId'), createdAt: readNumber(item.createdAt, 'createdAt'), ...Object.fromEntries(lists) };
+}
 
 /** `TenantStore` on DynamoDB: all tenants in one small partition. */
 export class DynamoTenantStore implements TenantStore {
   constructor(private readonly ctx: DynamoContext) {}
 
-  async createTenant(tenant: TenantRecord): Promise<boolean> {
-    try {
-      await this.ctx.doc.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: { ...keys.tenant(tenant.tenantId), type: 'tenant', tenantId: tenant.tenantId, createdAt: tenant.createdAt },
-          ...ifAbsent,
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return false;
-      throw err;
+  async putTenant(tenantId: string, createdAt: number, change: TenantFactorsChange = {}): Promise<boolean> {
+    const names: Record<string, string> = { '#type': 'type', '#tenantId': 'tenantId', '#createdAt': 'createdAt' };
+    const values: Record<string, unknown> = { ':type': 'tenant', ':tenantId': tenantId, ':createdAt': createdAt };
+    const set = ['#type = :type', '#tenantId = :tenantId', '#createdAt = if_not_exists(#createdAt, :createdAt)'];
+    const remove: string[] = [];
+    for (const name of TENANT_FACTOR_LISTS) {
+      const list = change[name];
+      if (list === undefined) continue;
+      names[`#${name}`] = name;
+      if (list === null) {
+        remove.push(`#${name}`);
+      } else {
+        set.push(`#${name} = :${name}`);
+        values[`:${name}`] = list;
+      }
     }
+    // One write, whether or not the tenant exists: it was new when it had no creation time before.
+    const out = await this.ctx.doc.send(
+      new UpdateCommand({
+        TableName: this.ctx.tableName,
+        Key: keys.tenant(tenantId),
+        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    );
+    return out.Attributes?.createdAt === undefined;
+  }
+
+  async getTenant(tenantId: string): Promise<TenantRecord | undefined> {
+    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: keys.tenant(tenantId), ConsistentRead: true }));
+    return out.Item && tenantFromItem(out.Item);
   }
 
   async tenantExists(tenantId: string): Promise<boolean> {
-    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: keys.tenant(tenantId), ConsistentRead: true }));
-    return out.Item !== undefined;
+    return (await this.getTenant(tenantId)) !== undefined;
   }
 
   async listTenants(): Promise<TenantRecord[]> {
@@ -35,7 +60,7 @@ export class DynamoTenantStore implements TenantStore {
       ExpressionAttributeValues: { ':pk': keys.tenantsPartition },
       ConsistentRead: true,
     });
-    return items.map((item) => ({ tenantId: item.tenantId as string, createdAt: item.createdAt as number }));
+    return items.map(tenantFromItem);
   }
 
   async removeTenant(tenantId: string): Promise<boolean> {

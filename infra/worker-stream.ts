@@ -1,10 +1,11 @@
 /**
  * How the table's stream feeds the bulk-import worker (SPEC §15): the event source mapping's batch
  * size, parallelization and filter. One definition for the CDK stack
- * (`infra/constructs/bulk-import.ts`) and `npm start`'s stream poller (`local/stream-poller.ts`),
- * which stands in for the mapping with DynamoDB Local's stream, so the two cannot drift apart.
+ * (`infra/constructs/bulk-import.ts`), `npm start`'s stream poller (`local/stream-poller.ts`),
+ * which stands in for the mapping with DynamoDB Local's stream, and the worker's own check of its
+ * records (`lib/storage/dynamo/bulk-row-stream.ts`), so the three cannot drift apart.
  *
- * Data only: no CDK or AWS imports (the local server bundles it).
+ * Data only: no CDK or AWS imports (the local server and the worker's bundle hold it).
  */
 
 /**
@@ -21,8 +22,8 @@ type FilterValue = string | number | boolean | null | { readonly exists: boolean
 /**
  * The records the worker takes (Lambda's filter syntax): a bulk row inserted (staged), or modified
  * with a `redriveAt` (the sweeper's hand-on; every other write of a row drops it). The worker
- * checks the same again (`bulkRowHandOversOf` in `lib/storage/dynamo/bulk-row-stream.ts`, held to
- * the same answers by `test/unit/bulk-row-stream.test.ts`).
+ * checks its records against them again (`bulkRowHandOversOf` in
+ * `lib/storage/dynamo/bulk-row-stream.ts`).
  */
 export const WORKER_FILTER_PATTERNS: readonly FilterPattern[] = [
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['bulkRow'] } } } },

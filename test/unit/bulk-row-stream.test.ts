@@ -6,7 +6,7 @@ import type { BulkImportRow } from '../../lib/storage/model';
 /**
  * The table's stream as the worker reads it (SPEC §15): which records hand a row to the worker,
  * and the row each shows, from the adapter's own row items; and the event source mapping's filter
- * (`infra/worker-stream.ts`, which the local stream poller applies too) giving the same answers.
+ * (`infra/worker-stream.ts`, which the local stream poller and the worker apply too) giving them.
  */
 const STAGED_AT = 1_700_000_000_000;
 

@@ -1,3 +1,4 @@
+import { passesWorkerFilter } from '../../../infra/worker-stream';
 import { bulkLaneOf } from '../keys';
 import type { BulkImportRow } from '../model';
 import type { BulkRowHandOver } from '../ports';
@@ -36,19 +37,6 @@ export function bulkRowFromImage(image: Readonly<Record<string, ImageValue>>): B
 }
 
 /**
- * Whether a record hands its row to the worker: the row's insert (staged), or a change that set
- * `redriveAt` (the sweeper's hand-on: every other write of a row drops it). The event source
- * mapping's filter (`infra/worker-stream.ts`) passes only these; the worker checks again, since a
- * row's other changes are the worker's own writes, and handling them would import the row again
- * after each of its failures. `test/unit/bulk-row-stream.test.ts` holds the two to one answer.
- */
-function handsRowOver(record: BulkRowStreamRecord): boolean {
-  const image = record.dynamodb?.NewImage;
-  if (image?.type?.S !== BULK_ROW_TYPE) return false;
-  return record.eventName === 'INSERT' || (record.eventName === 'MODIFY' && image.redriveAt?.N !== undefined);
-}
-
-/**
  * The rows a batch of the table's stream records hands to the worker, in stream order: each with
  * its lane, the record's sequence number (what a batch item failure names), and the row as the
  * record shows it when its image is a whole row. Records of anything else are left out.
@@ -56,7 +44,10 @@ function handsRowOver(record: BulkRowStreamRecord): boolean {
 export function bulkRowHandOversOf(records: readonly BulkRowStreamRecord[]): BulkRowHandOver[] {
   const handOvers: BulkRowHandOver[] = [];
   for (const record of records) {
-    if (!handsRowOver(record)) continue;
+    // The event source mapping passes only these records (in AWS, and the local poller applies the
+    // same patterns); the worker checks again: a row's other changes are its own writes, and taking
+    // them would import a failing row again after each attempt.
+    if (!passesWorkerFilter(record)) continue;
     const sk = record.dynamodb?.Keys?.sk?.S;
     const id = sk?.startsWith('ROW#') ? sk.slice('ROW#'.length) : undefined;
     // Every row's id carries its lane (`rowKey`): a key without one is no row's.

@@ -31,6 +31,9 @@ export interface Key {
   readonly sk: string;
 }
 
+/** One string per item key (pk and sk joined by a character no key holds), to find items in a set or map. */
+export const keyId = (key: { readonly pk?: unknown; readonly sk?: unknown }): string => `${String(key.pk)}\u0000${String(key.sk)}`;
+
 const enc = (s: string): string => encodeURIComponent(s);
 const RECIPE_TAG: Record<RecipeId, string> = { emailpassword: 'EP', passwordless: 'PL', thirdparty: 'TP' };
 

@@ -45,8 +45,15 @@ export async function getTenantConfig(deps: Pick<Deps, 'tenants'>, tenantId: str
   const tenant: Pick<TenantRecord, 'firstFactors' | 'requiredSecondaryFactors'> | undefined =
     tenantId === PUBLIC_TENANT ? {} : await deps.tenants.getTenant(tenantId);
   if (!tenant) return { status: 'TENANT_NOT_FOUND_ERROR' };
-  const factors = TENANT_FACTOR_LISTS.flatMap((name) => (tenant[name] === undefined ? [] : [[name, [...(tenant[name] ?? [])]] as const]));
-  return { status: 'OK', tenantId, thirdParty: { providers: [] }, coreConfig: {}, ...Object.fromEntries(factors) };
+  const { firstFactors, requiredSecondaryFactors } = tenant;
+  return {
+    status: 'OK',
+    tenantId,
+    thirdParty: { providers: [] },
+    coreConfig: {},
+    ...(firstFactors ? { firstFactors: [...firstFactors] } : {}),
+    ...(requiredSecondaryFactors ? { requiredSecondaryFactors: [...requiredSecondaryFactors] } : {}),
+  };
 }
 
 /** Lists tenants, `public` first. */

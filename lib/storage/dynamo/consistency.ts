@@ -1,5 +1,5 @@
 import { ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../keys';
+import { keyId, keys } from '../keys';
 import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../model';
 import type { DynamoContext } from './transact';
 import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
@@ -112,9 +112,9 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
   for await (const page of scanPages(ctx, { ConsistentRead: true })) items.push(...page);
 
   const problems: ConsistencyProblem[] = [];
-  const byKey = new Map(items.map((i) => [`${i.pk as string}\u0000${i.sk as string}`, i]));
+  const byKey = new Map(items.map((i) => [keyId(i), i]));
   /** The stored item of the role an item names. */
-  const roleItemOf = (item: Record<string, unknown>) => byKey.get(`${keys.role(item.role as string).pk}\u0000ROLE`);
+  const roleItemOf = (item: Record<string, unknown>) => byKey.get(keyId(keys.role(item.role as string)));
   const byPk = new Map<string, Record<string, unknown>[]>();
   for (const item of items) {
     const pk = item.pk as string;
@@ -145,7 +145,7 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
   const sameKey = (a: Record<string, unknown>, b: Record<string, unknown>) => a.pk === b.pk && a.sk === b.sk && a.gsi1pk === b.gsi1pk && a.gsi1sk === b.gsi1sk;
   for (const user of users) {
     for (const d of itemsOfUser(user)) {
-      const k = `${d.key.pk}\u0000${d.key.sk}`;
+      const k = keyId(d.key);
       expected.add(k);
       const actual = byKey.get(k);
       if (d.role === 'loginMethod') {
@@ -186,7 +186,7 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
 
   for (const item of items) {
     const pk = item.pk as string;
-    const unexpected = !expected.has(`${pk}\u0000${item.sk as string}`);
+    const unexpected = !expected.has(keyId(item));
     switch (item.type) {
       case ITEM_TYPE.loginMethod:
       case 'tenant':
@@ -244,15 +244,13 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         break;
       case TOKEN_TYPE:
         if (
-          !byKey.has(
-            `${keys.verificationTokensOf(item.tenantId as string, item.recipeUserId as string, item.email as string)}\u0000${item.tokenHash as string}`,
-          )
+          !byKey.has(keyId({ pk: keys.verificationTokensOf(item.tenantId as string, item.recipeUserId as string, item.email as string), sk: item.tokenHash }))
         ) {
           problems.push({ kind: 'token-without-entry', key: pk, detail: 'email verification token missing from the tokens of its login method and email' });
         }
         break;
       case TOKEN_ENTRY_TYPE:
-        if (!byKey.has(`${keys.verificationToken(item.sk as string).pk}\u0000${keys.verificationToken(item.sk as string).sk}`)) {
+        if (!byKey.has(keyId(keys.verificationToken(item.sk as string)))) {
           problems.push({ kind: 'entry-without-token', key: pk, detail: 'an entry of an email verification token that is gone' });
         }
         break;

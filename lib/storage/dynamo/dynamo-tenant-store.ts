@@ -3,7 +3,7 @@ import { keys } from '../keys';
 import { TENANT_FACTOR_LISTS, type TenantFactorsChange, type TenantRecord } from '../model';
 import type { TenantStore } from '../ports';
 import { readNumber, readString, readStrings, type Stored } from './stored-fields';
-import { queryAll, type DynamoContext } from './transact';
+import { queryAll, setOrRemove, type DynamoContext } from './transact';
 
 /** A tenant item read back: its id, when it was made, and the factor lists it holds. */
 function tenantFromItem(item: Stored): TenantRecord {
@@ -16,29 +16,16 @@ export class DynamoTenantStore implements TenantStore {
   constructor(private readonly ctx: DynamoContext) {}
 
   async putTenant(tenantId: string, createdAt: number, change: TenantFactorsChange = {}): Promise<boolean> {
-    const names: Record<string, string> = { '#type': 'type', '#tenantId': 'tenantId', '#createdAt': 'createdAt' };
-    const values: Record<string, unknown> = { ':type': 'tenant', ':tenantId': tenantId, ':createdAt': createdAt };
-    const set = ['#type = :type', '#tenantId = :tenantId', '#createdAt = if_not_exists(#createdAt, :createdAt)'];
-    const remove: string[] = [];
-    for (const name of TENANT_FACTOR_LISTS) {
-      const list = change[name];
-      if (list === undefined) continue;
-      names[`#${name}`] = name;
-      if (list === null) {
-        remove.push(`#${name}`);
-      } else {
-        set.push(`#${name} = :${name}`);
-        values[`:${name}`] = list;
-      }
-    }
     // One write, whether or not the tenant exists: it was new when it had no creation time before.
     const out = await this.ctx.doc.send(
       new UpdateCommand({
         TableName: this.ctx.tableName,
         Key: keys.tenant(tenantId),
-        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...setOrRemove(Object.fromEntries(TENANT_FACTOR_LISTS.filter((name) => change[name] !== undefined).map((name) => [name, change[name]])), {
+          set: ['#type = :type', '#tenantId = :tenantId', '#createdAt = if_not_exists(#createdAt, :createdAt)'],
+          names: { '#type': 'type', '#tenantId': 'tenantId', '#createdAt': 'createdAt' },
+          values: { ':type': 'tenant', ':tenantId': tenantId, ':createdAt': createdAt },
+        }),
         ReturnValues: 'UPDATED_OLD',
       }),
     );

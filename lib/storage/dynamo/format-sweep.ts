@@ -1,9 +1,9 @@
-import { keys } from '../keys';
+import { keyId, keys } from '../keys';
 import type { AuthUser } from '../model';
 import { differingAttributes, scanPages } from './consistency';
 import type { Stored } from './stored-fields';
 import { ifAbsent, ifVersion, readUserPartition, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
-import { CURRENT_FORMAT, ITEM_TYPE, itemsOfUser, userFromItems } from './user-items';
+import { CURRENT_FORMAT, ITEM_TYPE, itemsOfUser, refOfGuard, userFromItems } from './user-items';
 
 /**
  * The storage format sweep: every item derived from a user carries the format it was written in
@@ -19,7 +19,7 @@ import { CURRENT_FORMAT, ITEM_TYPE, itemsOfUser, userFromItems } from './user-it
 function userIdOf(item: Stored): string | undefined {
   switch (item.type) {
     case ITEM_TYPE.guard:
-      return String(item.linkedTo ?? item.userId);
+      return refOfGuard(item).userId;
     case ITEM_TYPE.link:
     case ITEM_TYPE.claim:
       return String(item.primaryUserId);
@@ -47,13 +47,13 @@ async function rederive(ctx: DynamoContext, userId: string, older: readonly Stor
   const user: AuthUser | undefined = userFromItems(userId, partition);
   if (!user) return 0;
   const derived = itemsOfUser(user);
-  const olderKeys = new Set(older.map((i) => `${String(i.pk)}\u0000${String(i.sk)}`));
-  const stored = new Map([...partition, ...older].map((i) => [`${String(i.pk)}\u0000${String(i.sk)}`, i]));
+  const olderKeys = new Set(older.map((i) => keyId(i)));
+  const stored = new Map([...partition, ...older].map((i) => [keyId(i), i]));
   const T = ctx.tableName;
   const writes: TaggedWrite<'CHANGED'>[] = [];
   const written = new Set<string>();
   for (const d of derived) {
-    const k = `${d.key.pk}\u0000${d.key.sk}`;
+    const k = keyId(d.key);
     const actual = stored.get(k);
     // Outside the partition only the older items were read: others of the user's are left as they are.
     if (!actual && d.key.pk !== keys.userPartition(userId) && !olderKeys.has(k)) continue;
@@ -62,9 +62,9 @@ async function rederive(ctx: DynamoContext, userId: string, older: readonly Stor
     writes.push({ item: { Put: { TableName: T, Item: d.item, ...condition } }, onConditionFailed: 'CHANGED' });
     written.add(k);
   }
-  const implied = new Set(derived.map((d) => `${d.key.pk}\u0000${d.key.sk}`));
+  const implied = new Set(derived.map((d) => keyId(d.key)));
   for (const item of older) {
-    const k = `${String(item.pk)}\u0000${String(item.sk)}`;
+    const k = keyId(item);
     if (implied.has(k)) continue;
     const Key = { pk: String(item.pk), sk: String(item.sk) };
     writes.push({ item: { Delete: { TableName: T, Key, ...ofFormat(item) } }, onConditionFailed: 'CHANGED' });
@@ -72,7 +72,7 @@ async function rederive(ctx: DynamoContext, userId: string, older: readonly Stor
   if (writes.length === 0) return 0;
   for (const lm of user.loginMethods) {
     const Key = keys.loginMethod(user.id, lm.userId);
-    if (written.has(`${Key.pk}\u0000${Key.sk}`)) continue;
+    if (written.has(keyId(Key))) continue;
     writes.push({ item: { ConditionCheck: { TableName: T, Key, ...ifVersion(lm.version) } }, onConditionFailed: 'CHANGED' });
   }
   return (await writeAtomically(ctx, writes)).ok ? writes.filter((w) => !w.item.ConditionCheck).length : undefined;

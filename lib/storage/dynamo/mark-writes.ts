@@ -2,7 +2,7 @@ import { isLoginMark, LOGIN_MARK_FIELDS } from '../auth-user';
 import { keys } from '../keys';
 import type { UserRecord } from '../model';
 import { STALE, type UserConflict } from './leaving-ids';
-import type { DynamoContext, TaggedWrite } from './transact';
+import { setOrRemove, type DynamoContext, type TaggedWrite } from './transact';
 import { ifOwner } from './user-diff';
 import { itemsOfUser } from './user-items';
 
@@ -20,28 +20,17 @@ export function loginMarkWrites(ctx: DynamoContext, primaryUserId: string, befor
   if (!isLoginMark(before, after)) {
     throw new Error(`Login method ${before.userId}: only verifications and a consume's marks are written without its user`);
   }
-  const names: Record<string, string> = { '#version': 'version' };
-  const values: Record<string, unknown> = { ':version': before.version, ':next': before.version + 1 };
-  const set = ['#version = :next'];
-  const remove: string[] = [];
-  LOGIN_MARK_FIELDS.forEach((field, i) => {
-    names[`#a${i}`] = field;
-    if (after[field] === undefined) {
-      remove.push(`#a${i}`);
-    } else {
-      set.push(`#a${i} = :a${i}`);
-      values[`:a${i}`] = after[field];
-    }
-  });
   const update: TaggedWrite<UserConflict> = {
     item: {
       Update: {
         TableName: ctx.tableName,
         Key: keys.loginMethod(primaryUserId, after.userId),
-        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ...setOrRemove(Object.fromEntries(LOGIN_MARK_FIELDS.map((field) => [field, after[field] ?? null])), {
+          set: ['#version = :next'],
+          names: { '#version': 'version' },
+          values: { ':version': before.version, ':next': before.version + 1 },
+        }),
         ConditionExpression: '#version = :version',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
       },
     },
     onConditionFailed: STALE,

@@ -17,7 +17,7 @@ import {
 import { sleep } from '../../pool';
 import { sideEffectsAllowed } from '../../side-effect-gate';
 import { isThrottlingError, MAX_TRANSACTION_ITEMS } from '../errors';
-import { keys, type Key } from '../keys';
+import { keyId, keys, type Key } from '../keys';
 
 /** The document client and the table every adapter works on. */
 export interface DynamoContext {
@@ -93,6 +93,34 @@ export function readUserPartition(ctx: DynamoContext, userId: string): Promise<R
   });
 }
 
+/**
+ * The expression of an UpdateItem that sets each of `attributes` given a value and removes each
+ * given `null`, after the SET clauses of `base` (with the names and values they use).
+ */
+export function setOrRemove(
+  attributes: Readonly<Record<string, unknown>>,
+  base: { readonly set: readonly string[]; readonly names: Readonly<Record<string, string>>; readonly values: Readonly<Record<string, unknown>> },
+): { UpdateExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
+  const names = { ...base.names };
+  const values = { ...base.values };
+  const set = [...base.set];
+  const remove: string[] = [];
+  Object.entries(attributes).forEach(([attribute, value], i) => {
+    names[`#a${i}`] = attribute;
+    if (value === null) {
+      remove.push(`#a${i}`);
+    } else {
+      set.push(`#a${i} = :a${i}`);
+      values[`:a${i}`] = value;
+    }
+  });
+  return {
+    UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
 /** A write's condition: the item is not there yet. */
 export const ifAbsent = { ConditionExpression: 'attribute_not_exists(pk)' } as const;
 
@@ -114,7 +142,7 @@ const BATCH_GET_KEYS = 100;
  * are three calls).
  */
 export async function batchGetAll(ctx: DynamoContext, itemKeys: readonly { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
-  const unique = [...new Map(itemKeys.map((k) => [`${k.pk}\u0000${k.sk}`, { pk: k.pk, sk: k.sk }])).values()];
+  const unique = [...new Map(itemKeys.map((k) => [keyId(k), { pk: k.pk, sk: k.sk }])).values()];
   const chunks = Array.from({ length: Math.ceil(unique.length / BATCH_GET_KEYS) }, (_, i) => unique.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS));
   const read = async (chunk: typeof unique): Promise<Record<string, unknown>[]> => {
     const items: Record<string, unknown>[] = [];

@@ -1,4 +1,4 @@
-import type { Key } from '../keys';
+import { keyId } from '../keys';
 import type { AuthUser } from '../model';
 import { TooManyItemsError } from '../errors';
 import { STALE, vanishedIds, type UserConflict } from './leaving-ids';
@@ -17,8 +17,6 @@ export function ifOwner(
     ExpressionAttributeValues: { ':owner': owner.id },
   };
 }
-
-const keyOf = (key: Key): string => `${key.pk}\u0000${key.sk}`;
 
 /** Items are built by one function each, so equal content serialises equally. */
 const sameItem = (a: UserItem, b: UserItem): boolean => JSON.stringify(a) === JSON.stringify(b);
@@ -54,8 +52,8 @@ export function userChangeWrites(
   if (leaving === undefined && vanishedIds(before, after).length > 0) {
     throw new Error('User ids leave in this write: their data needs the reads of UserStore.writeUsers');
   }
-  const old = new Map(before.flatMap(itemsOfUser).map((d) => [keyOf(d.key), d]));
-  const neu = new Map(after.flatMap(itemsOfUser).map((d) => [keyOf(d.key), d]));
+  const old = new Map(before.flatMap(itemsOfUser).map((d) => [keyId(d.key), d]));
+  const neu = new Map(after.flatMap(itemsOfUser).map((d) => [keyId(d.key), d]));
   const oldVersions = new Map(before.flatMap((u) => u.loginMethods).map((lm) => [lm.userId, lm.version]));
   const structural = old.size !== neu.size || [...old.keys()].some((k) => !neu.has(k));
   const T = ctx.tableName;

@@ -107,6 +107,14 @@ export function resourceName(stage: string, suffix?: string): string {
   return suffix === undefined ? `${APP_NAME}-${stage}` : `${APP_NAME}-${stage}-${suffix}`;
 }
 
+/**
+ * The one log group of a stage's functions (`functionLogGroup` in `infra/constructs/route-function.ts`);
+ * each function's streams carry its name (`auth-core-<stage>-<route id>`).
+ */
+export function functionLogGroupName(stage: string): string {
+  return `/aws/lambda/${resourceName(stage)}`;
+}
+
 /** The CloudFormation stack name of a stage. */
 export function stackName(stage: string): string {
   return `AuthCore-${stage}`;

@@ -5,7 +5,8 @@ import { AuthAlarms } from './constructs/alarms';
 import { BulkImport } from './constructs/bulk-import';
 import { MigrationDashboard } from './constructs/dashboard';
 import { AuthHttpApi } from './constructs/http-api';
-import { RouteFunction } from './constructs/route-function';
+import { ExecutionRoles } from './constructs/execution-roles';
+import { functionLogGroup, RouteFunction } from './constructs/route-function';
 import { AuthTable } from './constructs/table';
 import { passwordMigrationSourceOf } from '../lib/config/config';
 import { ROUTES, type RouteDef } from './routes';
@@ -35,12 +36,17 @@ export interface AuthCoreStackProps extends StackProps {
 }
 
 /**
- * The service in one stack: the table, one Lambda per route of the route table, the HTTP API that
- * routes to them, alarms, the migration dashboard, and the `ApiUrl` / `TableName` outputs. Every name carries the stage.
+ * The service in one stack: the table, one Lambda per route of the route table (all writing to one
+ * log group, with one role per distinct grant set), the HTTP API that routes to them, alarms, the
+ * migration dashboard, and the `ApiUrl` / `TableName` outputs. Every name carries the stage.
  */
 export class AuthCoreStack extends Stack {
   readonly table: AuthTable;
   readonly functions: readonly RouteFunction[];
+  /** The one log group of every function of the stage. */
+  readonly functionLogs: logs.LogGroup;
+  /** The functions' execution roles, one per distinct grant set. */
+  readonly roles: ExecutionRoles;
   readonly httpApi: AuthHttpApi;
   readonly alarms: AuthAlarms;
   readonly bulkImport: BulkImport;
@@ -63,16 +69,28 @@ export class AuthCoreStack extends Stack {
       ...(props.provisionedCapacity !== undefined ? { provisionedCapacity: props.provisionedCapacity } : {}),
     });
 
-    const common = {
+    // One log group, and one role per grant set, for all functions of the stage: a group and a
+    // role per function cost two CloudFormation resources per route, and a stack holds 500.
+    // `test/infra/stack.test.ts` has the numbers.
+    this.functionLogs = functionLogGroup(this, 'FunctionLogs', { stage: props.stage, isProduction: props.isProduction, retention: logRetention });
+    const parameters = parameterNames(props.stage);
+    this.roles = new ExecutionRoles(this, 'FunctionRoles', {
       stage: props.stage,
-      isProduction: props.isProduction,
       table: this.table.table,
       indexNames: this.table.indexNames,
+      parameters,
+      logGroup: this.functionLogs,
+    });
+
+    const common = {
+      stage: props.stage,
+      table: this.table.table,
       architecture: arch,
       bundleDir: props.bundleDir,
-      parameters: parameterNames(props.stage),
+      parameters,
       environment: props.functionEnvironment ?? {},
-      logRetention,
+      logGroup: this.functionLogs,
+      roles: this.roles,
     };
     this.functions = routes.map((route) => new RouteFunction(this, `Route-${route.id}`, { ...common, route }));
 

@@ -10,6 +10,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { backgroundFunction } from '../routes';
+import { functionLogGroupName } from '../settings';
 import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS, WORKER_PARALLELIZATION } from '../worker-stream';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
@@ -23,7 +24,7 @@ export const WORKER_TIMEOUT_SECONDS = 120;
 export const ITERATOR_AGE_ALARM_MS = 5 * 60 * 1000;
 export const SWEEP_EVERY_MINUTES = 5;
 
-export interface BulkImportProps extends Omit<RouteFunctionProps, 'route' | 'extraStatements' | 'timeout'> {
+export interface BulkImportProps extends Omit<RouteFunctionProps, 'route' | 'extraGrants' | 'timeout'> {
   readonly table: dynamodb.Table;
   /** `auth-core-<stage>`: alarm names start with it. */
   readonly namePrefix: string;
@@ -60,19 +61,24 @@ export class BulkImport extends Construct {
     });
 
     // The mapping reads the stream and writes the dead-letter queue as the function's role: the
-    // grants go in the role's one inline policy (no separate policy resource).
+    // grants go in the role's one inline policy (no separate policy resource), a role of its own
+    // since no other function needs them.
     this.worker = new RouteFunction(this, 'Worker', {
       ...props,
       route: backgroundFunction('bulkimport-worker'),
       timeout: Duration.seconds(WORKER_TIMEOUT_SECONDS),
-      extraStatements: [
-        new iam.PolicyStatement({
-          actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
-          resources: [streamArn],
-        }),
-        new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: [`${table.tableArn}/stream/*`] }),
-        new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], resources: [this.deadLetters.queueArn] }),
-      ],
+      extraGrants: {
+        name: 'BulkStream',
+        description: 'read the table stream and send to the bulk-import dead-letter queue',
+        statements: [
+          new iam.PolicyStatement({
+            actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+            resources: [streamArn],
+          }),
+          new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: [`${table.tableArn}/stream/*`] }),
+          new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], resources: [this.deadLetters.queueArn] }),
+        ],
+      },
     });
     const tableId = Stack.of(this).getLogicalId(table.node.defaultChild as dynamodb.CfnTable);
     Validations.of(this.worker.role).acknowledge({
@@ -123,7 +129,8 @@ export class BulkImport extends Construct {
       new cloudwatch.Alarm(this, 'DeadLetterDepth', {
         alarmName: `${props.namePrefix}-bulk-dead-letters`,
         alarmDescription:
-          'Stream batches the bulk-import worker gave up on: their rows stay NEW or PROCESSING until the sweeper hands them over again; read the worker log',
+          'Stream batches the bulk-import worker gave up on: their rows stay NEW or PROCESSING until the sweeper hands them over again; ' +
+          `read the worker's log streams (${props.namePrefix}-bulkimport-worker) in ${functionLogGroupName(props.stage)}`,
         metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         threshold: 0,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -1,6 +1,6 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { passwordMigrationSourceOf } from '../../lib/config/config';
 import { ARGON2_BINARY_PACKAGE } from '../bundling';
 import type { FunctionDef, RouteSecret } from '../routes';
-import { resourceName, type LambdaArch } from '../settings';
+import { functionLogGroupName, resourceName, type LambdaArch } from '../settings';
+import type { ExecutionRoles, ExtraGrants, SecretParameterNames } from './execution-roles';
 import {
   BULK_MEMORY_MB,
   BULK_TIMEOUT_SECONDS,
@@ -19,18 +20,6 @@ import {
   hashingMemoryMb,
   LIST_READ_TIMEOUT_SECONDS,
 } from '../sizing';
-
-/**
- * What a `read` route may do: the commands the storage adapter sends for lookups (BatchGetItem:
- * the primary-user claims of account linking, the roles of a user).
- */
-export const DYNAMODB_READ_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
-
-/**
- * What a `write` route may do on top of reading. `TransactWriteItems` is not an IAM action: each
- * item of a transaction is authorised as its own Put/Update/Delete/ConditionCheck.
- */
-export const DYNAMODB_WRITE_ACTIONS: readonly string[] = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 
 /**
  * The AWS Parameters and Secrets Lambda Extension: functions read their SSM parameters with a GET
@@ -47,13 +36,6 @@ export const PARAMS_AND_SECRETS = lambda.ParamsAndSecretsLayerVersion.fromVersio
 /** The Node major Lambda runs; `LAMBDA_TARGET` in `infra/bundling.ts` names the same one. */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_22_X;
 
-/** SSM parameter names the functions read their secrets from. */
-export interface SecretParameterNames {
-  readonly apiKeys: string;
-  readonly signerKey: string;
-  readonly passwordMigration: string;
-}
-
 /**
  * The secrets a route's function reads: those of the route table, but the password migration
  * secret only while a source is configured (`PASSWORD_MIGRATION_SOURCE`), so a stage without
@@ -64,14 +46,48 @@ export function secretsOf(route: Pick<FunctionDef, 'secrets'>, environment: Read
   return route.secrets.filter((secret) => secret !== 'passwordMigration' || migrates);
 }
 
+/** Props of {@link functionLogGroup}. */
+export interface FunctionLogGroupProps {
+  readonly stage: string;
+  readonly isProduction: boolean;
+  readonly retention: logs.RetentionDays;
+}
+
+/**
+ * The one log group of a stage's functions, `/aws/lambda/auth-core-<stage>`: every route function
+ * and the bulk-import worker and sweeper write to it (Lambda's advanced logging controls,
+ * `LoggingConfig.LogGroup`). One group per function cost one CloudFormation resource per route,
+ * and a stack holds at most 500.
+ *
+ * Nothing is lost by sharing. The Lambda developer guide ("Configuring CloudWatch log groups"):
+ * several functions may send logs to the same group, and in a custom group the log streams Lambda
+ * creates include the function name and version, named
+ * `YYYY/MM/DD/<function_name>[<function_version>][<execution_environment_GUID>]`, so each line
+ * still shows which function wrote it (in Logs Insights, `filter @logStream like /-user-get\[/`).
+ * The same guide: a custom group's name must not begin with `aws/`; this one begins with
+ * `/aws/lambda/`, where the per-function groups were, and is no function's default group (no
+ * function is named `auth-core-<stage>`).
+ * What it widens: every role may write to the group, so a function could write into another
+ * function's streams; code running in one function could already write misleading lines to its
+ * own, and the stage's logs are read as a whole.
+ *
+ * The worker and the sweeper share it too: they are the stage's functions like the routes, with
+ * the same retention and removal policy, and a bulk import is read across the request that staged
+ * it and the worker that imported it; their streams carry their names like every other.
+ */
+export function functionLogGroup(scope: Construct, id: string, props: FunctionLogGroupProps): logs.LogGroup {
+  return new logs.LogGroup(scope, id, {
+    logGroupName: functionLogGroupName(props.stage),
+    retention: props.retention,
+    removalPolicy: props.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+  });
+}
+
 /** Props of {@link RouteFunction}. */
 export interface RouteFunctionProps {
   readonly route: FunctionDef;
   readonly stage: string;
-  readonly isProduction: boolean;
   readonly table: dynamodb.ITable;
-  /** GSI names; `read` and `write` routes may Query them. */
-  readonly indexNames: readonly string[];
   readonly architecture: LambdaArch;
   /**
    * The function bundles built for that architecture (`buildLambdaFunctions` in
@@ -81,24 +97,30 @@ export interface RouteFunctionProps {
   readonly parameters: SecretParameterNames;
   /** Configuration variables for every function (already checked against the allowed list). */
   readonly environment: Readonly<Record<string, string>>;
-  readonly logRetention: logs.RetentionDays;
+  /** The stage's one log group of functions ({@link functionLogGroup}). */
+  readonly logGroup: logs.ILogGroup;
+  /** The stage's execution roles, one per grant set; its role grants writing to `logGroup`. */
+  readonly roles: ExecutionRoles;
   /** Grants beyond the route table's (a stream reader's stream and dead-letter queue), inline too. */
-  readonly extraStatements?: readonly iam.PolicyStatement[];
+  readonly extraGrants?: ExtraGrants;
   /** @default what `infra/sizing.ts` gives the route */
   readonly timeout?: Duration;
 }
 
 /**
  * One route's Lambda: its bundle as built by `scripts/build.ts` (the same build `npm start` and
- * the tests run, for Lambda's platform), its own log group and its own role. The role holds
- * exactly what the route table says the route needs: DynamoDB actions by `access`,
- * `ssm:GetParameter` on the parameters named by `secrets` (read through the Parameters and
- * Secrets extension layer, attached to exactly those functions), and writing to its own log
- * group. Nothing is granted through managed policies, so no function can do what another needs.
+ * the tests run, for Lambda's platform), writing to the stage's one log group, with the role of
+ * its grant set ({@link ExecutionRoles}). The role holds exactly what the route table says the
+ * route needs: DynamoDB actions by `access`, `ssm:GetParameter` on the parameters named by
+ * `secrets` (read through the Parameters and Secrets extension layer, attached to exactly those
+ * functions), and writing to the stage's log group; functions share a role only when they need
+ * the same. Nothing is granted through managed policies, so no function can do what another needs.
  */
 export class RouteFunction extends Construct {
   readonly fn: lambda.Function;
-  readonly logGroup: logs.LogGroup;
+  /** The stage's log group, shared with the other functions. */
+  readonly logGroup: logs.ILogGroup;
+  /** The role of the function's grant set, shared with the functions of the same set. */
   readonly role: iam.Role;
   readonly route: FunctionDef;
 
@@ -107,36 +129,13 @@ export class RouteFunction extends Construct {
     const { route } = props;
     this.route = route;
     const functionName = resourceName(props.stage, route.id);
-
-    this.logGroup = new logs.LogGroup(this, 'Logs', {
-      logGroupName: `/aws/lambda/${functionName}`,
-      retention: props.logRetention,
-      removalPolicy: props.isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
-
-    // One inline policy in the role, not a separate AWS::IAM::Policy resource: the same grants,
-    // one CloudFormation resource less per route (a stack holds 500).
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: route.method ? `${functionName}: ${route.method} ${route.path}` : `${functionName}: ${route.summary}`.slice(0, 1000),
-      inlinePolicies: {
-        access: new iam.PolicyDocument({
-          statements: [
-            // Instead of AWSLambdaBasicExecutionRole (logs:* on every log group): this group only.
-            // The group's ARN ends in ":*", which covers its log streams and nothing else.
-            new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
-            ...tableStatements(props),
-            ...secretStatements(this, props),
-            ...(props.extraStatements ?? []),
-          ],
-        }),
-      },
-    });
+    const secrets = secretsOf(route, props.environment);
+    this.logGroup = props.logGroup;
+    this.role = props.roles.roleFor({ access: route.access, secrets, ...(props.extraGrants ? { extra: props.extraGrants } : {}) });
 
     // The `service` dimension of every metric the function writes (`lib/log/metrics.ts`).
     const environment: Record<string, string> = { ...props.environment, POWERTOOLS_SERVICE_NAME: resourceName(props.stage) };
     if (route.access !== 'none') environment.TABLE_NAME = props.table.tableName;
-    const secrets = secretsOf(route, props.environment);
     if (secrets.includes('apiKeys')) environment.API_KEYS_PARAMETER = props.parameters.apiKeys;
     if (secrets.includes('signerKey')) environment.SIGNER_KEY_PARAMETER = props.parameters.signerKey;
     if (secrets.includes('passwordMigration')) environment.PASSWORD_MIGRATION_SECRET_PARAMETER = props.parameters.passwordMigration;
@@ -191,36 +190,4 @@ function bundleOf(route: FunctionDef, props: Pick<RouteFunctionProps, 'bundleDir
     }
   }
   return dir;
-}
-
-/** DynamoDB actions by the route's `access`, on the table and (Query only) its indexes. */
-function tableStatements(props: RouteFunctionProps): iam.PolicyStatement[] {
-  const { route, table } = props;
-  if (route.access === 'none') return [];
-  const indexArns = props.indexNames.map((name) => `${table.tableArn}/index/${name}`);
-  return [
-    new iam.PolicyStatement({ actions: [...DYNAMODB_READ_ACTIONS], resources: [table.tableArn] }),
-    // Indexes can only be queried; naming each one keeps the grant free of wildcards.
-    ...(indexArns.length > 0 ? [new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns })] : []),
-    ...(route.access === 'write' ? [new iam.PolicyStatement({ actions: [...DYNAMODB_WRITE_ACTIONS], resources: [table.tableArn] })] : []),
-  ];
-}
-
-/**
- * GetParameter (the extension's call) on exactly the parameters the route's `secrets` name (by ARN): a function that only
- * checks API keys cannot read the signer key. SecureStrings under the AWS-managed key alias/aws/ssm
- * need no kms:Decrypt grant in the same account; a customer-managed key would.
- */
-function secretStatements(scope: Construct, props: RouteFunctionProps): iam.PolicyStatement[] {
-  const names = secretsOf(props.route, props.environment).map((secret) => props.parameters[secret]);
-  if (names.length === 0) return [];
-  const stack = Stack.of(scope);
-  return [
-    new iam.PolicyStatement({
-      actions: ['ssm:GetParameter'],
-      resources: names.map((name) =>
-        stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
-      ),
-    }),
-  ];
 }

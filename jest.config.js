@@ -6,7 +6,12 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': 'ts-jest' },
+  transform: {
+    '^.+\\.ts$': 'ts-jest',
+    // jose ships ES modules only; ts-jest turns them into CommonJS for jest's module system.
+    '^.+/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true }, diagnostics: false }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60000,

@@ -532,7 +532,108 @@ export const ROUTES: readonly RouteDef[] = [
     access: 'write',
     summary: 'Remove staged rows by id (at most 500), in any status.',
   }),
+  // Sessions and JWT (SPEC §18). Every one may make a missing or due signing key (`KeyRing`), so
+  // even the reading ones write. Verify, refresh and the per-handle calls take the tenant from the
+  // token or handle: a tenant segment is checked to exist and otherwise ignored, as in the core.
+  ...sessionRoutes(),
 ];
+
+function sessionRoutes(): RouteDef[] {
+  const session = (def: Pick<RouteDef, 'id' | 'method' | 'path' | 'entry' | 'summary'> & Partial<RouteDef>) => route({ access: 'write', ...def });
+  return [
+    session({
+      id: 'session-create',
+      method: 'POST',
+      path: '/recipe/session',
+      entry: 'functions/session/create-session.ts',
+      summary: 'Create a session for a user id: access token v5, refresh token, anti-CSRF token when asked.',
+    }),
+    session({
+      id: 'session-verify',
+      method: 'POST',
+      path: '/recipe/session/verify',
+      entry: 'functions/session/verify-session.ts',
+      summary: 'Verify an access token; the first use after a refresh promotes it (new access token).',
+    }),
+    session({
+      id: 'session-refresh',
+      method: 'POST',
+      path: '/recipe/session/refresh',
+      entry: 'functions/session/refresh-session.ts',
+      summary: 'New tokens for a refresh token; an old one is `TOKEN_THEFT_DETECTED`.',
+    }),
+    session({
+      id: 'session-regenerate',
+      method: 'POST',
+      path: '/recipe/session/regenerate',
+      entry: 'functions/session/regenerate-session.ts',
+      summary: 'Store a new access-token payload and mint a token with the same expiry.',
+    }),
+    session({
+      id: 'session-remove',
+      method: 'POST',
+      path: '/recipe/session/remove',
+      entry: 'functions/session/remove-sessions.ts',
+      summary: "Revoke sessions by handles, or a user's (across tenants and linked accounts by default).",
+    }),
+    session({
+      id: 'session-get',
+      method: 'GET',
+      path: '/recipe/session',
+      entry: 'functions/session/get-session.ts',
+      access: 'read',
+      summary: 'A session by handle: user ids, both payloads, expiry, tenant.',
+    }),
+    session({
+      id: 'session-user',
+      method: 'GET',
+      path: '/recipe/session/user',
+      entry: 'functions/session/user-sessions.ts',
+      access: 'read',
+      summary: "The handles of a user's live sessions (across tenants and linked accounts by default).",
+    }),
+    session({
+      id: 'session-data-update',
+      method: 'PUT',
+      path: '/recipe/session/data',
+      entry: 'functions/session/update-session-data.ts',
+      summary: "Replace a session's data in the database.",
+    }),
+    session({
+      id: 'jwt-data-update',
+      method: 'PUT',
+      path: '/recipe/jwt/data',
+      entry: 'functions/session/update-jwt-data.ts',
+      summary: "Replace a session's stored access-token payload (issued tokens unchanged).",
+    }),
+    session({
+      id: 'jwks',
+      method: 'GET',
+      path: '/.well-known/jwks.json',
+      entry: 'functions/session/jwks.ts',
+      auth: 'none',
+      scope: 'app',
+      secrets: [],
+      summary: 'The public signing keys, no API key; `Cache-Control` until the next key is due.',
+    }),
+    session({
+      id: 'jwt-jwks',
+      method: 'GET',
+      path: '/recipe/jwt/jwks',
+      entry: 'functions/session/jwt-jwks.ts',
+      scope: 'app',
+      summary: 'The public signing keys with `status` (deprecated form).',
+    }),
+    session({
+      id: 'jwt-create',
+      method: 'POST',
+      path: '/recipe/jwt',
+      entry: 'functions/session/create-jwt.ts',
+      scope: 'app',
+      summary: 'Sign a JWT (RS256) with the static key (or the current dynamic one).',
+    }),
+  ];
+}
 
 /** What a Lambda function is, route or not: the part of a route the function itself needs. */
 export type FunctionDef = Pick<RouteDef, 'id' | 'entry' | 'access' | 'secrets' | 'hashesPasswords' | 'bulk' | 'summary'> &

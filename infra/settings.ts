@@ -60,6 +60,10 @@ export const ALLOWED_FUNCTION_ENV: readonly string[] = [
   'PASSWORD_MIGRATION_SOURCE',
   'PASSWORD_MIGRATION_WEBHOOK_URL',
   'PASSWORD_MIGRATION_TIMEOUT_MS',
+  // Sessions (SPEC §18), by the core's names.
+  'ACCESS_TOKEN_VALIDITY',
+  'REFRESH_TOKEN_VALIDITY',
+  'ACCESS_TOKEN_DYNAMIC_SIGNING_KEY_UPDATE_INTERVAL',
 ];
 
 /** Everything the stack needs to know about the stage it deploys. */

@@ -28,6 +28,8 @@ export interface Config {
   };
   /** Where the password of a user imported without a hash is checked at its first sign-in (SPEC §16). */
   readonly passwordMigration: PasswordMigrationConfig;
+  /** Sessions and their signing keys (SPEC §18), by the core's setting names. */
+  readonly sessions: SessionConfig;
   /** The bulk-import engine's waits (SPEC §15): tuning knobs, shortened by tests. */
   readonly bulkImport: {
     /** `BULK_THROTTLED_RETRY_WINDOW_MS`: how long into an invocation the worker waits on rows DynamoDB refuses for load. */
@@ -46,6 +48,16 @@ export type PasswordMigrationConfig =
   | { readonly source: 'off' }
   | { readonly source: 'firebase'; readonly webApiKey: string | undefined; readonly authUrl: string; readonly timeoutMs: number }
   | { readonly source: 'webhook'; readonly url: string; readonly secret: string | undefined; readonly timeoutMs: number };
+
+/** SPEC §18's three settings, in milliseconds. */
+export interface SessionConfig {
+  /** `ACCESS_TOKEN_VALIDITY` (seconds; default 3600). */
+  readonly accessTokenValidityMs: number;
+  /** `REFRESH_TOKEN_VALIDITY` (minutes, decimals allowed; default 144000 = 100 days). */
+  readonly refreshTokenValidityMs: number;
+  /** `ACCESS_TOKEN_DYNAMIC_SIGNING_KEY_UPDATE_INTERVAL` (hours, decimals allowed; default 168). */
+  readonly keyUpdateIntervalMs: number;
+}
 
 /** The secrets of the configuration: from SSM in AWS, from the environment locally. */
 export interface Secrets {
@@ -111,6 +123,28 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   if (['true', '1', 'yes', 'on'].includes(raw)) return true;
   if (['false', '0', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false`);
+}
+
+/** A positive decimal setting (`REFRESH_TOKEN_VALIDITY` in minutes, the key interval in hours), in ms. */
+function decimalMsFrom(env: Env, name: string, fallback: number, unitMs: number, maxUnits: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback * unitMs;
+  const value = Number(raw);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !(value > 0) || value > maxUnits || Math.round(value * unitMs) < 1) {
+    throw new ConfigError(`${name} must be a number greater than 0 and at most ${maxUnits}`);
+  }
+  return Math.round(value * unitMs);
+}
+
+/** SPEC §18's settings; the refresh token must outlive the access token (the core's rule). */
+export function sessionConfigFromEnv(env: Env): SessionConfig {
+  const accessTokenValidityMs = intFrom(env, 'ACCESS_TOKEN_VALIDITY', 3600, 1, 86_400_000) * 1000;
+  const refreshTokenValidityMs = decimalMsFrom(env, 'REFRESH_TOKEN_VALIDITY', 144_000, 60_000, 1_440_000_000);
+  const keyUpdateIntervalMs = decimalMsFrom(env, 'ACCESS_TOKEN_DYNAMIC_SIGNING_KEY_UPDATE_INTERVAL', 168, 3_600_000, 876_000);
+  if (refreshTokenValidityMs <= accessTokenValidityMs) {
+    throw new ConfigError('REFRESH_TOKEN_VALIDITY (minutes) × 60 must be greater than ACCESS_TOKEN_VALIDITY (seconds)');
+  }
+  return { accessTokenValidityMs, refreshTokenValidityMs, keyUpdateIntervalMs };
 }
 
 const FIREBASE_AUTH_URL = 'https://identitytoolkit.googleapis.com';
@@ -198,6 +232,7 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
       rehashOnSignin: boolFrom(env, 'PASSWORD_REHASH_ON_SIGNIN', true),
     },
     passwordMigration: passwordMigrationFromEnv(env, secrets.passwordMigration, secrets.passwordMigrationElsewhere),
+    sessions: sessionConfigFromEnv(env),
     bulkImport: {
       throttledRetryWindowMs: knobFrom(env, 'BULK_THROTTLED_RETRY_WINDOW_MS', THROTTLED_RETRY_WINDOW_MS),
       staleAfterMs: knobFrom(env, 'BULK_STALE_AFTER_MS', STALE_AFTER_MS),

@@ -13,7 +13,7 @@ import { bundledRoute } from './bundled-route';
 import { APP_WIDE_ONLY, BadRequestError, HttpError, TENANT_NOT_FOUND } from './errors';
 import { eventBodyBytes } from './body-size';
 import { parseJsonObject, type Fields } from './input';
-import { jsonResult, textResult, TextReply } from './response';
+import { JsonReply, jsonResult, textResult, TextReply } from './response';
 import { createRuntimeDeps, type DepsLoader, type DepsWith, type StoreClasses, type StoreName } from './runtime';
 import { MethodNotAllowedError, resolvePath } from './tenant-path';
 import type { HttpApiEvent, HttpApiResult, LambdaContext } from './types';
@@ -97,9 +97,11 @@ export function createHttpHandler<K extends StoreName = never>(routeId: string, 
     const request: ApiRequest = { tenantId: resolved.tenantId, headers, query, body, requestId, log };
     const result =
       resolved.tenantId === 'public' || route.scope === 'tenantLookup' ? await handle(request, deps) : await inExistingTenant(deps, request, handle);
-    const status = (result as { status?: unknown } | null)?.status;
+    const answer = result instanceof JsonReply ? result.body : result;
+    const status = (answer as { status?: unknown } | null)?.status;
     context.outcome = typeof status === 'string' ? status : 'OK';
-    return result instanceof TextReply ? textResult(result.statusCode, result.text, requestId) : jsonResult(result, requestId);
+    if (result instanceof TextReply) return textResult(result.statusCode, result.text, requestId);
+    return result instanceof JsonReply ? jsonResult(result.body, requestId, 200, result.headers) : jsonResult(result, requestId);
   };
 
   return middy<HttpApiEvent, HttpApiResult, Error, RequestContext>()

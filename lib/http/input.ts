@@ -27,6 +27,12 @@ export const MAX_LENGTH: Readonly<Record<string, number>> = {
   tenantId: 64,
   thirdPartyId: 28,
   thirdPartyUserId: 256,
+  // Sessions (SPEC §18): an access token carries its payload (at most `MAX_SESSION_PAYLOAD_BYTES`
+  // of JSON, base64url: 4/3 of it) and a signature; refresh tokens and handles are short.
+  accessToken: 140_000,
+  refreshToken: 2048,
+  antiCsrfToken: 256,
+  sessionHandle: 256,
 };
 const DEFAULT_MAX_LENGTH = 1024;
 

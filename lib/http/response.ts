@@ -11,9 +11,17 @@ export class TextReply {
   ) {}
 }
 
+/** A JSON answer with headers of its own (the JWKS's `Cache-Control`). */
+export class JsonReply {
+  constructor(
+    readonly body: unknown,
+    readonly headers: Readonly<Record<string, string>>,
+  ) {}
+}
+
 /** Builds a JSON result (business outcomes are always HTTP 200 with a `status`). */
-export function jsonResult(body: unknown, requestId: string, statusCode = 200): HttpApiResult {
-  return { statusCode, headers: { 'content-type': JSON_TYPE, 'x-request-id': requestId }, body: JSON.stringify(body) };
+export function jsonResult(body: unknown, requestId: string, statusCode = 200, headers: Readonly<Record<string, string>> = {}): HttpApiResult {
+  return { statusCode, headers: { ...headers, 'content-type': JSON_TYPE, 'x-request-id': requestId }, body: JSON.stringify(body) };
 }
 
 /** Builds a plain-text result. */

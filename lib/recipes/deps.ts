@@ -9,6 +9,7 @@ import type {
   PasswordlessStore,
   RoleReader,
   RoleStore,
+  SessionStore,
   TenantStore,
   UserStore,
 } from '../storage/ports';
@@ -35,6 +36,7 @@ export interface Deps {
   readonly roleReader: RoleReader;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
+  readonly sessions: SessionStore;
   readonly bulkImport: BulkImportStore;
   readonly bulkUserImport: BulkUserImportStore;
   readonly bulkWorker: BulkWorkerStore;

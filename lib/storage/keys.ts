@@ -146,6 +146,21 @@ export const keys = {
   verificationToken: (tokenHash: string): Key => ({ pk: `EVTOKEN#${tokenHash}`, sk: 'EVTOKEN' }),
   /** The tokens of one login method and email in one tenant: one item per token, by its hash. */
   verificationTokensOf: (tenantId: string, recipeUserId: string, email: string): string => `EVTOKENS#${tenantId}#${recipeUserId}#${enc(email)}`,
+  /** A session, by its handle (SPEC §18). */
+  session: (handle: string): Key => ({ pk: `SESSION#${enc(handle)}`, sk: 'SESSION' }),
+  /** gsi2 partition: the sessions of a user id as the session was created with (recipe user id, external where mapped). */
+  sessionsOfUser: (userId: string): string => `SESSIONS#${enc(userId)}`,
+  /** gsi2 sort key of a session: its tenant first, so one tenant's sessions of a user are a prefix. */
+  sessionInUserList: (tenantId: string, handle: string): string => `${tenantId}#${enc(handle)}`,
+  /** The partition of the signing keys and the refresh-token key (SPEC §18): read whole, at once. */
+  signingKeysPartition: 'SIGNINGKEYS',
+  /**
+   * A dynamic signing key, by its generation (one more than the newest): the slot two functions
+   * making the next key at once both write, so exactly one wins.
+   */
+  dynamicSigningKey: (generation: number): Key => ({ pk: 'SIGNINGKEYS', sk: `DYNAMIC#${generation.toString().padStart(10, '0')}` }),
+  staticSigningKey: { pk: 'SIGNINGKEYS', sk: 'STATIC' } as Key,
+  refreshTokenKey: { pk: 'SIGNINGKEYS', sk: 'REFRESH' } as Key,
   /** A role and (sort keys `PERM#…`) its permissions (SPEC §14). */
   role: (role: string): Key => ({ pk: `ROLE#${enc(role)}`, sk: 'ROLE' }),
   rolePermission: (role: string, permission: string): Key => ({ pk: `ROLE#${enc(role)}`, sk: `PERM#${enc(permission)}` }),

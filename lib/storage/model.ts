@@ -220,3 +220,42 @@ export interface BulkImportRow {
   /** Attempts that ended in an internal error (the sweeper gives up on a row after a few). */
   readonly attempts?: number;
 }
+
+/** A session (SPEC §18): what the core keeps in `session_info`, and the primary user id at creation. */
+export interface SessionRecord {
+  /** UUID v4, plus `_<tenantId>` outside `public`. */
+  readonly handle: string;
+  readonly tenantId: string;
+  /** The login method's id as the session was created with (the external id where mapped). */
+  readonly recipeUserId: string;
+  /** The primary user's id at creation (external where mapped): linking or unlinking revokes the session. */
+  readonly userId: string;
+  /** `sha256hex(sha256hex(current refresh token))`: never the token. */
+  readonly refreshTokenHash2: string;
+  readonly userDataInJWT: JsonObject;
+  readonly userDataInDatabase: JsonObject;
+  readonly createdAt: number;
+  /** When the refresh token stops working; slides at each promotion. */
+  readonly expiresAt: number;
+  /** Signed with the static key (`useDynamicSigningKey: false`). */
+  readonly useStaticKey: boolean;
+}
+
+/** An RSA signing key as kept in the table (SPEC §18): the private key never leaves `lib/`. */
+export interface SigningKeyRecord {
+  /** `d-<createdAt>` (dynamic) or `s-<uuid>` (static). */
+  readonly kid: string;
+  readonly createdAt: number;
+  /** PKCS#8 PEM. */
+  readonly privateKey: string;
+  /** SPKI PEM. */
+  readonly publicKey: string;
+}
+
+/** The dynamic keys (with their generation), the static key and the refresh-token key, as stored. */
+export interface StoredSigningKeys {
+  readonly dynamic: readonly (SigningKeyRecord & { readonly generation: number })[];
+  readonly staticKey?: SigningKeyRecord;
+  /** 32 random bytes, base64: the AES-256-GCM key refresh tokens are sealed with. */
+  readonly refreshTokenKey?: string;
+}

@@ -9,6 +9,9 @@ import type {
   JsonObject,
   MetadataRecord,
   RoleRecord,
+  SessionRecord,
+  SigningKeyRecord,
+  StoredSigningKeys,
   VerificationTokenRecord,
   PasswordlessIdentity,
   RecipeId,
@@ -425,6 +428,49 @@ export interface BulkUserWrite {
 export type BulkUserWriteResult = UserWriteResult | { readonly status: 'ROLE_GONE' } | { readonly status: 'ROW_GONE' };
 
 /** Every storage port a recipe may need. */
+/** A session's change of payloads (`undefined`: unchanged). */
+export interface SessionDataChange {
+  readonly userDataInJWT?: JsonObject;
+  readonly userDataInDatabase?: JsonObject;
+}
+
+/** Sessions and their keys (SPEC §18). */
+export interface SessionStore {
+  /**
+   * The ids a session of `userId` answers with: the primary user's and the login method's, each
+   * the external id where one is mapped; `userId` itself for both when no user has it (the core
+   * does not check that the user exists).
+   */
+  sessionUserOf(userId: string): Promise<{ userId: string; recipeUserId: string }>;
+  createSession(session: SessionRecord): Promise<void>;
+  getSession(handle: string): Promise<SessionRecord | undefined>;
+  /**
+   * Moves a session from the refresh token `from` (its hash²) to `to` and slides its expiry
+   * (the core's promotion): idempotent for racing promoters of one token. `MOVED`: the session is
+   * at neither (its current state is given); `MISSING`: no such session, or expired at `now`.
+   */
+  promote(
+    handle: string,
+    from: string,
+    to: string,
+    now: number,
+    expiresAt: number,
+    useStaticKey?: boolean,
+  ): Promise<{ status: 'OK' | 'MOVED'; session: SessionRecord } | { status: 'MISSING' }>;
+  setUseStaticKey(handle: string, useStaticKey: boolean): Promise<void>;
+  /** Replaces payloads of a live session; `undefined` when it is gone or expired at `now`. */
+  updateSession(handle: string, change: SessionDataChange, now: number): Promise<SessionRecord | undefined>;
+  /** Deletes sessions; answers the handles that existed. */
+  removeSessions(handles: readonly string[]): Promise<string[]>;
+  /** The live sessions (at `now`) created with any of `userIds`, in `tenantId` or every tenant. */
+  sessionsOfUsers(userIds: readonly string[], tenantId: string | undefined, now: number): Promise<SessionRecord[]>;
+  readSigningKeys(): Promise<StoredSigningKeys>;
+  /** Conditional: `false` when another function made this generation's key first. */
+  addDynamicKey(generation: number, key: SigningKeyRecord, deleteAfter: number): Promise<boolean>;
+  addStaticKey(key: SigningKeyRecord): Promise<boolean>;
+  addRefreshTokenKey(key: string): Promise<boolean>;
+}
+
 export interface Stores {
   readonly bulkImport: BulkImportStore;
   readonly bulkUserImport: BulkUserImportStore;
@@ -436,4 +482,5 @@ export interface Stores {
   readonly emailVerification: EmailVerificationStore;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
+  readonly sessions: SessionStore;
 }

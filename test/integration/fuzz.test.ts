@@ -120,8 +120,10 @@ function checkAnswer(res: ApiResponse, what: string): void {
     }
   } else {
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    // Every success carries a status, but the version list and bulk removal's ids (the core's shapes).
-    expect(typeof res.json.status === 'string' || Array.isArray(res.json.versions) || Array.isArray(res.json.deletedIds)).toBe(true);
+    // Every success carries a status, but the version list, bulk removal's ids and the JWKS (the core's shapes).
+    expect(typeof res.json.status === 'string' || Array.isArray(res.json.versions) || Array.isArray(res.json.deletedIds) || Array.isArray(res.json.keys)).toBe(
+      true,
+    );
   }
 }
 

@@ -291,6 +291,43 @@ describe('DynamoDB calls per operation', () => {
   });
 });
 
+describe('sessions (SPEC §18), warm: the keys are read once per function and kept', () => {
+  const session = { userDataInJWT: { r: 1 }, userDataInDatabase: {}, enableAntiCsrf: false };
+  const verify = (accessToken: string, checkDatabase = false) =>
+    api.post('/recipe/session/verify', { accessToken, doAntiCsrfCheck: false, enableAntiCsrf: false, checkDatabase });
+  const refresh = (refreshToken: string) => api.post('/recipe/session/refresh', { refreshToken, enableAntiCsrf: false, useDynamicSigningKey: true });
+
+  it('create 2, verify 0, refresh 1, the promoting verify 1, session info 1, JWKS 0', async () => {
+    // Warm every function once (each reads the keys on its first request, and the first makes them).
+    const warm = (await api.post('/recipe/session', { userId: 'rt-warm', ...session })).json;
+    await verify(warm.accessToken.token);
+    const warmed = (await refresh(warm.refreshToken.token)).json;
+    await verify(warmed.accessToken.token);
+    await api.get('/.well-known/jwks.json');
+
+    const user = (await api.post('/recipe/signup', { email: uniqueEmail('rt-session'), password: 'password-123' })).json.user;
+    let created: any;
+    // The user's ids (one BatchGetItem: its item, a link, an external id's guard), the session.
+    expect(await callsOf(async () => (created = (await api.post('/recipe/session', { userId: user.id, ...session })).json))).toEqual({
+      BatchGetItem: 1,
+      PutItem: 1,
+    });
+    expect(await callsOf(() => verify(created.accessToken.token))).toEqual({});
+    let refreshed: any;
+    expect(await callsOf(async () => (refreshed = (await refresh(created.refreshToken.token)).json))).toEqual({ GetItem: 1 });
+    // The promotion is one conditional UpdateItem that answers the session (no read before it).
+    let promoted: any;
+    expect(await callsOf(async () => (promoted = (await verify(refreshed.accessToken.token)).json))).toEqual({ UpdateItem: 1 });
+    expect(promoted.accessToken).toBeDefined();
+    expect(await callsOf(() => verify(promoted.accessToken.token, true))).toEqual({ GetItem: 1 });
+    expect(await callsOf(() => api.get(`/recipe/session?sessionHandle=${created.session.handle}`))).toEqual({ GetItem: 1 });
+    expect(await callsOf(() => api.get('/.well-known/jwks.json'))).toEqual({});
+    // A child presented to refresh before any verify: read, then the promotion.
+    const child = (await refresh(refreshed.refreshToken.token)).json;
+    expect(await callsOf(() => refresh(child.refreshToken.token))).toEqual({ GetItem: 1, UpdateItem: 1 });
+  });
+});
+
 describe("a tenant other than public (its existence read beside the request's first read)", () => {
   // 100 ms on every call: reads one after another arrive at least that far apart.
   let slow: CountingProxy;

@@ -5,6 +5,7 @@ import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import EmailVerification from 'supertokens-node/recipe/emailverification';
 import Multitenancy from 'supertokens-node/recipe/multitenancy';
 import Session from 'supertokens-node/recipe/session';
+import JWT from 'supertokens-node/recipe/jwt';
 import Passwordless from 'supertokens-node/recipe/passwordless';
 import ThirdParty from 'supertokens-node/recipe/thirdparty';
 import UserMetadata from 'supertokens-node/recipe/usermetadata';
@@ -46,7 +47,6 @@ beforeAll(async () => {
       UserMetadata.init(),
       EmailVerification.init({ mode: 'OPTIONAL' }),
       UserRoles.init(),
-      // EmailVerification needs the session recipe present; no session is made here (no session endpoints).
       Session.init(),
     ],
   });
@@ -434,6 +434,52 @@ describe('supertokens-node 24 against the local service', () => {
     expect(await UserRoles.getRolesForUser('public', userId)).toEqual({ status: 'OK', roles: [] });
   });
 
+  it('creates, verifies, refreshes, merges, reads, revokes sessions and signs JWTs with Session and JWT (SPEC §18)', async () => {
+    const email = uniqueEmail('sdk-session');
+    const signedUp = await EmailPassword.signUp('public', email, 'password-123');
+    if (signedUp.status !== 'OK') throw new Error(signedUp.status);
+    const userId = signedUp.user.id;
+    const session = await Session.createNewSessionWithoutRequestResponse('public', signedUp.recipeUserId, { plan: 'free' }, { cart: 2 });
+    expect([session.getUserId(), session.getRecipeUserId().getAsString(), session.getTenantId()]).toEqual([userId, userId, 'public']);
+    const first = session.getAllSessionTokensDangerously();
+    expect(first.refreshToken).toMatch(/\.V2$/);
+
+    // The SDK verifies a fresh token itself, against the JWKS it fetched from the service.
+    const verified = await Session.getSessionWithoutRequestResponse(first.accessToken);
+    expect([verified.getHandle(), verified.getAccessTokenPayload().plan]).toEqual([session.getHandle(), 'free']);
+    await verified.mergeIntoAccessTokenPayload({ seen: true });
+    expect(verified.getAccessTokenPayload()).toMatchObject({ plan: 'free', seen: true });
+
+    const refreshed = await Session.refreshSessionWithoutRequestResponse(first.refreshToken!, true);
+    const second = refreshed.getAllSessionTokensDangerously();
+    expect(refreshed.getAccessTokenPayload()).toMatchObject({ plan: 'free', seen: true });
+    // The first use of the refreshed token asks the service, which promotes it: a new access token.
+    const promoted = await Session.getSessionWithoutRequestResponse(second.accessToken!);
+    expect(promoted.getAllSessionTokensDangerously().accessAndFrontTokenUpdated).toBe(true);
+
+    const info = await Session.getSessionInformation(session.getHandle());
+    expect(info).toMatchObject({ sessionHandle: session.getHandle(), userId, sessionDataInDatabase: { cart: 2 }, tenantId: 'public' });
+    expect(await Session.updateSessionDataInDatabase(session.getHandle(), { cart: 3 })).toBe(true);
+    expect((await Session.getSessionInformation(session.getHandle()))?.sessionDataInDatabase).toEqual({ cart: 3 });
+    expect(await Session.mergeIntoAccessTokenPayload(session.getHandle(), { byHandle: 1 })).toBe(true);
+    expect(await Session.getAllSessionHandlesForUser(userId)).toEqual([session.getHandle()]);
+
+    // An old refresh token after the promotion is theft; the SDK throws TOKEN_THEFT_DETECTED.
+    await expect(Session.refreshSessionWithoutRequestResponse(first.refreshToken!, true)).rejects.toMatchObject({ type: 'TOKEN_THEFT_DETECTED' });
+    expect(await Session.revokeSession(session.getHandle())).toBe(true);
+    await expect(Session.getSessionWithoutRequestResponse(promoted.getAccessToken(), undefined, { checkDatabase: true })).rejects.toMatchObject({
+      type: 'UNAUTHORISED',
+    });
+    expect(await Session.getSessionInformation(session.getHandle())).toBeUndefined();
+    expect(await Session.revokeAllSessionsForUser(userId)).toEqual([]);
+
+    const jwt = await JWT.createJWT({ sub: userId }, 60);
+    if (jwt.status !== 'OK') throw new Error(jwt.status);
+    expect(JSON.parse(Buffer.from(jwt.jwt.split('.')[1], 'base64url').toString())).toMatchObject({ sub: userId, iss: 'http://api.example.test' });
+    const jwks = await JWT.getJWKS();
+    expect(jwks.keys.map((k) => k.kid)).toContain(JSON.parse(Buffer.from(jwt.jwt.split('.')[0], 'base64url').toString()).kid);
+  });
+
   it('used only the documented core paths', () => {
     const distinct = [...new Set(sent)].sort();
     expect(distinct).toEqual(
@@ -483,6 +529,17 @@ describe('supertokens-node 24 against the local service', () => {
         'PUT /recipe/userid/external-user-id-info',
         'POST /user/remove',
         'PUT /recipe/user',
+        'GET /.well-known/jwks.json',
+        'POST /public/recipe/session',
+        'POST /recipe/session/verify',
+        'POST /recipe/session/refresh',
+        'POST /recipe/session/regenerate',
+        'POST /recipe/session/remove',
+        'GET /recipe/session',
+        'GET /recipe/session/user',
+        'PUT /recipe/session/data',
+        'PUT /recipe/jwt/data',
+        'POST /recipe/jwt',
       ].sort(),
     );
   });

@@ -1,6 +1,7 @@
 import { byJoinOrder, publicUserIdOf, sameUserState, tenantsOf } from '../../storage/auth-user';
-import type { AuthUser } from '../../storage/model';
+import type { AuthUser, UserRecord } from '../../storage/model';
 import { retryOnRace, type Deps } from '../deps';
+import { revokeSessionsOfLogins } from '../session/revoke-of-users';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { findAccountInfoConflict } from './conflicts';
 import { existing } from './create-primary-user';
@@ -77,8 +78,9 @@ export function canLinkAccounts(deps: Pick<Deps, 'users'>, recipeUserId: string,
  * id of the primary user. The answer carries the primary user after linking; the SDK reads
  * `/user/id` at once, and that read is consistent (a Query of the primary user's partition).
  */
-export function linkAccounts(deps: Pick<Deps, 'users'>, recipeUserId: string, primaryUserId: string): Promise<LinkAccountsResult> {
-  return retryOnRace<LinkAccountsResult>('Linking the accounts', async () => {
+export async function linkAccounts(deps: Pick<Deps, 'users' | 'sessions'>, recipeUserId: string, primaryUserId: string): Promise<LinkAccountsResult> {
+  let linkedLogins: readonly UserRecord[] = [];
+  const answer = await retryOnRace<LinkAccountsResult>('Linking the accounts', async () => {
     const verdict = await check(deps, recipeUserId, primaryUserId);
     if (verdict === undefined) return undefined;
     if (verdict.status === 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR') {
@@ -91,6 +93,11 @@ export function linkAccounts(deps: Pick<Deps, 'users'>, recipeUserId: string, pr
     const linked: AuthUser = { ...primary, loginMethods: [...primary.loginMethods, ...recipe.loginMethods].sort(byJoinOrder) };
     const result = await deps.users.writeUsers([primary, recipe], [linked]);
     // STALE, or a claim taken since the check: the next round reads again and tells which.
-    return result.status === 'OK' ? { status: 'OK', accountsAlreadyLinked: false, user: toApiUser(linked) } : undefined;
+    if (result.status !== 'OK') return undefined;
+    linkedLogins = recipe.loginMethods;
+    return { status: 'OK', accountsAlreadyLinked: false, user: toApiUser(linked) };
   });
+  // As the core: the newly linked login method's sessions end (their `sub` names the old user).
+  await revokeSessionsOfLogins(deps, linkedLogins);
+  return answer;
 }

@@ -1,5 +1,6 @@
 import { loginMethodOf, standaloneUser, withoutLoginMethod } from '../../storage/auth-user';
-import type { AuthUser } from '../../storage/model';
+import type { AuthUser, UserRecord } from '../../storage/model';
+import { revokeSessionsOfLogins } from '../session/revoke-of-users';
 import { retryOnRace, type Deps } from '../deps';
 import { requireUser } from './create-primary-user';
 
@@ -15,8 +16,9 @@ export type UnlinkAccountResult = { status: 'OK'; wasRecipeUserDeleted: boolean;
  * - the primary user's only login method: it stops being primary (`false`/`true`).
  * Claims the primary user no longer needs are released in the same transaction.
  */
-export async function unlinkAccount(deps: Pick<Deps, 'users'>, recipeUserId: string): Promise<UnlinkAccountResult> {
-  return retryOnRace<UnlinkAccountResult>('Unlinking the account', async () => {
+export async function unlinkAccount(deps: Pick<Deps, 'users' | 'sessions'>, recipeUserId: string): Promise<UnlinkAccountResult> {
+  let unlinked: UserRecord | undefined;
+  const answer = await retryOnRace<UnlinkAccountResult>('Unlinking the account', async () => {
     const user = await requireUser(deps, recipeUserId);
     const lm = loginMethodOf(user, recipeUserId);
     // Not primary, or the primary user's id whose own login method is gone: nothing to unlink.
@@ -33,6 +35,11 @@ export async function unlinkAccount(deps: Pick<Deps, 'users'>, recipeUserId: str
       after = [{ ...user, isPrimary: false }];
     }
     const result = await deps.users.writeUsers([user], after);
-    return result.status === 'OK' ? { status: 'OK', wasRecipeUserDeleted: deleted, wasLinked: true } : undefined;
+    if (result.status !== 'OK') return undefined;
+    unlinked = lm;
+    return { status: 'OK', wasRecipeUserDeleted: deleted, wasLinked: true };
   });
+  // As the core: the unlinked login method's sessions end (the primary user's stay).
+  if (unlinked) await revokeSessionsOfLogins(deps, [unlinked]);
+  return answer;
 }

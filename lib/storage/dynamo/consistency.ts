@@ -4,6 +4,7 @@ import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../m
 import type { DynamoContext } from './transact';
 import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
+import { decodeSession, REFRESH_TOKEN_KEY_TYPE, SESSION_TYPE, SIGNING_KEY_TYPE } from './dynamo-session-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
 import { ITEM_TYPE, itemsOfUser, ownerOf, userFromItems, type DerivedItem } from './user-items';
@@ -39,9 +40,36 @@ export interface ConsistencyProblem {
     | 'bulk-row-unreadable'
     | 'bulk-mark-unreadable'
     | 'bulk-count-differs'
+    | 'session-unreadable'
+    | 'signing-key-unreadable'
     | 'unknown-item';
   readonly key: string;
   readonly detail: string;
+}
+
+/** A session item decodes, and sits under the keys its handle, tenant and user give. */
+function sessionReadable(item: Record<string, unknown>): boolean {
+  try {
+    const s = decodeSession(item);
+    return (
+      item.pk === keys.session(s.handle).pk &&
+      item.sk === keys.session(s.handle).sk &&
+      item.gsi2pk === keys.sessionsOfUser(s.recipeUserId) &&
+      item.gsi2sk === keys.sessionInUserList(s.tenantId, s.handle) &&
+      typeof item.ttl === 'number'
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** A signing key holds a kid, a time and both PEM halves; the refresh-token key 32 bytes. */
+function signingKeyReadable(item: Record<string, unknown>): boolean {
+  if (item.type === REFRESH_TOKEN_KEY_TYPE)
+    return item.sk === keys.refreshTokenKey.sk && typeof item.key === 'string' && Buffer.from(item.key, 'base64').length === 32;
+  const pem = (v: unknown, kind: string) => typeof v === 'string' && v.startsWith(`-----BEGIN ${kind}-----`);
+  const kidOk = item.sk === keys.staticSigningKey.sk ? /^s-/.test(String(item.kid)) : item.kid === `d-${String(item.createdAt)}`;
+  return kidOk && typeof item.createdAt === 'number' && pem(item.privateKey, 'PRIVATE KEY') && pem(item.publicKey, 'PUBLIC KEY');
 }
 
 function isJsonObjectText(value: unknown): boolean {
@@ -276,6 +304,17 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case BULK_STAGED_TYPE:
         if (!Number.isInteger(item.rows) || (item.rows as number) < 1 || typeof item.ttl !== 'number' || pk !== keys.bulkStaged(item.id as string).pk) {
           problems.push({ kind: 'bulk-mark-unreadable', key: pk, detail: 'a staged chunk mark without its first row id, its number of rows or its expiry' });
+        }
+        break;
+      case SESSION_TYPE:
+        if (!sessionReadable(item)) {
+          problems.push({ kind: 'session-unreadable', key: pk, detail: 'a session whose fields or keys are not as sessions are written' });
+        }
+        break;
+      case SIGNING_KEY_TYPE:
+      case REFRESH_TOKEN_KEY_TYPE:
+        if (!signingKeyReadable(item)) {
+          problems.push({ kind: 'signing-key-unreadable', key: pk, detail: `${String(item.sk)} is not a key as the service writes them` });
         }
         break;
       case BULK_COUNTER_TYPE:

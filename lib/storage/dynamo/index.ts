@@ -7,6 +7,7 @@ import { DynamoMetadataStore } from './dynamo-metadata-store';
 import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
 import { DynamoRoleReader } from './dynamo-role-reader';
 import { DynamoRoleStore } from './dynamo-role-store';
+import { DynamoSessionStore } from './dynamo-session-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
 import { DynamoUserStore } from './dynamo-user-store';
 import { createDynamoContext, type DynamoContext } from './transact';
@@ -23,6 +24,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     roleReader: new DynamoRoleReader(ctx),
     passwordless: new DynamoPasswordlessStore(ctx),
     tenants: new DynamoTenantStore(ctx),
+    sessions: new DynamoSessionStore(ctx),
     bulkImport: new DynamoBulkImportStore(ctx),
     bulkUserImport: new DynamoBulkUserImportStore(ctx),
     bulkWorker: new DynamoBulkWorkerStore(ctx),

@@ -1,0 +1,10 @@
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { requiredString } from '../../lib/http/input';
+import { sessionPayload } from '../../lib/http/session-input';
+import { updateAccessTokenPayload } from '../../lib/recipes/session/session-data';
+import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
+
+/** `PUT /recipe/jwt/data` `{"sessionHandle","userDataInJWT"}`. */
+export const handle: ApiHandler<'sessions'> = (req, deps) =>
+  updateAccessTokenPayload(deps, requiredString(req.body, 'sessionHandle'), sessionPayload(req.body, 'userDataInJWT'));
+export const handler = createHttpHandler('jwt-data-update', { sessions: DynamoSessionStore }, handle);

@@ -1,0 +1,57 @@
+import { BadRequestError, invalidField } from './errors';
+import { optionalString, requiredBoolean, requiredJsonObject, requiredString, type Fields } from './input';
+import type { JsonObject } from '../storage/model';
+
+/**
+ * The most a session payload (`userDataInJWT`, `userDataInDatabase`) may hold, as JSON text: two
+ * of them and the session's own fields stay well inside DynamoDB's 400 KB item, and an access
+ * token carrying 100 KB of claims is already far past what a cookie or header takes.
+ */
+export const MAX_SESSION_PAYLOAD_BYTES = 100_000;
+
+/** At most this many handles in one `POST /recipe/session/remove` (each is a DeleteItem). */
+export const MAX_HANDLES_PER_REMOVE = 1000;
+
+/** A required JSON object payload of a session, bounded in size. */
+export function sessionPayload(fields: Fields, name: string): JsonObject {
+  const value = requiredJsonObject(fields, name) as JsonObject;
+  if (Buffer.byteLength(JSON.stringify(value), 'utf8') > MAX_SESSION_PAYLOAD_BYTES) {
+    throw new BadRequestError(`Field name '${name}' is too large: at most ${MAX_SESSION_PAYLOAD_BYTES} bytes as JSON`);
+  }
+  return value;
+}
+
+/** An optional boolean (absent → `fallback`); any other JSON type is the core's 400. */
+export function optionalBoolean(fields: Fields, name: string, fallback: boolean): boolean {
+  return fields[name] === undefined ? fallback : requiredBoolean(fields, name);
+}
+
+/** A token field: a string, never echoed in an error beyond its name. */
+export const tokenField = (fields: Fields, name: string): string => requiredString(fields, name);
+
+/** An optional anti-CSRF token (`null` as absent, as the SDK may send it). */
+export const antiCsrfField = (fields: Fields): string | undefined => optionalString(fields, 'antiCsrfToken');
+
+/** `sessionHandles` of a removal: an array of strings, bounded. */
+export function sessionHandles(fields: Fields): string[] {
+  const value = fields.sessionHandles;
+  if (!Array.isArray(value) || value.some((h) => typeof h !== 'string')) throw invalidField('sessionHandles');
+  if (value.length > MAX_HANDLES_PER_REMOVE) {
+    throw new BadRequestError(`Field name 'sessionHandles' holds more than ${MAX_HANDLES_PER_REMOVE} handles: remove them in several calls`);
+  }
+  return value as string[];
+}
+
+/** A `true`/`false` query flag, `true` when absent; as the core, anything but `true` is false. */
+export function queryFlag(query: Fields, name: string): boolean {
+  const value = query[name];
+  return value === undefined ? true : String(value).trim().toLowerCase() === 'true';
+}
+
+/** `validity` of `POST /recipe/jwt`: a number of seconds, greater than 0 (the core's text). */
+export function jwtValidity(fields: Fields): number {
+  const value = fields.validity;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidField('validity');
+  if (value <= 0) throw new BadRequestError('validity must be greater than or equal to 0');
+  return value;
+}

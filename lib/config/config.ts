@@ -21,6 +21,10 @@ export interface Config {
     /** How long an email verification token works (the core's default: one day). */
     readonly tokenLifetimeMs: number;
   };
+  readonly passwordReset: {
+    /** How long a password reset token works (the core's default: one hour; at most one day). */
+    readonly tokenLifetimeMs: number;
+  };
   readonly password: {
     readonly limits: PasswordLimits;
     readonly ownHash: OwnHashParams;
@@ -213,6 +217,9 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
     },
     emailVerification: {
       tokenLifetimeMs: intFrom(env, 'EMAIL_VERIFICATION_TOKEN_LIFETIME', 86_400_000, 1, 31 * 24 * 3600 * 1000),
+    },
+    passwordReset: {
+      tokenLifetimeMs: intFrom(env, 'PASSWORD_RESET_TOKEN_LIFETIME', 3_600_000, 1, 86_400_000),
     },
     password: {
       limits: {

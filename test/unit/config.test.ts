@@ -9,6 +9,8 @@ describe('configuration', () => {
     expect(c.passwordless).toEqual({ codeLifetimeMs: 900000, maxCodeInputAttempts: 5 });
     // The core's default email verification token lifetime: one day.
     expect(c.emailVerification).toEqual({ tokenLifetimeMs: 86_400_000 });
+    // The core's default password reset token lifetime: one hour.
+    expect(c.passwordReset).toEqual({ tokenLifetimeMs: 3_600_000 });
     expect(c.password.ownHash).toEqual({ memoryKiB: 19456, iterations: 2, parallelism: 1 });
     expect(c.password.rehashOnSignin).toBe(true);
     expect(c.apiKeys).toEqual([]);
@@ -21,6 +23,12 @@ describe('configuration', () => {
     expect(c.password.rehashOnSignin).toBe(false);
     expect(c.password.limits.bcryptMaxCost).toBe(12);
     expect(configFromEnv({ EMAIL_VERIFICATION_TOKEN_LIFETIME: '3000' }, {}).emailVerification.tokenLifetimeMs).toBe(3000);
+    expect(configFromEnv({ PASSWORD_RESET_TOKEN_LIFETIME: ' 86400000 ' }, {}).passwordReset.tokenLifetimeMs).toBe(86_400_000);
+    for (const bad of ['0', '86400001', '1.5', 'an hour', '-1']) {
+      expect(() => configFromEnv({ PASSWORD_RESET_TOKEN_LIFETIME: bad }, {})).toThrow(
+        new ConfigError('PASSWORD_RESET_TOKEN_LIFETIME must be an integer from 1 to 86400000'),
+      );
+    }
     expect(() => configFromEnv({ PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS: 'many' }, {})).toThrow('PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS must be an integer');
     expect(() => configFromEnv({ PASSWORD_REHASH_ON_SIGNIN: 'maybe' }, {})).toThrow('PASSWORD_REHASH_ON_SIGNIN must be true or false');
   });

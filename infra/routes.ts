@@ -200,6 +200,22 @@ export const ROUTES: readonly RouteDef[] = [
     summary: 'Create an email-password user.',
   }),
   route({
+    id: 'emailpassword-create-reset-token',
+    method: 'POST',
+    path: '/recipe/user/password/reset/token',
+    entry: 'functions/emailpassword/create-reset-token.ts',
+    access: 'write',
+    summary: 'A single-use token to reset the password of a user (any tenant of the app may use it).',
+  }),
+  route({
+    id: 'emailpassword-consume-reset-token',
+    method: 'POST',
+    path: '/recipe/user/password/reset/token/consume',
+    entry: 'functions/emailpassword/consume-reset-token.ts',
+    access: 'write',
+    summary: 'Use a password reset token up (every reset token of its user with it); changes no password.',
+  }),
+  route({
     id: 'user-update',
     method: 'PUT',
     path: '/recipe/user',

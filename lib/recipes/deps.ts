@@ -7,6 +7,7 @@ import type {
   EmailVerificationStore,
   MetadataStore,
   PasswordlessStore,
+  PasswordResetStore,
   RoleReader,
   RoleStore,
   SessionStore,
@@ -32,6 +33,7 @@ export interface Deps {
   readonly users: UserStore;
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;
+  readonly passwordReset: PasswordResetStore;
   readonly roles: RoleStore;
   readonly roleReader: RoleReader;
   readonly passwordless: PasswordlessStore;

@@ -161,6 +161,10 @@ export const keys = {
   dynamicSigningKey: (generation: number): Key => ({ pk: 'SIGNINGKEYS', sk: `DYNAMIC#${generation.toString().padStart(10, '0')}` }),
   staticSigningKey: { pk: 'SIGNINGKEYS', sk: 'STATIC' } as Key,
   refreshTokenKey: { pk: 'SIGNINGKEYS', sk: 'REFRESH' } as Key,
+  /** A password reset token, by the SHA-256 of the token (SPEC §18b). */
+  resetToken: (tokenHash: string): Key => ({ pk: `PWRESET#${tokenHash}`, sk: 'PWRESET' }),
+  /** The password reset tokens of one user (the SuperTokens id they were made for): one item per token, by its hash. */
+  resetTokensOf: (userId: string): string => `PWRESETS#${enc(userId)}`,
   /** A role and (sort keys `PERM#…`) its permissions (SPEC §14). */
   role: (role: string): Key => ({ pk: `ROLE#${enc(role)}`, sk: 'ROLE' }),
   rolePermission: (role: string, permission: string): Key => ({ pk: `ROLE#${enc(role)}`, sk: `PERM#${enc(permission)}` }),

@@ -163,6 +163,23 @@ export interface VerificationTokenRecord {
 }
 
 /**
+ * A password reset token (SPEC §18b). Only the SHA-256 of the token is stored. Per app, as in the
+ * core: any tenant may consume it.
+ */
+export interface PasswordResetTokenRecord {
+  readonly tokenHash: string;
+  /**
+   * The SuperTokens id it was made for (a recipe user id, or a primary user's id): an external id
+   * given at creation is stored as the login method it names, so a change of mapping since does not
+   * move the token, and consuming answers the mapping of that moment.
+   */
+  readonly userId: string;
+  /** The email to reset the password of (normalised, SPEC §3). */
+  readonly email: string;
+  readonly expiresAt: number;
+}
+
+/**
  * A role (SPEC §14). `roleUid` tells incarnations apart: a role removed and created again is a new
  * role, and assignments of the old one (left by a removal that could not finish) never count for it.
  */

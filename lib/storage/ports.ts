@@ -13,6 +13,7 @@ import type {
   SigningKeyRecord,
   StoredSigningKeys,
   VerificationTokenRecord,
+  PasswordResetTokenRecord,
   PasswordlessIdentity,
   RecipeId,
   TenantFactorsChange,
@@ -270,6 +271,25 @@ export interface EmailVerificationStore {
 }
 
 /**
+ * Password reset tokens (SPEC §18b): a token item found by its hash, and the tokens of a user,
+ * so that using one ends all of them.
+ */
+export interface PasswordResetStore {
+  /** Stores a token (and its entry among the tokens of its user) in one transaction. */
+  createToken(token: PasswordResetTokenRecord): Promise<void>;
+  /** A token by its hash, read consistently (expired ones too: expiry is the caller's check). */
+  getToken(tokenHash: string): Promise<PasswordResetTokenRecord | undefined>;
+  /**
+   * Uses a token up: deletes it, only if it still exists (`TOKEN_GONE` otherwise: of concurrent
+   * uses of one token, or of two tokens of one user, exactly one is `OK`), and every other token of
+   * its user, in one transaction.
+   */
+  useToken(token: PasswordResetTokenRecord): Promise<'OK' | 'TOKEN_GONE'>;
+  /** Deletes every token of a user (the SuperTokens id the tokens were made for). */
+  revokeTokens(userId: string): Promise<void>;
+}
+
+/**
  * A role's current incarnation and the list of roles: all that bulk import needs of roles (its
  * checks of `userRoles`), apart from `RoleStore`, so that its functions bundle these two reads and
  * none of the role store's writes (esbuild keeps every method of a class it keeps).
@@ -480,6 +500,7 @@ export interface Stores {
   readonly users: UserStore;
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;
+  readonly passwordReset: PasswordResetStore;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly sessions: SessionStore;

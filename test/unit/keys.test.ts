@@ -56,6 +56,8 @@ const samples: Record<Exclude<keyof typeof keys, 'userIdOfPartition' | 'parseUse
   dynamicSigningKey: () => [keys.dynamicSigningKey(3)],
   staticSigningKey: () => [keys.staticSigningKey],
   refreshTokenKey: () => [keys.refreshTokenKey],
+  resetToken: () => [keys.resetToken('sha1')],
+  resetTokensOf: () => [keys.resetTokensOf('u1')],
   role: () => [keys.role('admin')],
   rolePermission: () => [keys.rolePermission('admin', 'read')],
   rolePermissionPrefix: () => [`${keys.rolePermissionPrefix}read`],

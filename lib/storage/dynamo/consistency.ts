@@ -6,6 +6,7 @@ import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bu
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { decodeSession, REFRESH_TOKEN_KEY_TYPE, SESSION_TYPE, SIGNING_KEY_TYPE } from './dynamo-session-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
+import { RESET_TOKEN_ENTRY_TYPE, RESET_TOKEN_TYPE } from './dynamo-password-reset-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
 import { ITEM_TYPE, itemsOfUser, ownerOf, userFromItems, type DerivedItem } from './user-items';
 
@@ -35,6 +36,8 @@ export interface ConsistencyProblem {
     | 'assignment-of-removed-role'
     | 'role-lane-of-removed-role'
     | 'entry-without-token'
+    | 'reset-token-without-entry'
+    | 'reset-entry-without-token'
     | 'code-without-device'
     | 'device-without-code'
     | 'bulk-row-unreadable'
@@ -280,6 +283,16 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case TOKEN_ENTRY_TYPE:
         if (!byKey.has(keyId(keys.verificationToken(item.sk as string)))) {
           problems.push({ kind: 'entry-without-token', key: pk, detail: 'an entry of an email verification token that is gone' });
+        }
+        break;
+      case RESET_TOKEN_TYPE:
+        if (!byKey.has(keyId({ pk: keys.resetTokensOf(item.userId as string), sk: item.tokenHash }))) {
+          problems.push({ kind: 'reset-token-without-entry', key: pk, detail: 'password reset token missing from the tokens of its user' });
+        }
+        break;
+      case RESET_TOKEN_ENTRY_TYPE:
+        if (!byKey.has(keyId(keys.resetToken(item.sk as string)))) {
+          problems.push({ kind: 'reset-entry-without-token', key: pk, detail: 'an entry of a password reset token that is gone' });
         }
         break;
       case 'device':

@@ -5,6 +5,7 @@ import { DynamoBulkWorkerStore } from './dynamo-bulk-worker-store';
 import { DynamoEmailVerificationStore } from './dynamo-email-verification-store';
 import { DynamoMetadataStore } from './dynamo-metadata-store';
 import { DynamoPasswordlessStore } from './dynamo-passwordless-store';
+import { DynamoPasswordResetStore } from './dynamo-password-reset-store';
 import { DynamoRoleReader } from './dynamo-role-reader';
 import { DynamoRoleStore } from './dynamo-role-store';
 import { DynamoSessionStore } from './dynamo-session-store';
@@ -23,6 +24,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     roles: new DynamoRoleStore(ctx),
     roleReader: new DynamoRoleReader(ctx),
     passwordless: new DynamoPasswordlessStore(ctx),
+    passwordReset: new DynamoPasswordResetStore(ctx),
     tenants: new DynamoTenantStore(ctx),
     sessions: new DynamoSessionStore(ctx),
     bulkImport: new DynamoBulkImportStore(ctx),

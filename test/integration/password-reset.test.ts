@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import supertokens from 'supertokens-node';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
-import { startApi, TEST_API_KEY, type ApiResponse, type TestApi } from '../support/api';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lib/storage/keys';
+import { startApi, tableProblems, TEST_API_KEY, type ApiResponse, type TestApi } from '../support/api';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
 import { tenantPath, uniqueEmail } from '../support/flows';
 import { BCRYPT, linkingClient } from '../support/linking';
-import { scanTable } from '../support/table';
+import { scanTable, testDocClient } from '../support/table';
 
 /**
  * Password reset tokens (SPEC §18b), as the SDK's `POST /auth/user/password/reset/token` and
@@ -268,6 +270,31 @@ describe('password reset tokens', () => {
     // Another tenant's segment adds the check that the tenant exists, beside the first read.
     const inT1 = await callsOf(() => consume(byExternal.res.json.token, T1));
     expect([inT1.res.json, inT1.calls]).toEqual([INVALID, { GetItem: 2 }]);
+  });
+
+  it('is checked by the consistency checker: a token without its entry, an entry without its token', async () => {
+    const email = uniqueEmail('pwr-broken');
+    const id = await al.emailPassword(email);
+    const [a, b] = [await tokenOf(id, email), await tokenOf(id, email)];
+    const doc = testDocClient();
+    const drop = (Key: { pk: string; sk: string }) => doc.send(new DeleteCommand({ TableName: api.tableName, Key }));
+    try {
+      await drop({ pk: keys.resetTokensOf(id), sk: sha256(a) });
+      await drop(keys.resetToken(sha256(b)));
+      const problems = await tableProblems(api.tableName);
+      expect(problems.map((p) => [p.kind, p.key]).sort()).toEqual(
+        [
+          ['reset-entry-without-token', keys.resetTokensOf(id)],
+          ['reset-token-without-entry', keys.resetToken(sha256(a)).pk],
+        ].sort(),
+      );
+      expect(JSON.stringify(problems)).not.toContain(a);
+    } finally {
+      // Mended, so the suite's own check at the end finds nothing.
+      await drop(keys.resetToken(sha256(a)));
+      await drop({ pk: keys.resetTokensOf(id), sk: sha256(b) });
+      doc.destroy();
+    }
   });
 
   it('never logs a token, and stores only its hash', async () => {

@@ -325,7 +325,7 @@ describe('an expired password reset token', () => {
   const LIFETIME_MS = 1500;
   let short: TestApi;
   beforeAll(async () => {
-    short = await startApi({ PASSWORD_RESET_TOKEN_LIFETIME: String(LIFETIME_MS) });
+    short = await startApi({ PASSWORD_RESET_TOKEN_LIFETIME: String(LIFETIME_MS), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint });
   });
   afterAll(() => short.stop());
 
@@ -343,7 +343,9 @@ describe('an expired password reset token', () => {
       expect(item.ttl).toBeGreaterThanOrEqual(Math.floor((item.expiresAt as number) / 1000));
     }
     await new Promise((r) => setTimeout(r, LIFETIME_MS + 300));
-    expect((await consume(a, undefined, short)).json).toEqual(INVALID);
+    // The token, the user's tokens, the transaction deleting them.
+    const expired = await callsOf(() => consume(a, undefined, short));
+    expect([expired.res.json, expired.calls]).toEqual([INVALID, { GetItem: 1, Query: 1, TransactWriteItems: 1 }]);
     expect(await resetItems(short)).toEqual([]);
     expect((await consume(b, undefined, short)).json).toEqual(INVALID);
     // A fresh one works.

@@ -304,6 +304,7 @@ describe('sessions (SPEC §18), warm: the keys are read once per function and ke
     const warmed = (await refresh(warm.refreshToken.token)).json;
     await verify(warmed.accessToken.token);
     await api.get('/.well-known/jwks.json');
+    await api.post('/recipe/session/regenerate', { accessToken: warm.accessToken.token, userDataInJWT: { r: 1 } });
 
     const user = (await api.post('/recipe/signup', { email: uniqueEmail('rt-session'), password: 'password-123' })).json.user;
     let created: any;
@@ -325,6 +326,10 @@ describe('sessions (SPEC §18), warm: the keys are read once per function and ke
     // A child presented to refresh before any verify: read, then the promotion.
     const child = (await refresh(refreshed.refreshToken.token)).json;
     expect(await callsOf(() => refresh(child.refreshToken.token))).toEqual({ GetItem: 1, UpdateItem: 1 });
+    // Regenerate: a new payload is one conditional UpdateItem answering the session; none, one read.
+    const token = promoted.accessToken.token;
+    expect(await callsOf(() => api.post('/recipe/session/regenerate', { accessToken: token, userDataInJWT: { r: 2 } }))).toEqual({ UpdateItem: 1 });
+    expect(await callsOf(() => api.post('/recipe/session/regenerate', { accessToken: token }))).toEqual({ GetItem: 1 });
   });
 });
 

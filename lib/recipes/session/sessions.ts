@@ -302,7 +302,10 @@ export async function regenerateSession(deps: SessionDeps, accessToken: string, 
     throw err;
   }
   const now = deps.clock.now();
-  const session = await deps.sessions.updateSession(token.sessionHandle, userDataInJWT ? { userDataInJWT } : {}, now);
+  // Without a new payload nothing is written: the session is read (live ones only).
+  const session = userDataInJWT
+    ? await deps.sessions.updateSession(token.sessionHandle, { userDataInJWT }, now)
+    : await deps.sessions.getSession(token.sessionHandle).then((s) => (s && s.expiresAt > now ? s : undefined));
   if (!session) return unauthorised('Session does not exist.');
   const view = viewOf(session, session.userDataInJWT);
   if (token.exp * 1000 < now) return { status: 'OK' as const, session: view };

@@ -169,6 +169,7 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   async updateSession(handle: string, change: SessionDataChange, now: number): Promise<SessionRecord | undefined> {
+    if (change.userDataInJWT === undefined && change.userDataInDatabase === undefined) throw new Error('updateSession needs a change');
     const sets: string[] = [];
     const values: Record<string, unknown> = { ':now': now };
     if (change.userDataInJWT !== undefined) {
@@ -185,8 +186,7 @@ export class DynamoSessionStore implements SessionStore {
           TableName: this.ctx.tableName,
           Key: keys.session(handle),
           ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now',
-          // Nothing to change still checks that the session is live (and reads it back).
-          UpdateExpression: sets.length > 0 ? `SET ${sets.join(', ')}` : 'SET expiresAt = expiresAt',
+          UpdateExpression: `SET ${sets.join(', ')}`,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),

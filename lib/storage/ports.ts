@@ -91,6 +91,24 @@ export interface UserListQuery {
   readonly recipeIds?: readonly RecipeId[];
 }
 
+/**
+ * A walk over a tenant's users in join order that keeps the ones `accept` takes, up to `max` (the
+ * dashboard's search, SPEC §18b).
+ */
+export interface UserScanQuery {
+  /** `ASC`: oldest first; `DESC`: newest first. */
+  readonly order: 'ASC' | 'DESC';
+  /**
+   * Only users with login methods of every one of these recipes in the tenant need be offered to
+   * `accept` (a filter on the list entries, so the others are not sent at all); all when absent.
+   */
+  readonly withRecipes?: readonly RecipeId[];
+  /** Whether a user (a primary user with all its login methods, of every tenant) is kept. */
+  readonly accept: (user: AuthUser) => boolean;
+  /** The walk stops once this many users are kept. */
+  readonly max: number;
+}
+
 /** One page of a tenant's users; `next` (the place of its last user) only when another page follows. */
 export interface UserListPage {
   readonly users: AuthUser[];
@@ -175,6 +193,11 @@ export interface UserStore {
    * time); `hasMore` tells whether another page follows.
    */
   listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage>;
+  /**
+   * The tenant's users `accept` takes, in join order (a primary user once), at most `max`: reads
+   * the list (and a primary user's partition) until `max` are found or the list ends.
+   */
+  scanUsers(tenantId: string, query: UserScanQuery): Promise<AuthUser[]>;
   /**
    * How many users a tenant has (a primary user once; of the given recipes, or all). With
    * `oncePerApp`, only the users whose oldest login method is in this tenant: summed over every

@@ -4,6 +4,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../local/create-table';
 import { standaloneUser } from '../../lib/storage/auth-user';
 import { COUNT_QUERIES_IN_FLIGHT, countList, timeSpans } from '../../lib/storage/dynamo/count-list';
+import { scanList, type ScanListOptions } from '../../lib/storage/dynamo/scan-list';
 import { createDynamoContext, createDynamoStores, type DynamoContext } from '../../lib/storage/dynamo';
 import { itemsOfUser } from '../../lib/storage/dynamo/user-items';
 import { ATTR, keys, timeSortKey, USER_LIST_SHARDS } from '../../lib/storage/keys';
@@ -149,5 +150,73 @@ describe('timeSpans', () => {
     expect(bounds[bounds.length - 1]).toBe(to + 1);
     expect(bounds.length - 1).toBe(Math.min(n, to - from + 1));
     for (let i = 1; i < bounds.length; i++) expect(bounds[i]).toBeGreaterThan(bounds[i - 1]);
+  });
+});
+
+describe('scanList (the dashboard search walks a list with it)', () => {
+  const positionsOf = (items: Record<string, unknown>[]) => items.map((i) => i[ATTR.gsi1sk] as string);
+  const inOrder = (list: UserRecord[], order: 'ASC' | 'DESC') => {
+    const asc = list.map((u) => keys.userListPosition(u.timeJoined, u.userId)).sort();
+    return order === 'ASC' ? asc : asc.reverse();
+  };
+  /** Every batch, and the `Limit` of every Query sent. */
+  async function walk(options: Omit<ScanListOptions, 'partitions'>, take = Infinity) {
+    const send = ctx.doc.send.bind(ctx.doc);
+    const limits: (number | undefined)[] = [];
+    const spy = jest.spyOn(ctx.doc, 'send').mockImplementation(((command: { input: { Limit?: number } }) => {
+      limits.push(command.input.Limit);
+      return send(command as never);
+    }) as never);
+    const batches: Record<string, unknown>[][] = [];
+    try {
+      for await (const batch of scanList(ctx, { partitions: tenantList, ...options })) {
+        batches.push(batch);
+        if (batches.length >= take) break;
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    return { batches, entries: batches.flat(), limits };
+  }
+
+  it.each([
+    [1, 'ASC'],
+    [3, 'ASC'],
+    [7, 'DESC'],
+    [1000, 'DESC'],
+  ] as const)('hands out every entry once, merged in order across the shards, with first pages of %i (%s)', async (firstPage, order) => {
+    const { entries } = await walk({ order, firstPage });
+    expect(positionsOf(entries)).toEqual(inOrder(users, order));
+    const { entries: thirdParty } = await walk({ order, firstPage, filter: onlyThirdParty });
+    expect(positionsOf(thirdParty)).toEqual(
+      inOrder(
+        users.filter((u) => u.recipeId === 'thirdparty'),
+        order,
+      ),
+    );
+  });
+
+  it('reads one page of each shard a round, twice as many entries each round, and nothing after the consumer stops', async () => {
+    const { limits, batches } = await walk({ order: 'ASC', firstPage: 1 });
+    const rounds = [...new Set(limits)];
+    expect(rounds.slice(0, 4)).toEqual([1, 2, 4, 8]);
+    for (const limit of rounds) expect(limits.filter((l) => l === limit).length).toBeLessThanOrEqual(USER_LIST_SHARDS);
+    expect(batches.length).toBeGreaterThan(1);
+    const first = await walk({ order: 'ASC', firstPage: 1 }, 1);
+    expect(first.limits).toEqual(Array(USER_LIST_SHARDS).fill(1));
+    expect(positionsOf(first.entries)).toEqual(inOrder(users, 'ASC').slice(0, first.entries.length));
+  });
+
+  it("the store's scanUsers keeps what its test accepts, up to its maximum, in order", async () => {
+    const stores = createDynamoStores(ctx);
+    const thirdParty = inOrder(
+      users.filter((u) => u.recipeId === 'thirdparty'),
+      'DESC',
+    );
+    const found = await stores.users.scanUsers('public', { order: 'DESC', accept: (u) => u.loginMethods[0].recipeId === 'thirdparty', max: 7 });
+    expect(found.map((u) => keys.userListPosition(u.loginMethods[0].timeJoined, u.id))).toEqual(thirdParty.slice(0, 7));
+    const passwordless = await stores.users.scanUsers('public', { order: 'ASC', withRecipes: ['passwordless'], accept: () => true, max: 1000 });
+    expect(passwordless).toHaveLength(40);
+    expect(await stores.users.scanUsers('public', { order: 'ASC', withRecipes: ['passwordless', 'thirdparty'], accept: () => true, max: 1000 })).toEqual([]);
   });
 });

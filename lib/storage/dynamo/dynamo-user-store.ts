@@ -12,10 +12,12 @@ import type {
   UserIdKind,
   UserListPage,
   UserListQuery,
+  UserScanQuery,
   UserStore,
   UserWriteResult,
 } from '../ports';
 import { countList, type ListFilter } from './count-list';
+import { scanList } from './scan-list';
 import { leavingIdWrites, readLeavingId, vanishedIds } from './leaving-ids';
 import { decodeLogin, readSnapshot } from './login-codec';
 import { readOptionalString, readString, type Stored } from './stored-fields';
@@ -57,6 +59,25 @@ function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = fal
   if (conditions.length === 0) return { names: {}, values: {} };
   return { FilterExpression: conditions.join(' AND '), names: { '#recipes': attribute }, values };
 }
+
+/** The filter of a tenant's list entries: users with login methods of every one of these recipes in the tenant. */
+function allRecipesFilter(recipeIds: readonly RecipeId[]): ListFilter {
+  if (recipeIds.length === 0) return { names: {}, values: {} };
+  const values = Object.fromEntries(recipeIds.map((r, i) => [`:r${i}`, r]));
+  return {
+    FilterExpression: Object.keys(values)
+      .map((v) => `contains(#recipes, ${v})`)
+      .join(' AND '),
+    names: { '#recipes': 'listRecipeIds' },
+    values,
+  };
+}
+
+/**
+ * List entries a scan turns into users at once: a primary user's takes a read of its partition,
+ * so this bounds the reads in flight, and the reads past the last user a scan needs.
+ */
+const SCAN_USERS_AT_ONCE = 100;
 
 /**
  * What a guard holds of its login method (see `guardItem`): its snapshot, with the hash an
@@ -314,6 +335,35 @@ export class DynamoUserStore implements UserStore {
     const users = await this.usersOfItems(page);
     const last = page[page.length - 1];
     return entries.length > query.limit && last ? { users, next: keys.parseUserListPosition(position(last)) } : { users };
+  }
+
+  /**
+   * Walks the tenant's list (`scanList`: its 16 shards merged in order, read a page of each at a
+   * time) and keeps the users `accept` takes until it has `max` or the list ends. A login method on
+   * its own is whole in its entry; a primary user's partition is read (at most
+   * `SCAN_USERS_AT_ONCE` at once).
+   */
+  async scanUsers(tenantId: string, query: UserScanQuery): Promise<AuthUser[]> {
+    const found: AuthUser[] = [];
+    const seen = new Set<string>();
+    const entries = scanList(this.ctx, {
+      partitions: Array.from({ length: USER_LIST_SHARDS }, (_, shard) => keys.usersOfTenant(tenantId, shard)),
+      order: query.order,
+      filter: allRecipesFilter(query.withRecipes ?? []),
+    });
+    for await (const batch of entries) {
+      for (let i = 0; i < batch.length && found.length < query.max; i += SCAN_USERS_AT_ONCE) {
+        for (const user of await this.usersOfItems(batch.slice(i, i + SCAN_USERS_AT_ONCE))) {
+          if (found.length < query.max && !seen.has(user.id) && query.accept(user)) found.push(user);
+          seen.add(user.id);
+        }
+      }
+      if (found.length >= query.max) break;
+    }
+    // As `usersOfItems` does within one batch: a login method an index still lists on its own
+    // beside the primary user now holding it is listed once, in the primary user.
+    const linked = new Set(found.filter((u) => u.isPrimary).flatMap((u) => u.loginMethods.map((lm) => lm.userId).filter((id) => id !== u.id)));
+    return found.filter((u) => u.isPrimary || !linked.has(u.id));
   }
 
   /** Entries of one gsi1 list spread over `USER_LIST_SHARDS` partitions (`pkOf(shard)`), counted by `countList`. */

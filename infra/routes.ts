@@ -262,7 +262,17 @@ export const ROUTES: readonly RouteDef[] = [
     path: '/users',
     entry: 'functions/users/list-users.ts',
     readsWholeList: true,
-    summary: "A page of the tenant's users in join order (`limit`, `paginationToken`, `timeJoinedOrder`, `includeRecipeIds`).",
+    summary:
+      "A page of the tenant's users in join order (`limit`, `paginationToken`, `timeJoinedOrder`, `includeRecipeIds`), or the dashboard's search (`email`, `phone`, `provider`).",
+  }),
+  route({
+    id: 'user-search-tags',
+    method: 'GET',
+    path: '/user/search/tags',
+    entry: 'functions/users/search-tags.ts',
+    scope: 'app',
+    access: 'none',
+    summary: 'The tags `GET /users` searches by (the dashboard).',
   }),
   route({
     id: 'users-count',

@@ -3,6 +3,6 @@ import { parseListUsersQuery } from '../../lib/http/users-input';
 import { listUsers } from '../../lib/recipes/users/list-users';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
-/** `GET /<tenant>/users?limit=&paginationToken=&timeJoinedOrder=&includeRecipeIds=`. */
+/** `GET /<tenant>/users?limit=&paginationToken=&timeJoinedOrder=&includeRecipeIds=`, or a search (`email=&phone=&provider=`). */
 export const handle: ApiHandler<'users'> = (req, deps) => listUsers(deps, req.tenantId, parseListUsersQuery(req.query));
 export const handler = createHttpHandler('users-list', { users: DynamoUserStore }, handle);

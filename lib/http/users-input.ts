@@ -1,5 +1,6 @@
 import type { ListUsersInput } from '../recipes/users/list-users';
 import { decodePaginationToken } from '../recipes/users/pagination-token';
+import { SEARCH_TAGS, type UserSearch } from '../recipes/users/search-users';
 import type { RecipeId } from '../storage/model';
 import { BadRequestError } from './errors';
 import { optionalString, type Fields } from './input';
@@ -10,8 +11,6 @@ export const DEFAULT_USERS_PAGE = 100;
 export const MAX_USERS_PAGE = 500;
 
 const RECIPES: readonly RecipeId[] = ['emailpassword', 'thirdparty', 'passwordless'];
-/** Search parameters of the core's dashboard listing; not offered here (see docs/SDK.md). */
-const SEARCH_TAGS = ['email', 'phone', 'provider'];
 
 /** `includeRecipeIds`: a comma-separated list of recipe ids; absent or empty means every recipe. */
 export function parseIncludeRecipeIds(query: Fields): RecipeId[] | undefined {
@@ -34,17 +33,35 @@ export function parseBooleanParam(query: Fields, name: string): boolean {
   throw new BadRequestError(`Field name '${name}' must be true or false`);
 }
 
-/** Reads `limit`, `timeJoinedOrder`, `paginationToken` and `includeRecipeIds` of `GET /users`. */
-export function parseListUsersQuery(query: Fields): ListUsersInput {
-  const tag = SEARCH_TAGS.find((t) => query[t] !== undefined);
-  if (tag !== undefined) {
-    throw new BadRequestError(`Searching users by email, phone or provider is not supported (query parameter '${tag}')`);
+/**
+ * The dashboard's search tags of `GET /users` (SPEC §18b), as the core reads them: each a
+ * `;`-separated list, every item trimmed and lower-cased, empty ones left out. A tag whose list
+ * is empty (`email=;;`) is no tag, and a query with none is no search: the plain list.
+ */
+export function parseUserSearch(query: Fields): UserSearch | undefined {
+  const search: Partial<Record<(typeof SEARCH_TAGS)[number], string[]>> = {};
+  for (const tag of SEARCH_TAGS) {
+    const raw = optionalString(query, tag);
+    if (raw === undefined) continue;
+    const values = [...new Set(raw.split(';').map((v) => v.trim().toLowerCase()))].filter((v) => v !== '');
+    if (values.length > 0) search[tag] = values;
   }
+  return Object.keys(search).length > 0 ? search : undefined;
+}
+
+/**
+ * Reads `limit`, `timeJoinedOrder`, `paginationToken`, `includeRecipeIds` and the search tags of
+ * `GET /users`. With a search, `limit` has no upper bound (the core's rule; a search answers at
+ * most `MAX_SEARCH_RESULTS` users whatever it is), and the other parameters are still checked.
+ */
+export function parseListUsersQuery(query: Fields): ListUsersInput {
+  const search = parseUserSearch(query);
   const rawLimit = optionalString(query, 'limit')?.trim();
   let limit = DEFAULT_USERS_PAGE;
   if (rawLimit !== undefined) {
-    limit = /^[0-9]{1,6}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (!(limit >= 1 && limit <= MAX_USERS_PAGE)) {
+    limit = /^[0-9]{1,9}$/.test(rawLimit) ? Number(rawLimit) : NaN;
+    if (search !== undefined && !(limit >= 1)) throw new BadRequestError("Field name 'limit' must be a positive integer");
+    if (search === undefined && !(limit >= 1 && limit <= MAX_USERS_PAGE)) {
       throw new BadRequestError(`Field name 'limit' must be an integer from 1 to ${MAX_USERS_PAGE}`);
     }
   }
@@ -54,5 +71,5 @@ export function parseListUsersQuery(query: Fields): ListUsersInput {
   const after = token === undefined ? undefined : decodePaginationToken(token);
   if (token !== undefined && after === undefined) throw new BadRequestError('invalid pagination token');
   const recipeIds = parseIncludeRecipeIds(query);
-  return { limit, order: rawOrder, ...(after ? { after } : {}), ...(recipeIds ? { recipeIds } : {}) };
+  return { limit, order: rawOrder, ...(after ? { after } : {}), ...(recipeIds ? { recipeIds } : {}), ...(search ? { search } : {}) };
 }

@@ -3,6 +3,7 @@ import type { UserListCursor } from '../../storage/ports';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from './api-user';
 import { encodePaginationToken } from './pagination-token';
+import { matchesSearch, MAX_SEARCH_RESULTS, type UserSearch } from './search-users';
 
 export interface ListUsersInput {
   readonly limit: number;
@@ -11,6 +12,12 @@ export interface ListUsersInput {
   /** From a decoded `paginationToken`: the page starts after this place. */
   readonly after?: UserListCursor;
   readonly recipeIds?: readonly RecipeId[];
+  /**
+   * The dashboard's search (SPEC §18b): when present, the answer is every matching user in
+   * `order`, at most `MAX_SEARCH_RESULTS`, without a next page; `limit`, `after` and `recipeIds`
+   * are not applied (as in the core, which checks them and then leaves them out of a search).
+   */
+  readonly search?: UserSearch;
 }
 
 export type ListUsersResult = { status: 'OK'; users: ApiUser[]; nextPaginationToken?: string };
@@ -21,6 +28,18 @@ export type ListUsersResult = { status: 'OK'; users: ApiUser[]; nextPaginationTo
  * page follows, so a client pages until the key is absent and sees every user once.
  */
 export async function listUsers(deps: Pick<Deps, 'users'>, tenantId: string, input: ListUsersInput): Promise<ListUsersResult> {
+  const search = input.search;
+  if (search !== undefined) {
+    const users = await deps.users.scanUsers(tenantId, {
+      order: input.order,
+      // A phone number is only a passwordless login method's, a provider only a third-party one's:
+      // the list's own recipe filter drops the users that cannot match before they are sent.
+      withRecipes: [...(search.phone ? ['passwordless' as const] : []), ...(search.provider ? ['thirdparty' as const] : [])],
+      accept: (user) => matchesSearch(user, tenantId, search),
+      max: MAX_SEARCH_RESULTS,
+    });
+    return { status: 'OK', users: users.map(toApiUser) };
+  }
   const page = await deps.users.listUsers(tenantId, input);
   return {
     status: 'OK',

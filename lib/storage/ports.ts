@@ -103,6 +103,14 @@ export interface UserScanQuery {
    * `accept` (a filter on the list entries, so the others are not sent at all); all when absent.
    */
   readonly withRecipes?: readonly RecipeId[];
+  /**
+   * What a login method on its own (not in a primary user) must hold to be offered to `accept`,
+   * for each key given: `emailPrefixes`, an email starting with one of them or holding `@` and one
+   * of them; `phonePrefixes`, a phone number starting with one of them (as stored: emails are
+   * stored lower-case, SPEC §3). Checked by DynamoDB, so the others are not sent; a primary user is
+   * always offered. Only narrows: `accept` decides.
+   */
+  readonly loginFilter?: { readonly emailPrefixes?: readonly string[]; readonly phonePrefixes?: readonly string[] };
   /** Whether a user (a primary user with all its login methods, of every tenant) is kept. */
   readonly accept: (user: AuthUser) => boolean;
   /** The walk stops once this many users are kept. */

@@ -219,4 +219,36 @@ describe('scanList (the dashboard search walks a list with it)', () => {
     expect(passwordless).toHaveLength(40);
     expect(await stores.users.scanUsers('public', { order: 'ASC', withRecipes: ['passwordless', 'thirdparty'], accept: () => true, max: 1000 })).toEqual([]);
   });
+
+  it("the store's loginFilter has DynamoDB send only the login methods whose email or phone number can match", async () => {
+    const stores = createDynamoStores(ctx);
+    const send = ctx.doc.send.bind(ctx.doc);
+    let sent = 0;
+    const scan = async (loginFilter: { emailPrefixes?: string[]; phonePrefixes?: string[] }) => {
+      sent = 0;
+      const spy = jest.spyOn(ctx.doc, 'send').mockImplementation((async (command: never) => {
+        const out = (await send(command)) as { Items?: unknown[] };
+        sent += out.Items?.length ?? 0;
+        return out;
+      }) as never);
+      try {
+        return await stores.users.scanUsers('public', { order: 'ASC', loginFilter, accept: () => true, max: 1000 });
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    const phones = await scan({ phonePrefixes: ['+1415555001', '+14155550039'] });
+    expect(phones.map((u) => u.loginMethods[0].phoneNumber)).toEqual([...Array.from({ length: 10 }, (_, i) => `+141555500${10 + i}`), '+14155550039']);
+    expect(sent).toBe(11);
+    const target = users[7];
+    expect((await scan({ emailPrefixes: [target.email!.slice(0, 13)] })).map((u) => u.id)).toEqual([target.userId]);
+    expect(sent).toBe(1);
+    // The domain: `@` and the value anywhere in the email (a superset of the domain's start, which `accept` checks).
+    expect(await scan({ emailPrefixes: ['example'] })).toHaveLength(210);
+    expect(await scan({ emailPrefixes: ['example'], phonePrefixes: ['+1'] })).toHaveLength(0);
+    expect(sent).toBe(0);
+    // Too many values for one filter expression: DynamoDB sends every entry, `accept` decides.
+    expect(await scan({ emailPrefixes: Array.from({ length: 30 }, (_, i) => `nobody-${i}`) })).toHaveLength(users.length);
+    expect(sent).toBe(users.length);
+  });
 });

@@ -35,6 +35,9 @@ export async function listUsers(deps: Pick<Deps, 'users'>, tenantId: string, inp
       // A phone number is only a passwordless login method's, a provider only a third-party one's:
       // the list's own recipe filter drops the users that cannot match before they are sent.
       withRecipes: [...(search.phone ? ['passwordless' as const] : []), ...(search.provider ? ['thirdparty' as const] : [])],
+      // A login method on its own matches only with a matching email and phone number of its own:
+      // DynamoDB drops the others (a provider is compared case-insensitively, which it cannot do).
+      loginFilter: { ...(search.email ? { emailPrefixes: search.email } : {}), ...(search.phone ? { phonePrefixes: search.phone } : {}) },
       accept: (user) => matchesSearch(user, tenantId, search),
       max: MAX_SEARCH_RESULTS,
     });

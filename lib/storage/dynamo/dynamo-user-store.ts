@@ -60,17 +60,55 @@ function listFilter(recipeIds: readonly RecipeId[] | undefined, oncePerApp = fal
   return { FilterExpression: conditions.join(' AND '), names: { '#recipes': attribute }, values };
 }
 
-/** The filter of a tenant's list entries: users with login methods of every one of these recipes in the tenant. */
-function allRecipesFilter(recipeIds: readonly RecipeId[]): ListFilter {
-  if (recipeIds.length === 0) return { names: {}, values: {} };
-  const values = Object.fromEntries(recipeIds.map((r, i) => [`:r${i}`, r]));
-  return {
-    FilterExpression: Object.keys(values)
-      .map((v) => `contains(#recipes, ${v})`)
-      .join(' AND '),
-    names: { '#recipes': 'listRecipeIds' },
-    values,
-  };
+/**
+ * Values of a scan's `loginFilter` DynamoDB is given at most: each adds a condition or two to the
+ * filter expression (4 KB at most), so more are left to `accept` alone.
+ */
+const MAX_LOGIN_FILTER_VALUES = 24;
+
+/**
+ * The filter of a scan's list entries: users with login methods of every one of `withRecipes` in
+ * the tenant, and, for a login method on its own (the others are primary users, or a user's
+ * places in other tenants' lists), what `loginFilter` asks of its email and phone number.
+ */
+function scanFilter(query: UserScanQuery): ListFilter {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const conditions: string[] = [];
+  (query.withRecipes ?? []).forEach((r, i) => {
+    names['#recipes'] = 'listRecipeIds';
+    values[`:r${i}`] = r;
+    conditions.push(`contains(#recipes, :r${i})`);
+  });
+  const { emailPrefixes = [], phonePrefixes = [] } = query.loginFilter ?? {};
+  if (emailPrefixes.length + phonePrefixes.length > 0 && emailPrefixes.length + phonePrefixes.length <= MAX_LOGIN_FILTER_VALUES) {
+    Object.assign(names, { '#type': 'type', '#primary': 'primaryUserId' });
+    values[':lm'] = ITEM_TYPE.loginMethod;
+    const own: string[] = [];
+    if (emailPrefixes.length > 0) {
+      names['#email'] = 'email';
+      own.push(
+        `(${emailPrefixes
+          .map((prefix, i) => {
+            values[`:e${i}`] = prefix;
+            values[`:d${i}`] = `@${prefix}`;
+            return `begins_with(#email, :e${i}) OR contains(#email, :d${i})`;
+          })
+          .join(' OR ')})`,
+      );
+    }
+    if (phonePrefixes.length > 0) {
+      names['#phone'] = 'phoneNumber';
+      const starts = phonePrefixes.map((prefix, i) => {
+        values[`:p${i}`] = prefix;
+        return `begins_with(#phone, :p${i})`;
+      });
+      // DynamoDB refuses redundant parentheses.
+      own.push(starts.length === 1 ? starts[0] : `(${starts.join(' OR ')})`);
+    }
+    conditions.push(`(#type <> :lm OR attribute_exists(#primary) OR ${own.length === 1 ? own[0] : `(${own.join(' AND ')})`})`);
+  }
+  return conditions.length === 0 ? { names: {}, values: {} } : { FilterExpression: conditions.join(' AND '), names, values };
 }
 
 /**
@@ -349,7 +387,7 @@ export class DynamoUserStore implements UserStore {
     const entries = scanList(this.ctx, {
       partitions: Array.from({ length: USER_LIST_SHARDS }, (_, shard) => keys.usersOfTenant(tenantId, shard)),
       order: query.order,
-      filter: allRecipesFilter(query.withRecipes ?? []),
+      filter: scanFilter(query),
     });
     for await (const batch of entries) {
       for (let i = 0; i < batch.length && found.length < query.max; i += SCAN_USERS_AT_ONCE) {

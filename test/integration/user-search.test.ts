@@ -126,6 +126,16 @@ describe('GET /users with search tags', () => {
     expect(await search('email=erin;erin.gh')).toEqual([u.erin]);
   });
 
+  it('takes every value literally: no wildcard, any text', async () => {
+    for (const value of ['%', '_', '*', '.*', "'", '"', '\\', 'é', '😀', '@', 'a@']) {
+      const q = encodeURIComponent(value);
+      expect([value, await search(`email=${q}`)]).toEqual([value, []]);
+      expect([value, await search(`phone=${q}&provider=${q}`)]).toEqual([value, []]);
+    }
+    // `@` starts no email, and the domain after it starts with no `@`.
+    expect(await search('email=bob%40')).toEqual([u.bob]);
+  });
+
   it('keeps timeJoinedOrder: newest first with DESC', async () => {
     expect(await search('email=acme;bob;dave&timeJoinedOrder=DESC')).toEqual([u.dave, u.carol, u.bob, u.alice]);
     expect(await search('email=acme;bob;dave&timeJoinedOrder=ASC')).toEqual([u.alice, u.bob, u.carol, u.dave]);

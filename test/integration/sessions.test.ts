@@ -132,6 +132,22 @@ describe('create', () => {
     expect(c.session.handle).toMatch(/_t1$/);
     expect(c.session.tenantId).toBe('t1');
     expect(decodeJwt(c.accessToken.token).tId).toBe('t1');
+    const appForm = await create({}, '/appid-public/t1');
+    expect(appForm.session.tenantId).toBe('t1');
+    // App-wide calls take the tenant from the handle; a tenant segment that exists is ignored.
+    expect((await api.get(`/t1/recipe/session?sessionHandle=${appForm.session.handle}`)).json.tenantId).toBe('t1');
+    expect(
+      (
+        await api.post('/t1/recipe/session/verify', {
+          accessToken: appForm.accessToken.token,
+          doAntiCsrfCheck: false,
+          enableAntiCsrf: false,
+          checkDatabase: true,
+        })
+      ).json.status,
+    ).toBe('OK');
+    // There is no handshake (CDI ≥ 2.21).
+    expectText(await api.post('/recipe/handshake', {}), 404, 'Not found');
     const res = await api.post('/nope/recipe/session', { userId: 'u', userDataInJWT: {}, userDataInDatabase: {}, enableAntiCsrf: false });
     expect(res.status).toBe(400);
     expect(res.text).toMatch(/^AppId or tenantId not found/);

@@ -141,6 +141,11 @@ export const keys = {
     sk: `CODE#${linkCodeHash}`,
   }),
   codePrefix: 'CODE#',
+  /**
+   * Where a code id (a random UUID) leads: the device of its code, whose sort key is the code's
+   * link code hash, which the id cannot give (`POST /recipe/signinup/code/remove {"codeId"}`).
+   */
+  codeById: (codeId: string): Key => ({ pk: `PLCODE#${codeId}`, sk: 'CODE' }),
   tenant: (tenantId: string): Key => ({ pk: 'TENANTS', sk: `TENANT#${tenantId}` }),
   /** An email verification token, by the SHA-256 of the token (SPEC §13). */
   verificationToken: (tokenHash: string): Key => ({ pk: `EVTOKEN#${tokenHash}`, sk: 'EVTOKEN' }),

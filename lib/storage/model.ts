@@ -104,9 +104,10 @@ export interface DeviceRecord {
   /** Latest expiry of the device's codes, ms epoch (TTL is derived from it). */
   readonly expiresAt: number;
   /**
-   * Codes issued on the device, counted up by every resend (absent on devices an older build
-   * made): consuming the device is conditional on it, so a code added after the read is never left
-   * without its device.
+   * The device's change counter: counted up by every resend and every removal of one of its codes
+   * (absent on devices an older build made). Consuming or deleting the device is conditional on
+   * it, so a code added after the read is never left without its device, and a code removed after
+   * a consume read it never signs in.
    */
   readonly codeCount?: number;
 }

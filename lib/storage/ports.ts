@@ -248,8 +248,24 @@ export interface PasswordlessStore {
   getDeviceWithCodes(preAuthSessionId: string): Promise<{ device: DeviceRecord; codes: CodeRecord[] } | undefined>;
   /** Counts a wrong guess; the device's new count, or `undefined` if the device is gone. */
   recordFailedAttempt(preAuthSessionId: string): Promise<number | undefined>;
-  /** Deletes a device and its codes. */
+  /**
+   * Deletes a device and its codes. A resend or a removal racing it makes it read the device
+   * again, so no code outlives its device.
+   */
   deleteDevice(preAuthSessionId: string): Promise<void>;
+  /**
+   * Deletes a device with the codes read with it, conditional on the device being as read
+   * (`DEVICE_CHANGED`: a resend or a removal changed it since; read again).
+   */
+  deleteReadDevice(device: DeviceRecord, codes: readonly CodeRecord[]): Promise<'OK' | 'DEVICE_CHANGED'>;
+  /** The preAuthSessionId of the device holding the code with this id (read consistently), or `undefined`. */
+  getDeviceOfCode(codeId: string): Promise<string | undefined>;
+  /**
+   * Deletes one code of a device that keeps others, conditional on the device being as read
+   * (`DEVICE_CHANGED`: read again); the device's `codeCount` goes up, so a consume that read the
+   * code before fails its transaction and reads the device again.
+   */
+  removeCode(device: DeviceRecord, code: CodeRecord): Promise<'OK' | 'DEVICE_CHANGED'>;
   /** preAuthSessionIds of the pending devices of one email or phone in a tenant. */
   listDevicesOfIdentity(tenantId: string, identity: PasswordlessIdentity): Promise<string[]>;
   /**

@@ -33,6 +33,19 @@ describe('the consistency checker', () => {
       await doc.send(new PutCommand({ TableName: T, Item: { pk: 'T#public#PL#EMAIL#stolen%40x.y', sk: 'GUARD', type: 'guard', userId: user.id } }));
       await doc.send(new DeleteCommand({ TableName: T, Key: { pk: `PLDEV#${code.preAuthSessionId}`, sk: 'DEVICE' } }));
       await doc.send(new PutCommand({ TableName: T, Item: { pk: 'PLDEV#lonely', sk: 'DEVICE', type: 'device', preAuthSessionId: 'lonely' } }));
+      const idLess = await createCode(api, { email: uniqueEmail('id-less') });
+      await doc.send(new DeleteCommand({ TableName: T, Key: keys.codeById(idLess.codeId) }));
+      await doc.send(
+        new PutCommand({
+          TableName: T,
+          Item: {
+            ...keys.codeById('00000000-0000-4000-8000-000000000000'),
+            type: 'code id',
+            codeId: '00000000-0000-4000-8000-000000000000',
+            preAuthSessionId: 'gone',
+          },
+        }),
+      );
       const ep = (
         await api.post('/recipe/user/passwordhash/import', { email: 'stale@x.y', passwordHash: '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq' })
       ).json.user;
@@ -46,7 +59,16 @@ describe('the consistency checker', () => {
       doc.destroy();
     }
     const kinds = (await tableProblems(api.tableName)).map((p) => p.kind).sort();
-    expect(kinds).toEqual(['code-without-device', 'device-without-code', 'guard-not-held', 'guard-stale-hash', 'guard-without-user', 'user-missing-guard']);
+    expect(kinds).toEqual([
+      'code-id-without-code',
+      'code-without-device',
+      'code-without-id',
+      'device-without-code',
+      'guard-not-held',
+      'guard-stale-hash',
+      'guard-without-user',
+      'user-missing-guard',
+    ]);
   });
 
   it('reports a login method waiting for password migration without its entry, and an entry nobody waits for', async () => {

@@ -46,6 +46,7 @@ const samples: Record<Exclude<keyof typeof keys, 'userIdOfPartition' | 'parseUse
   device: () => [keys.device('dev1')],
   code: () => [keys.code('dev1', 'hash1')],
   codePrefix: () => [`${keys.codePrefix}hash1`],
+  codeById: () => [keys.codeById('c1')],
   tenant: () => [keys.tenant('t1')],
   verificationToken: () => [keys.verificationToken('sha1')],
   verificationTokensOf: () => [keys.verificationTokensOf('t1', 'r1', e)],

@@ -7,6 +7,7 @@ import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store'
 import { decodeSession, REFRESH_TOKEN_KEY_TYPE, SESSION_TYPE, SIGNING_KEY_TYPE } from './dynamo-session-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
 import { RESET_TOKEN_ENTRY_TYPE, RESET_TOKEN_TYPE } from './dynamo-password-reset-store';
+import { CODE_ID_TYPE } from './dynamo-passwordless-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
 import { ITEM_TYPE, itemsOfUser, ownerOf, userFromItems, type DerivedItem } from './user-items';
 
@@ -40,6 +41,8 @@ export interface ConsistencyProblem {
     | 'reset-entry-without-token'
     | 'code-without-device'
     | 'device-without-code'
+    | 'code-without-id'
+    | 'code-id-without-code'
     | 'bulk-row-unreadable'
     | 'bulk-mark-unreadable'
     | 'bulk-count-differs'
@@ -134,9 +137,10 @@ export async function* scanPages(
  * is missing or holds something else (a stale hash copy), a login method whose list entry or
  * primary mark is wrong, a partition whose login methods do not make one user (a login method
  * that is neither primary nor linked outside its own partition, or primary and non-primary login
- * methods together). Also: a code whose device is gone, a device with no code. Reads only; meant
- * for tests, audits after a migration, and `npm run check-consistency`. Never reports secrets
- * (keys and attribute names only).
+ * methods together). Also: a code whose device is gone, a device with no code, a code whose code
+ * id item does not lead to it, a code id item of no code. Reads only; meant for tests, audits
+ * after a migration, and `npm run check-consistency`. Never reports secrets (keys and attribute
+ * names only).
  */
 export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyProblem[]> {
   const items: Record<string, unknown>[] = [];
@@ -303,6 +307,14 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case 'code':
         if (!(byPk.get(pk) ?? []).some((i) => i.sk === keys.device(item.preAuthSessionId as string).sk && i.type === 'device')) {
           problems.push({ kind: 'code-without-device', key: pk, detail: 'code whose device is gone' });
+        }
+        if (byKey.get(keyId(keys.codeById(item.codeId as string)))?.preAuthSessionId !== item.preAuthSessionId) {
+          problems.push({ kind: 'code-without-id', key: pk, detail: 'code whose code id does not lead to its device' });
+        }
+        break;
+      case CODE_ID_TYPE:
+        if (!(byPk.get(keys.device(item.preAuthSessionId as string).pk) ?? []).some((i) => i.type === 'code' && i.codeId === item.codeId)) {
+          problems.push({ kind: 'code-id-without-code', key: pk, detail: 'a code id whose code is gone' });
         }
         break;
       case BULK_ROW_TYPE:

@@ -1,8 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, INDEX, keys, timeSortKey } from '../keys';
+import { ATTR, INDEX, keys, timeSortKey, type Key } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { LoginWrite, PasswordlessStore, UserWriteResult } from '../ports';
-import { deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { deleteInChunks, getConsistent, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import type { UserConflict } from './leaving-ids';
 import { loginMarkWrites } from './mark-writes';
 import { userChangeWrites } from './user-diff';
@@ -54,6 +54,19 @@ function codeItem(c: CodeRecord): Record<string, unknown> {
   };
 }
 
+/** The item a code id leads through to its device, written and deleted with its code. */
+export const CODE_ID_TYPE = 'code id';
+
+function codeIdItem(c: CodeRecord): Record<string, unknown> {
+  return {
+    ...keys.codeById(c.codeId),
+    type: CODE_ID_TYPE,
+    codeId: c.codeId,
+    preAuthSessionId: c.preAuthSessionId,
+    [ATTR.ttl]: ttlOf(c.timeCreated + c.codeLifetime),
+  };
+}
+
 function codeFromItem(item: Record<string, unknown>): CodeRecord {
   return {
     preAuthSessionId: item.preAuthSessionId as string,
@@ -66,6 +79,12 @@ function codeFromItem(item: Record<string, unknown>): CodeRecord {
 
 type ConsumeFailure = UserConflict | { status: 'DEVICE_CHANGED' };
 
+/** How often `deleteDevice` reads a device again that a resend or a removal changed meanwhile. */
+const DELETE_DEVICE_TRIES = 5;
+
+/** The keys of a code's items: the code in its device's partition, and its code id item. */
+const codeKeys = (c: CodeRecord): Key[] => [keys.code(c.preAuthSessionId, c.linkCodeHash), keys.codeById(c.codeId)];
+
 /** `PasswordlessStore` on DynamoDB: a device and its codes share one partition. */
 export class DynamoPasswordlessStore implements PasswordlessStore {
   constructor(private readonly ctx: DynamoContext) {}
@@ -75,7 +94,7 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
       item: { Put: { TableName: this.ctx.tableName, Item, ...ifAbsent } },
       onConditionFailed: 'EXISTS' as const,
     });
-    const result = await writeAtomically(this.ctx, [put(deviceItem({ ...device, codeCount: 1 })), put(codeItem(code))]);
+    const result = await writeAtomically(this.ctx, [put(deviceItem({ ...device, codeCount: 1 })), put(codeItem(code)), put(codeIdItem(code))]);
     // 32 random bytes cannot collide; a failure here means a broken random source.
     if (!result.ok) throw new Error('A new passwordless device collided with an existing one');
   }
@@ -99,6 +118,8 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
         item: { Put: { TableName: this.ctx.tableName, Item: codeItem(code), ...ifAbsent } },
         onConditionFailed: 'CODE_EXISTS',
       },
+      // A random UUID: never taken, so unconditional.
+      { item: { Put: { TableName: this.ctx.tableName, Item: codeIdItem(code) } }, onConditionFailed: 'CODE_EXISTS' },
     ]);
     return result.ok ? 'OK' : result.failed;
   }
@@ -133,30 +154,67 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
     }
   }
 
-  /** Sort keys of every code of a device. */
-  private async codeSortKeys(preAuthSessionId: string): Promise<string[]> {
-    const items = await queryAll(this.ctx, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :code)',
-      ExpressionAttributeValues: { ':pk': keys.device(preAuthSessionId).pk, ':code': keys.codePrefix },
-      ProjectionExpression: 'sk',
-      ConsistentRead: true,
-    });
-    return items.map((item) => item.sk as string);
+  async getDeviceOfCode(codeId: string): Promise<string | undefined> {
+    const item = await getConsistent(this.ctx, keys.codeById(codeId));
+    return item === undefined ? undefined : (item.preAuthSessionId as string);
   }
 
-  private deleteWrites<T>(pk: string, sks: readonly string[], tag: T): TaggedWrite<T>[] {
-    return sks.map((sk) => ({ item: { Delete: { TableName: this.ctx.tableName, Key: { pk, sk } } }, onConditionFailed: tag }));
+  private deleteWrites<T>(itemKeys: readonly Key[], tag: T): TaggedWrite<T>[] {
+    return itemKeys.map((Key) => ({ item: { Delete: { TableName: this.ctx.tableName, Key } }, onConditionFailed: tag }));
+  }
+
+  /** The condition that a device is still as read: it exists and got no code and lost none since. */
+  private static asRead(device: DeviceRecord): { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> } {
+    return device.codeCount !== undefined
+      ? { ConditionExpression: 'attribute_exists(pk) AND codeCount = :n', ExpressionAttributeValues: { ':n': device.codeCount } }
+      : { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(codeCount)' };
   }
 
   async deleteDevice(preAuthSessionId: string): Promise<void> {
-    const { pk, sk } = keys.device(preAuthSessionId);
-    const codeSks = await this.codeSortKeys(preAuthSessionId);
-    // Codes first, device last: while any code remains, its device still exists, so a code is
-    // never reachable without its device's attempt counter.
-    await deleteInChunks(
-      this.ctx,
-      [...codeSks, sk].map((s) => ({ pk, sk: s })),
-    );
+    for (let n = 0; n < DELETE_DEVICE_TRIES; n++) {
+      const read = await this.getDeviceWithCodes(preAuthSessionId);
+      if (!read || (await this.deleteReadDevice(read.device, read.codes)) === 'OK') return;
+    }
+    throw new Error('Deleting a passwordless device lost the race to resends too often');
+  }
+
+  /**
+   * Deletes a device with the codes read with it: the device in one transaction with its codes
+   * (conditional on the device being as read, so a code a resend adds meanwhile is never left
+   * without its device), after the codes that do not fit in it (only a device with more than
+   * ~49 resent codes has any), so a code never outlives its device.
+   */
+  async deleteReadDevice(device: DeviceRecord, codes: readonly CodeRecord[]): Promise<'OK' | 'DEVICE_CHANGED'> {
+    const codeItemKeys = codes.flatMap(codeKeys);
+    const room = MAX_TRANSACTION_ITEMS - 1;
+    await deleteInChunks(this.ctx, codeItemKeys.slice(room));
+    const result = await writeAtomically(this.ctx, [
+      {
+        item: { Delete: { TableName: this.ctx.tableName, Key: keys.device(device.preAuthSessionId), ...DynamoPasswordlessStore.asRead(device) } },
+        onConditionFailed: 'DEVICE_CHANGED' as const,
+      },
+      ...this.deleteWrites(codeItemKeys.slice(0, room), 'DEVICE_CHANGED' as const),
+    ]);
+    return result.ok ? 'OK' : result.failed;
+  }
+
+  async removeCode(device: DeviceRecord, code: CodeRecord): Promise<'OK' | 'DEVICE_CHANGED'> {
+    const result = await writeAtomically(this.ctx, [
+      {
+        item: {
+          Update: {
+            TableName: this.ctx.tableName,
+            Key: keys.device(device.preAuthSessionId),
+            UpdateExpression: 'ADD codeCount :one',
+            ...DynamoPasswordlessStore.asRead(device),
+            ExpressionAttributeValues: { ...DynamoPasswordlessStore.asRead(device).ExpressionAttributeValues, ':one': 1 },
+          },
+        },
+        onConditionFailed: 'DEVICE_CHANGED' as const,
+      },
+      ...this.deleteWrites(codeKeys(code), 'DEVICE_CHANGED' as const),
+    ]);
+    return result.ok ? 'OK' : result.failed;
   }
 
   async listDevicesOfIdentity(tenantId: string, identity: PasswordlessIdentity): Promise<string[]> {
@@ -176,35 +234,30 @@ export class DynamoPasswordlessStore implements PasswordlessStore {
         ? loginMarkWrites(this.ctx, userWrite.primaryUserId, userWrite.before, userWrite.after)
         : userChangeWrites(this.ctx, userWrite.before, userWrite.after);
     const changed = { status: 'DEVICE_CHANGED' } as const;
-    // Gone (consumed by another request) or given a code since the read (a resend, whose code
-    // this transaction would not delete): either way the caller reads the device again.
+    // Gone (consumed or removed by another request), given a code since the read (a resend, whose
+    // code this transaction would not delete) or one of its codes removed (the code may be the one
+    // presented): either way the caller reads the device again.
     const deviceWrite: TaggedWrite<ConsumeFailure> = {
       item: {
         Delete: {
           TableName: this.ctx.tableName,
           Key: { pk, sk },
-          ...(device.codeCount !== undefined
-            ? { ConditionExpression: 'attribute_exists(pk) AND codeCount = :n', ExpressionAttributeValues: { ':n': device.codeCount } }
-            : { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(codeCount)' }),
+          ...DynamoPasswordlessStore.asRead(device),
         },
       },
       onConditionFailed: changed,
     };
-    const codeSks = codes.map((c) => keys.code(c.preAuthSessionId, c.linkCodeHash).sk);
+    const codeItemKeys = codes.flatMap(codeKeys);
     const room = Math.max(0, MAX_TRANSACTION_ITEMS - userWrites.length - 1);
-    const inTransaction = codeSks.slice(0, room);
     const result = await writeAtomically<ConsumeFailure>(this.ctx, [
       deviceWrite,
       ...userWrites,
-      ...this.deleteWrites<ConsumeFailure>(pk, inTransaction, changed),
+      ...this.deleteWrites<ConsumeFailure>(codeItemKeys.slice(0, room), changed),
     ]);
     if (!result.ok) return result.failed;
-    // Only a device with more than ~95 resent codes gets here; without their device these codes
+    // Only a device with more than ~47 resent codes gets here; without their device these codes
     // can no longer be used, and TTL collects any that this clean-up misses.
-    await deleteInChunks(
-      this.ctx,
-      codeSks.slice(room).map((s) => ({ pk, sk: s })),
-    );
+    await deleteInChunks(this.ctx, codeItemKeys.slice(room));
     return { status: 'OK' };
   }
 }

@@ -55,6 +55,36 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(async () => expect((await consumeLink(api, pending)).json).toEqual({ status: 'RESTART_FLOW_ERROR' }))).toEqual({ Query: 2 });
   });
 
+  it('passwordless codes: listing 1 call with no device, 2 round trips with some; removals 2 or 3 calls', async () => {
+    const email = uniqueEmail('rt-codes');
+    const path = '/recipe/signinup/codes';
+    // No device: the identity's devices in gsi2 (one Query), nothing more.
+    expect(await callsOf(() => api.get(`${path}?email=${encodeURIComponent(email)}`))).toEqual({ Query: 1 });
+    const first = await createCode(api, { email });
+    const resent = (await api.post('/recipe/signinup/code', { deviceId: first.deviceId })).json as typeof first;
+    const second = await createCode(api, { email });
+    // gsi2, then each device with its codes beside the identity's login method in gsi2 (whether a
+    // consume ended a device): 2 + one per device, in 2 round trips.
+    let res: { json: { devices: unknown[] } } | undefined;
+    expect(await callsOf(async () => (res = await api.get(`${path}?email=${encodeURIComponent(email)}`)))).toEqual({ Query: 4 });
+    expect(res!.json.devices).toHaveLength(2);
+    // One device (what the SDK reads before every resend and consume): the device, then the login method.
+    expect(await callsOf(() => api.get(`${path}?preAuthSessionId=${first.preAuthSessionId}`))).toEqual({ Query: 2 });
+    expect(await callsOf(() => api.get(`${path}?deviceId=${encodeURIComponent(first.deviceId)}`))).toEqual({ Query: 2 });
+    // By code id: its code id item, the device with its codes, the transaction (the code, its id
+    // item and the device's counter; its last code takes the device too).
+    const remove = '/recipe/signinup/code/remove';
+    expect(await callsOf(() => api.post(remove, { codeId: resent.codeId }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    expect(await callsOf(() => api.post(remove, { codeId: first.codeId }))).toEqual({ GetItem: 1, Query: 1, TransactWriteItems: 1 });
+    expect(await callsOf(() => api.post(remove, { codeId: first.codeId }))).toEqual({ GetItem: 1 });
+    // A device: the device with its codes, the transaction.
+    expect(await callsOf(() => api.post(remove, { preAuthSessionId: second.preAuthSessionId }))).toEqual({ Query: 1, TransactWriteItems: 1 });
+    // Every device of an email: gsi2, then each device and its transaction.
+    await Promise.all([createCode(api, { email }), createCode(api, { email })]);
+    expect(await callsOf(() => api.post('/recipe/signinup/codes/remove', { email }))).toEqual({ Query: 3, TransactWriteItems: 2 });
+    expect(await callsOf(() => api.get(`${path}?email=${encodeURIComponent(email)}`))).toEqual({ Query: 1 });
+  });
+
   it('the tenant configuration the SDK reads before every sign-in: none for the public tenant, 1 GetItem for another', async () => {
     const path = '/recipe/multitenancy/tenant/v2';
     expect((await api.put(path, { tenantId: 'rt-cfg', firstFactors: ['emailpassword'] })).json.status).toBe('OK');

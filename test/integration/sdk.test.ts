@@ -102,6 +102,38 @@ describe('supertokens-node 24 against the local service', () => {
     expect(bad).toEqual({ status: 'INCORRECT_USER_INPUT_CODE_ERROR', failedCodeInputAttemptCount: 1, maximumCodeInputAttempts: 5 });
   });
 
+  it('lists and revokes codes with Passwordless.listCodesBy*, revokeCode and revokeAllCodes', async () => {
+    const email = uniqueEmail('sdk-codes');
+    const code = await Passwordless.createCode({ tenantId: 'public', email });
+    if (code.status !== 'OK') throw new Error(code.status);
+    const resent = await Passwordless.createNewCodeForDevice({ tenantId: 'public', deviceId: code.deviceId });
+    if (resent.status !== 'OK') throw new Error(resent.status);
+    const device = {
+      preAuthSessionId: code.preAuthSessionId,
+      failedCodeInputAttemptCount: 0,
+      email,
+      codes: [code, resent].map((c) => ({ codeId: c.codeId, timeCreated: c.timeCreated, codeLifetime: c.codeLifetime })),
+    };
+    expect(await Passwordless.listCodesByEmail({ tenantId: 'public', email: email.toUpperCase() })).toEqual([device]);
+    expect(await Passwordless.listCodesByDeviceId({ tenantId: 'public', deviceId: code.deviceId })).toEqual(device);
+    expect(await Passwordless.listCodesByPreAuthSessionId({ tenantId: 'public', preAuthSessionId: code.preAuthSessionId })).toEqual(device);
+    expect(await Passwordless.listCodesByPreAuthSessionId({ tenantId: 'public', preAuthSessionId: 'A'.repeat(43) })).toBeUndefined();
+
+    expect(await Passwordless.revokeCode({ tenantId: 'public', codeId: code.codeId })).toEqual({ status: 'OK' });
+    expect(await Passwordless.listCodesByDeviceId({ tenantId: 'public', deviceId: code.deviceId })).toEqual({ ...device, codes: [device.codes[1]] });
+    const gone = await Passwordless.consumeCode({ tenantId: 'public', preAuthSessionId: code.preAuthSessionId, linkCode: code.linkCode });
+    expect(gone.status).toBe('RESTART_FLOW_ERROR');
+    expect(await Passwordless.revokeCode({ tenantId: 'public', preAuthSessionId: code.preAuthSessionId })).toEqual({ status: 'OK' });
+    expect(await Passwordless.listCodesByEmail({ tenantId: 'public', email })).toEqual([]);
+
+    const phoneNumber = '+1 650 555 0177';
+    const byPhone = await Passwordless.createCode({ tenantId: 'public', phoneNumber });
+    if (byPhone.status !== 'OK') throw new Error(byPhone.status);
+    expect((await Passwordless.listCodesByPhoneNumber({ tenantId: 'public', phoneNumber })).map((d) => d.phoneNumber)).toEqual(['+16505550177']);
+    expect(await Passwordless.revokeAllCodes({ tenantId: 'public', phoneNumber })).toEqual({ status: 'OK' });
+    expect(await Passwordless.listCodesByPhoneNumber({ tenantId: 'public', phoneNumber })).toEqual([]);
+  });
+
   it('adds a phone number and changes the email with Passwordless.updateUser', async () => {
     const code = await Passwordless.createCode({ tenantId: 'public', phoneNumber: '+1 650 555 0142' });
     if (code.status !== 'OK') throw new Error(code.status);
@@ -517,6 +549,9 @@ describe('supertokens-node 24 against the local service', () => {
         'POST /public/recipe/signinup',
         'POST /public/recipe/signinup/code',
         'POST /public/recipe/signinup/code/consume',
+        'GET /public/recipe/signinup/codes',
+        'POST /public/recipe/signinup/code/remove',
+        'POST /public/recipe/signinup/codes/remove',
         'POST /public/recipe/signup',
         'POST /sdk-t/recipe/signup',
         'POST /recipe/accountlinking/user/link',

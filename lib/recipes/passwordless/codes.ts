@@ -14,8 +14,10 @@ export const LINK_CODE_SALT_BYTES = 32;
 
 /** 32 bytes in standard base64: 43 characters and one `=`. Checked explicitly because Node's decoder skips bad characters. */
 const DEVICE_ID_FORM = /^[A-Za-z0-9+/]{43}=$/;
-/** 32 bytes in base64url without padding. */
+/** 32 bytes in base64url without padding: a link code, or a preAuthSessionId. */
 const LINK_CODE_FORM = /^[A-Za-z0-9_-]{43}$/;
+/** A code id as issued: a lower-case UUID. */
+const CODE_ID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function isDeviceIdForm(value: string): value is DeviceId {
   return DEVICE_ID_FORM.test(value);
@@ -23,6 +25,16 @@ export function isDeviceIdForm(value: string): value is DeviceId {
 
 export function isLinkCodeForm(value: string): value is LinkCode {
   return LINK_CODE_FORM.test(value);
+}
+
+/** Whether a value can be a preAuthSessionId; another one names no device, and is never used in a key. */
+export function isPreAuthSessionIdForm(value: string): value is PreAuthSessionId {
+  return LINK_CODE_FORM.test(value);
+}
+
+/** Whether a value can be a code id this service issued; another one names no code, and is never used in a key. */
+export function isCodeIdForm(value: string): boolean {
+  return CODE_ID_FORM.test(value);
 }
 
 export function preAuthSessionIdOf(deviceId: DeviceId): PreAuthSessionId {

@@ -1,8 +1,9 @@
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { parseListUsersQuery } from '../../lib/http/users-input';
 import { listUsers } from '../../lib/recipes/users/list-users';
+import { DynamoUserSearch } from '../../lib/storage/dynamo/dynamo-user-search';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 /** `GET /<tenant>/users?limit=&paginationToken=&timeJoinedOrder=&includeRecipeIds=`, or a search (`email=&phone=&provider=`). */
-export const handle: ApiHandler<'users'> = (req, deps) => listUsers(deps, req.tenantId, parseListUsersQuery(req.query));
-export const handler = createHttpHandler('users-list', { users: DynamoUserStore }, handle);
+export const handle: ApiHandler<'users' | 'userSearch'> = (req, deps) => listUsers(deps, req.tenantId, parseListUsersQuery(req.query));
+export const handler = createHttpHandler('users-list', { users: DynamoUserStore, userSearch: DynamoUserSearch }, handle);

@@ -12,6 +12,7 @@ import type {
   RoleStore,
   SessionStore,
   TenantStore,
+  UserSearch,
   UserStore,
 } from '../storage/ports';
 
@@ -39,6 +40,7 @@ export interface Deps {
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly sessions: SessionStore;
+  readonly userSearch: UserSearch;
   readonly bulkImport: BulkImportStore;
   readonly bulkUserImport: BulkUserImportStore;
   readonly bulkWorker: BulkWorkerStore;

@@ -202,11 +202,6 @@ export interface UserStore {
    */
   listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage>;
   /**
-   * The tenant's users `accept` takes, in join order (a primary user once), at most `max`: reads
-   * the list (and a primary user's partition) until `max` are found or the list ends.
-   */
-  scanUsers(tenantId: string, query: UserScanQuery): Promise<AuthUser[]>;
-  /**
    * How many users a tenant has (a primary user once; of the given recipes, or all). With
    * `oncePerApp`, only the users whose oldest login method is in this tenant: summed over every
    * tenant, each user of the app counts once, also a primary user with login methods in several.
@@ -538,6 +533,15 @@ export interface SessionStore {
   addRefreshTokenKey(key: string): Promise<boolean>;
 }
 
+/** The dashboard's search (SPEC §18b): apart from `UserStore`, so only the searching function carries it. */
+export interface UserSearch {
+  /**
+   * The tenant's users `accept` takes, in join order (a primary user once), at most `max`: reads
+   * the list (and a primary user's partition) until `max` are found or the list ends.
+   */
+  scanUsers(tenantId: string, query: UserScanQuery): Promise<AuthUser[]>;
+}
+
 export interface Stores {
   readonly bulkImport: BulkImportStore;
   readonly bulkUserImport: BulkUserImportStore;
@@ -551,4 +555,5 @@ export interface Stores {
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly sessions: SessionStore;
+  readonly userSearch: UserSearch;
 }

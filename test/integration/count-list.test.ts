@@ -213,11 +213,13 @@ describe('scanList (the dashboard search walks a list with it)', () => {
       users.filter((u) => u.recipeId === 'thirdparty'),
       'DESC',
     );
-    const found = await stores.users.scanUsers('public', { order: 'DESC', accept: (u) => u.loginMethods[0].recipeId === 'thirdparty', max: 7 });
+    const found = await stores.userSearch.scanUsers('public', { order: 'DESC', accept: (u) => u.loginMethods[0].recipeId === 'thirdparty', max: 7 });
     expect(found.map((u) => keys.userListPosition(u.loginMethods[0].timeJoined, u.id))).toEqual(thirdParty.slice(0, 7));
-    const passwordless = await stores.users.scanUsers('public', { order: 'ASC', withRecipes: ['passwordless'], accept: () => true, max: 1000 });
+    const passwordless = await stores.userSearch.scanUsers('public', { order: 'ASC', withRecipes: ['passwordless'], accept: () => true, max: 1000 });
     expect(passwordless).toHaveLength(40);
-    expect(await stores.users.scanUsers('public', { order: 'ASC', withRecipes: ['passwordless', 'thirdparty'], accept: () => true, max: 1000 })).toEqual([]);
+    expect(await stores.userSearch.scanUsers('public', { order: 'ASC', withRecipes: ['passwordless', 'thirdparty'], accept: () => true, max: 1000 })).toEqual(
+      [],
+    );
   });
 
   it("the store's loginFilter has DynamoDB send only the login methods whose email or phone number can match", async () => {
@@ -232,7 +234,7 @@ describe('scanList (the dashboard search walks a list with it)', () => {
         return out;
       }) as never);
       try {
-        return await stores.users.scanUsers('public', { order: 'ASC', loginFilter, accept: () => true, max: 1000 });
+        return await stores.userSearch.scanUsers('public', { order: 'ASC', loginFilter, accept: () => true, max: 1000 });
       } finally {
         spy.mockRestore();
       }

@@ -27,10 +27,10 @@ export type ListUsersResult = { status: 'OK'; users: ApiUser[]; nextPaginationTo
  * time, if any of its login methods is in the tenant). `nextPaginationToken` is present only when another
  * page follows, so a client pages until the key is absent and sees every user once.
  */
-export async function listUsers(deps: Pick<Deps, 'users'>, tenantId: string, input: ListUsersInput): Promise<ListUsersResult> {
+export async function listUsers(deps: Pick<Deps, 'users' | 'userSearch'>, tenantId: string, input: ListUsersInput): Promise<ListUsersResult> {
   const search = input.search;
   if (search !== undefined) {
-    const users = await deps.users.scanUsers(tenantId, {
+    const users = await deps.userSearch.scanUsers(tenantId, {
       order: input.order,
       // A phone number is only a passwordless login method's, a provider only a third-party one's:
       // the list's own recipe filter drops the users that cannot match before they are sent.

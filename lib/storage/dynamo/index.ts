@@ -10,6 +10,7 @@ import { DynamoRoleReader } from './dynamo-role-reader';
 import { DynamoRoleStore } from './dynamo-role-store';
 import { DynamoSessionStore } from './dynamo-session-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
+import { DynamoUserSearch } from './dynamo-user-search';
 import { DynamoUserStore } from './dynamo-user-store';
 import { createDynamoContext, type DynamoContext } from './transact';
 
@@ -27,6 +28,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     passwordReset: new DynamoPasswordResetStore(ctx),
     tenants: new DynamoTenantStore(ctx),
     sessions: new DynamoSessionStore(ctx),
+    userSearch: new DynamoUserSearch(ctx),
     bulkImport: new DynamoBulkImportStore(ctx),
     bulkUserImport: new DynamoBulkUserImportStore(ctx),
     bulkWorker: new DynamoBulkWorkerStore(ctx),

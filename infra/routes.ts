@@ -15,9 +15,12 @@ export type RouteAuth = 'none' | 'apiKey';
  *   `public` is checked to exist beside the request (SPEC §2's 400 when it does not);
  * - `tenantLookup`: the same paths, for a handler that reads its tenant itself and answers for a
  *   missing one (the core's `TENANT_NOT_FOUND_ERROR`), so no check runs beside it;
- * - `app`: app-wide; a tenant segment other than `public` is refused with 403.
+ * - `app`: app-wide; a tenant segment other than `public` is refused with 403;
+ * - `appFromToken`: app-wide calls that take their tenant from a token or a session handle
+ *   (session verify, refresh…): a tenant segment is accepted and ignored, neither checked nor
+ *   refused, as the core; the paths of `app` (`/path`, `/<tenantId>/path`).
  */
-export type RouteScope = 'tenant' | 'tenantLookup' | 'app';
+export type RouteScope = 'tenant' | 'tenantLookup' | 'app' | 'appFromToken';
 
 /** A secret a function reads from SSM Parameter Store in AWS. */
 export type RouteSecret = 'apiKeys' | 'signerKey' | 'passwordMigration';
@@ -583,7 +586,7 @@ export const ROUTES: readonly RouteDef[] = [
   }),
   // Sessions and JWT (SPEC §18). Every one may make a missing or due signing key (`KeyRing`), so
   // even the reading ones write. Verify, refresh and the per-handle calls take the tenant from the
-  // token or handle: a tenant segment is checked to exist and otherwise ignored, as in the core.
+  // token or handle (`appFromToken`).
   ...sessionRoutes(),
 ];
 
@@ -602,6 +605,7 @@ function sessionRoutes(): RouteDef[] {
       method: 'POST',
       path: '/recipe/session/verify',
       entry: 'functions/session/verify-session.ts',
+      scope: 'appFromToken',
       summary: 'Verify an access token; the first use after a refresh promotes it (new access token).',
     }),
     session({
@@ -609,6 +613,7 @@ function sessionRoutes(): RouteDef[] {
       method: 'POST',
       path: '/recipe/session/refresh',
       entry: 'functions/session/refresh-session.ts',
+      scope: 'appFromToken',
       summary: 'New tokens for a refresh token; an old one is `TOKEN_THEFT_DETECTED`.',
     }),
     session({
@@ -616,6 +621,7 @@ function sessionRoutes(): RouteDef[] {
       method: 'POST',
       path: '/recipe/session/regenerate',
       entry: 'functions/session/regenerate-session.ts',
+      scope: 'appFromToken',
       summary: 'Store a new access-token payload and mint a token with the same expiry.',
     }),
     session({
@@ -631,6 +637,7 @@ function sessionRoutes(): RouteDef[] {
       path: '/recipe/session',
       entry: 'functions/session/get-session.ts',
       access: 'read',
+      scope: 'appFromToken',
       summary: 'A session by handle: user ids, both payloads, expiry, tenant.',
     }),
     session({
@@ -646,6 +653,7 @@ function sessionRoutes(): RouteDef[] {
       method: 'PUT',
       path: '/recipe/session/data',
       entry: 'functions/session/update-session-data.ts',
+      scope: 'appFromToken',
       summary: "Replace a session's data in the database.",
     }),
     session({
@@ -653,6 +661,7 @@ function sessionRoutes(): RouteDef[] {
       method: 'PUT',
       path: '/recipe/jwt/data',
       entry: 'functions/session/update-jwt-data.ts',
+      scope: 'appFromToken',
       summary: "Replace a session's stored access-token payload (issued tokens unchanged).",
     }),
     session({

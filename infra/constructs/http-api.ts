@@ -13,12 +13,13 @@ import type { Throttling } from '../settings';
  * case-sensitively, so only the lower-case spellings are routed; the handler resolves the tenant
  * from the raw path itself (`lib/http/tenant-path.ts`).
  * - every route: `/path` and `/{tenantId}/path` (for `app` routes the handler refuses a tenant
- *   other than `public` with 403; `/appid-public/path` also arrives here as `tenantId=appid-public`);
+ *   other than `public` with 403, `appFromToken` ones ignore it; `/appid-public/path` also arrives
+ *   here as `tenantId=appid-public`);
  * - tenant routes (`tenant`, `tenantLookup`) also: `/appid-public/{tenantId}/path`.
  */
 export function apiPathsOf(route: RouteDef): string[] {
   const paths = [route.path, `/{tenantId}${route.path}`];
-  if (route.scope !== 'app') paths.push(`/appid-public/{tenantId}${route.path}`);
+  if (route.scope === 'tenant' || route.scope === 'tenantLookup') paths.push(`/appid-public/{tenantId}${route.path}`);
   return paths;
 }
 

@@ -96,7 +96,9 @@ export function createHttpHandler<K extends StoreName = never>(routeId: string, 
     deps ??= await loadDeps();
     const request: ApiRequest = { tenantId: resolved.tenantId, headers, query, body, requestId, log };
     const result =
-      resolved.tenantId === 'public' || route.scope === 'tenantLookup' ? await handle(request, deps) : await inExistingTenant(deps, request, handle);
+      resolved.tenantId === 'public' || route.scope === 'tenantLookup' || route.scope === 'appFromToken'
+        ? await handle(request, deps)
+        : await inExistingTenant(deps, request, handle);
     const answer = result instanceof JsonReply ? result.body : result;
     const status = (answer as { status?: unknown } | null)?.status;
     context.outcome = typeof status === 'string' ? status : 'OK';

@@ -57,3 +57,36 @@ export function table(headers: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
 }
+
+/** An attribute value as DynamoDB's low-level API has it (the types a size is counted for). */
+type AttributeValueLike = {
+  S?: string;
+  N?: string;
+  B?: Uint8Array;
+  BOOL?: boolean;
+  NULL?: boolean;
+  M?: Record<string, AttributeValueLike>;
+  L?: AttributeValueLike[];
+};
+
+/**
+ * An item's size as DynamoDB bills it (its "Item sizes and formats" page): each attribute name's
+ * UTF-8 bytes plus its value's (a string's UTF-8 bytes, a number 1 byte per two significant
+ * digits plus 1, a binary's bytes, a boolean or null 1, a map or list 3 plus 1 per element plus
+ * the elements). Sets are not used by this service.
+ */
+export function dynamoItemBytes(item: Record<string, AttributeValueLike>): number {
+  const value = (v: AttributeValueLike): number => {
+    if (v.S !== undefined) return Buffer.byteLength(v.S, 'utf8');
+    if (v.N !== undefined) {
+      const digits = v.N.replace(/^-/, '').replace(/e.*$/i, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+      return Math.ceil(Math.max(1, digits.length) / 2) + 1;
+    }
+    if (v.B !== undefined) return v.B.byteLength;
+    if (v.BOOL !== undefined || v.NULL !== undefined) return 1;
+    if (v.M !== undefined) return 3 + Object.entries(v.M).reduce((n, [k, x]) => n + 1 + Buffer.byteLength(k, 'utf8') + value(x), 0);
+    if (v.L !== undefined) return 3 + v.L.reduce((n, x) => n + 1 + value(x), 0);
+    throw new Error(`an attribute type the size rule here does not know: ${Object.keys(v).join(',')}`);
+  };
+  return Object.entries(item).reduce((n, [name, v]) => n + Buffer.byteLength(name, 'utf8') + value(v), 0);
+}

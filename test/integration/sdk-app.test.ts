@@ -482,6 +482,7 @@ describe('the example app (supertokens-node 24 + Express) driven as a browser', 
       'POST /recipe/accountlinking/user/link',
       'GET /public/users',
       'GET /public/users/count',
+      ...(hasCodeListing ? ['GET /public/recipe/signinup/codes', 'POST /public/recipe/signinup/code', 'POST /public/recipe/signinup/code/consume'] : []),
     ]) {
       expect(answered).toContain(call);
     }

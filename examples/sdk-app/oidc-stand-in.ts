@@ -96,7 +96,9 @@ export async function startOidcStandIn(options: OidcStandInOptions = {}): Promis
     const code = randomBytes(24).toString('base64url');
     const challenge = q.get('code_challenge') ?? undefined;
     if (challenge !== undefined && q.get('code_challenge_method') !== 'S256') return send(res, 400, { error: 'invalid_request' });
-    codes.set(code, { email, redirectUri, codeChallenge: challenge, expiresAt: Date.now() + CODE_LIFETIME_MS });
+    const now = Date.now();
+    for (const [unused, pending] of codes) if (pending.expiresAt < now) codes.delete(unused);
+    codes.set(code, { email, redirectUri, codeChallenge: challenge, expiresAt: now + CODE_LIFETIME_MS });
     const back = new URL(redirectUri);
     back.searchParams.set('code', code);
     const state = q.get('state');

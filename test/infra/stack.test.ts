@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled, BUNDLE_EXTERNALS, LAMBDA_TARGET, PHONE_METADATA_FILE } from '../../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES, type FunctionDef, type RouteDef } from '../../infra/routes';
-import { buildFunctions, buildLambdaFunctions } from '../../scripts/build';
+import { buildFunctions } from '../../scripts/build';
 import {
   BULK_MEMORY_MB,
   BULK_TIMEOUT_SECONDS,
@@ -130,19 +130,19 @@ describe('HTTP API routes', () => {
     // route: 126 for 53 routes) and a tenth of a throttle alarm: 5.1 app-wide, 6.1 tenant; beside
     // that the routes share the roles of their grant sets (5 in dev, 6 with password migration).
     // Before, each route also had a log group and a role of its own: 417 resources for 53 routes,
-    // 7.7 each. Measured 2026-11-27: 315 resources, 20 without routes, (315 - 20) / 53 = 5.57 per
-    // route. The open issues plan 19 routes more (#34: 12 for sessions and JWT, 6 core calls of
-    // SPEC §18b; #35: 1), about 72: at the average 20 + 72 × 5.57 = 421; if all 19 are tenant
-    // routes (6.1) with two new grant sets (sessions' signing keys), 315 + 19 × 6.1 + 2 = 433,
-    // 5.74 per route. Both under 450 (CloudFormation's limit is 500).
+    // 7.7 each. Measured 2026-11-27 after #34's 18 routes (sessions and JWT, SPEC §18b): 415
+    // resources for 71 routes, 20 without routes, (415 - 20) / 71 = 5.56 per route; the six
+    // session calls that take their tenant from the token are app-wide (2 paths). The open issues
+    // plan one route more (#35's exchange, a tenant route at 6.1, perhaps with a grant set of its
+    // own): 415 + 6.1 + 1 = 423, under 450 (CloudFormation's limit is 500).
     const empty = synthStage({ stage: 'dev' }, { bundleDir, overrides: { routes: [] } });
     try {
       const perStack = Object.keys(empty.resources).length;
       const perRoute = (count - perStack) / ROUTES.length;
       expect(perRoute).toBeLessThanOrEqual(5.6);
       expect(perStack + 72 * perRoute).toBeLessThanOrEqual(430);
-      // The 19 planned routes at a tenant route's cost, and two more roles.
-      expect(count + 19 * 6.1 + 2).toBeLessThanOrEqual(440);
+      // The one planned route at a tenant route's cost, and a role of its own.
+      expect(count + 6.1 + 1).toBeLessThanOrEqual(430);
     } finally {
       rmSync(empty.outdir, { recursive: true, force: true });
     }

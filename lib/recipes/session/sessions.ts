@@ -70,6 +70,26 @@ async function newRefreshToken(deps: SessionDeps, handle: string, parentHash1: s
   return { info: { token, expiry: now + deps.config.sessions.refreshTokenValidityMs, createdTime: now } as TokenInfo, hash1, hash2: sha256hex(hash1) };
 }
 
+/** Where an access token stands in its session's refresh-token chain. */
+interface ChainClaims {
+  readonly refreshTokenHash1: string;
+  readonly parentRefreshTokenHash1: string | null;
+  readonly antiCsrfToken: string | null;
+}
+
+/** Signs an access token of a session: its ids and tenant, its place in the chain, a payload. */
+function signFor(
+  deps: SessionDeps,
+  s: Pick<SessionRecord, 'handle' | 'userId' | 'recipeUserId' | 'tenantId'>,
+  chain: ChainClaims,
+  userData: JsonObject,
+  times: { now: number; expMs: number },
+  useStaticKey: boolean,
+): Promise<TokenInfo> {
+  const claims = { sessionHandle: s.handle, userId: s.userId, recipeUserId: s.recipeUserId, tenantId: s.tenantId, ...chain, userData };
+  return mintAccessToken(keyRingOf(deps), claims, times.now, times.expMs, useStaticKey);
+}
+
 export function checkUserPayload(payload: JsonObject): void {
   if (hasProtectedClaim(payload)) throw new InvalidInputError(PROTECTED_FIELD_TEXT);
 }
@@ -103,20 +123,12 @@ export async function createSession(deps: SessionDeps, tenantId: string, input: 
     useStaticKey,
   };
   await deps.sessions.createSession(session);
-  const accessToken = await mintAccessToken(
-    keyRingOf(deps),
-    {
-      sessionHandle: handle,
-      userId: user.userId,
-      recipeUserId: user.recipeUserId,
-      tenantId,
-      refreshTokenHash1: refresh.hash1,
-      parentRefreshTokenHash1: null,
-      antiCsrfToken: antiCsrfToken ?? null,
-      userData: input.userDataInJWT,
-    },
-    now,
-    now + deps.config.sessions.accessTokenValidityMs,
+  const accessToken = await signFor(
+    deps,
+    session,
+    { refreshTokenHash1: refresh.hash1, parentRefreshTokenHash1: null, antiCsrfToken: antiCsrfToken ?? null },
+    input.userDataInJWT,
+    { now, expMs: now + deps.config.sessions.accessTokenValidityMs },
     useStaticKey,
   );
   return {
@@ -138,22 +150,8 @@ export interface VerifySessionInput {
 
 /** A fresh access token for a session in its current state: no parent, the stored payload, a whole lifetime. */
 function reissue(deps: SessionDeps, token: AccessTokenInfo, session: SessionRecord, now: number): Promise<TokenInfo> {
-  return mintAccessToken(
-    keyRingOf(deps),
-    {
-      sessionHandle: session.handle,
-      userId: session.userId,
-      recipeUserId: session.recipeUserId,
-      tenantId: session.tenantId,
-      refreshTokenHash1: token.refreshTokenHash1,
-      parentRefreshTokenHash1: null,
-      antiCsrfToken: token.antiCsrfToken,
-      userData: session.userDataInJWT,
-    },
-    now,
-    now + deps.config.sessions.accessTokenValidityMs,
-    session.useStaticKey,
-  );
+  const chain = { refreshTokenHash1: token.refreshTokenHash1, parentRefreshTokenHash1: null, antiCsrfToken: token.antiCsrfToken };
+  return signFor(deps, session, chain, session.userDataInJWT, { now, expMs: now + deps.config.sessions.accessTokenValidityMs }, session.useStaticKey);
 }
 
 /**
@@ -257,20 +255,12 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
 
   const antiCsrfToken = input.enableAntiCsrf ? deps.random.uuid() : undefined;
   const refresh = await newRefreshToken(deps, session.handle, hash1, antiCsrfToken, now);
-  const accessToken = await mintAccessToken(
-    keyRingOf(deps),
-    {
-      sessionHandle: session.handle,
-      userId: session.userId,
-      recipeUserId: session.recipeUserId,
-      tenantId: session.tenantId,
-      refreshTokenHash1: refresh.hash1,
-      parentRefreshTokenHash1: hash1,
-      antiCsrfToken: antiCsrfToken ?? null,
-      userData: session.userDataInJWT,
-    },
-    now,
-    now + deps.config.sessions.accessTokenValidityMs,
+  const accessToken = await signFor(
+    deps,
+    session,
+    { refreshTokenHash1: refresh.hash1, parentRefreshTokenHash1: hash1, antiCsrfToken: antiCsrfToken ?? null },
+    session.userDataInJWT,
+    { now, expMs: now + deps.config.sessions.accessTokenValidityMs },
     useStaticKey,
   );
   return {
@@ -309,21 +299,7 @@ export async function regenerateSession(deps: SessionDeps, accessToken: string, 
   if (!session) return unauthorised('Session does not exist.');
   const view = viewOf(session, session.userDataInJWT);
   if (token.exp * 1000 < now) return { status: 'OK' as const, session: view };
-  const minted = await mintAccessToken(
-    keyRingOf(deps),
-    {
-      sessionHandle: session.handle,
-      userId: session.userId,
-      recipeUserId: session.recipeUserId,
-      tenantId: session.tenantId,
-      refreshTokenHash1: token.refreshTokenHash1,
-      parentRefreshTokenHash1: token.parentRefreshTokenHash1,
-      antiCsrfToken: token.antiCsrfToken,
-      userData: session.userDataInJWT,
-    },
-    now,
-    token.exp * 1000,
-    session.useStaticKey,
-  );
+  const chain = { refreshTokenHash1: token.refreshTokenHash1, parentRefreshTokenHash1: token.parentRefreshTokenHash1, antiCsrfToken: token.antiCsrfToken };
+  const minted = await signFor(deps, session, chain, session.userDataInJWT, { now, expMs: token.exp * 1000 }, session.useStaticKey);
   return { status: 'OK' as const, session: view, accessToken: minted };
 }

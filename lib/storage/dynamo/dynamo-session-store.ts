@@ -4,7 +4,7 @@ import { ATTR, INDEX, keys } from '../keys';
 import type { JsonObject, SessionRecord, SigningKeyRecord, StoredSigningKeys } from '../model';
 import type { SessionDataChange, SessionStore } from '../ports';
 import { readNumber, readOptionalString, readString, StoredItemError, type Stored } from './stored-fields';
-import { batchGetAll, ifAbsent, queryAll, type DynamoContext } from './transact';
+import { batchGetAll, ifAbsent, isConditionFailure, queryAll, type DynamoContext } from './transact';
 
 export const SESSION_TYPE = 'session';
 export const SIGNING_KEY_TYPE = 'signingKey';
@@ -144,7 +144,7 @@ export class DynamoSessionStore implements SessionStore {
       );
       return { status: 'OK', session: decodeSession(out.Attributes ?? {}) };
     } catch (err) {
-      if (!(err instanceof Error) || err.name !== 'ConditionalCheckFailedException') throw err;
+      if (!isConditionFailure(err)) throw err;
       const old = (err as { Item?: Parameters<typeof unmarshall>[0] }).Item;
       const session = old ? decodeSession(unmarshall(old)) : undefined;
       return session && session.expiresAt > now ? { status: 'MOVED', session } : { status: 'MISSING' };
@@ -193,7 +193,7 @@ export class DynamoSessionStore implements SessionStore {
       );
       return decodeSession(out.Attributes ?? {});
     } catch (err) {
-      if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return undefined;
+      if (isConditionFailure(err)) return undefined;
       throw err;
     }
   }
@@ -263,7 +263,7 @@ export class DynamoSessionStore implements SessionStore {
       await this.ctx.doc.send(new PutCommand({ TableName: this.ctx.tableName, Item, ...ifAbsent }));
       return true;
     } catch (err) {
-      if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return false;
+      if (isConditionFailure(err)) return false;
       throw err;
     }
   }

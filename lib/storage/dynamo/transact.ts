@@ -204,7 +204,8 @@ export { MAX_TRANSACTION_ITEMS };
  */
 const CONFLICT_RETRIES = 4;
 
-function isConditionFailure(err: unknown): boolean {
+/** A conditional write refused because its condition failed (not an outage). */
+export function isConditionFailure(err: unknown): boolean {
   return err instanceof Error && err.name === 'ConditionalCheckFailedException';
 }
 

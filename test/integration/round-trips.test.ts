@@ -356,6 +356,43 @@ describe('sessions (SPEC §18), warm: the keys are read once per function and ke
     // A child presented to refresh before any verify: read, then the promotion.
     const child = (await refresh(refreshed.refreshToken.token)).json;
     expect(await callsOf(() => refresh(child.refreshToken.token))).toEqual({ GetItem: 1, UpdateItem: 1 });
+    // A linked login method's session: its link (or its external id's guard) names both external ids.
+    const other = (await api.post('/recipe/signup', { email: uniqueEmail('rt-session-linked'), password: 'password-123' })).json.user;
+    await api.post('/recipe/userid/map', { superTokensUserId: user.id, externalUserId: `ext-${user.id}` });
+    await api.post('/recipe/userid/map', { superTokensUserId: other.id, externalUserId: `ext-${other.id}` });
+    await api.post('/recipe/accountlinking/user/primary', { recipeUserId: user.id });
+    expect((await api.post('/recipe/accountlinking/user/link', { recipeUserId: other.id, primaryUserId: user.id })).json.status).toBe('OK');
+    for (const id of [other.id, `ext-${other.id}`]) {
+      let linked: any;
+      expect(await callsOf(async () => (linked = (await api.post('/recipe/session', { userId: id, ...session })).json))).toEqual({
+        BatchGetItem: 1,
+        PutItem: 1,
+      });
+      expect([linked.session.userId, linked.session.recipeUserId]).toEqual([`ext-${user.id}`, `ext-${other.id}`]);
+    }
+    // A link of format 1 (before the external ids): one read more, the same answer; the sweep mends it.
+    const doc = testDocClient();
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: api.tableName,
+          Key: keys.link(other.id),
+          UpdateExpression: 'SET fmt = :one REMOVE externalUserId, primaryExternalUserId',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      );
+      let old: any;
+      expect(await callsOf(async () => (old = (await api.post('/recipe/session', { userId: other.id, ...session })).json))).toEqual({
+        BatchGetItem: 2,
+        PutItem: 1,
+      });
+      expect([old.session.userId, old.session.recipeUserId]).toEqual([`ext-${user.id}`, `ext-${other.id}`]);
+      expect(await sweepFormats({ doc, tableName: api.tableName })).toEqual({ users: 1, items: 1 });
+      expect(await callsOf(() => api.post('/recipe/session', { userId: other.id, ...session }))).toEqual({ BatchGetItem: 1, PutItem: 1 });
+    } finally {
+      doc.destroy();
+    }
+
     // Regenerate: a new payload is one conditional UpdateItem answering the session; none, one read.
     const token = promoted.accessToken.token;
     expect(await callsOf(() => api.post('/recipe/session/regenerate', { accessToken: token, userDataInJWT: { r: 2 } }))).toEqual({ UpdateItem: 1 });

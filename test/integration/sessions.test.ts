@@ -119,6 +119,12 @@ describe('create', () => {
       expect([c.session.userId, c.session.recipeUserId]).toEqual([a.id, 'ext-linked']);
       expect(decodeJwt(c.accessToken.token)).toMatchObject({ sub: a.id, rsub: 'ext-linked' });
     }
+    // The primary user mapped after the link: its linked login methods' sessions answer its external id.
+    expect((await api.post('/recipe/userid/map', { superTokensUserId: a.id, externalUserId: 'ext-primary' })).json.status).toBe('OK');
+    for (const userId of [b.id, 'ext-linked', a.id, 'ext-primary']) {
+      const c = await create({ userId });
+      expect(c.session.userId).toBe('ext-primary');
+    }
     const solo = (await ep('solo@example.com')).json.user;
     expect((await api.post('/recipe/userid/map', { superTokensUserId: solo.id, externalUserId: 'ext-solo' })).json.status).toBe('OK');
     for (const userId of [solo.id, 'ext-solo']) {

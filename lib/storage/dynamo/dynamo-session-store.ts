@@ -58,24 +58,27 @@ export class DynamoSessionStore implements SessionStore {
   constructor(private readonly ctx: DynamoContext) {}
 
   async sessionUserOf(id: string): Promise<{ userId: string; recipeUserId: string }> {
-    // One BatchGetItem answers every login method on its own or primary (its item), and every
-    // external id of one that is not linked (its guard); a linked login method reads its primary
-    // user's login methods too, for their external ids.
+    // One BatchGetItem answers every id: a login method on its own or primary (its item), a
+    // linked one (its link), an external id (its guard); the link and a linked login method's
+    // guard carry the primary user's external id. Items of format 1 lacked it: then it is read.
     const ownItem = keys.loginMethod(id, id);
     const [own, link, guard] = await this.getAll([ownItem, keys.link(id), keys.externalIdGuard(id)]);
-    const external = (item: Stored | undefined) => readOptionalString(item?.externalUserId, 'externalUserId');
+    const external = (item: Stored | undefined, field = 'externalUserId') => readOptionalString(item?.[field], field);
     if (own) {
       const ext = external(own) ?? id;
       return { userId: ext, recipeUserId: ext };
     }
     if (link) {
       const primary = readString(link.primaryUserId, 'primaryUserId');
+      // Format 2 links carry both external ids; an older one has them read.
+      if (readNumber(link.fmt, 'fmt') >= 2) return { userId: external(link, 'primaryExternalUserId') ?? primary, recipeUserId: external(link) ?? id };
       const [recipe, primaryItem] = await this.getAll([keys.loginMethod(primary, id), keys.loginMethod(primary, primary)]);
       return { userId: external(primaryItem) ?? primary, recipeUserId: external(recipe) ?? id };
     }
     if (guard) {
       const linkedTo = readOptionalString(guard.linkedTo, 'linkedTo');
       if (linkedTo === undefined) return { userId: id, recipeUserId: id };
+      if (readNumber(guard.fmt, 'fmt') >= 2) return { userId: external(guard, 'primaryExternalUserId') ?? linkedTo, recipeUserId: id };
       const [primaryItem] = await this.getAll([keys.loginMethod(linkedTo, linkedTo)]);
       return { userId: external(primaryItem) ?? linkedTo, recipeUserId: id };
     }

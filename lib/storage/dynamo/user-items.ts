@@ -16,7 +16,7 @@ import { readString, type Stored } from './stored-fields';
  * `sweepFormats` re-derives the items of an older one. `lib/storage/README.md` ("Formats") lists
  * each format, what it changed and why.
  */
-export const CURRENT_FORMAT = 1;
+export const CURRENT_FORMAT = 2;
 
 export const ITEM_TYPE = {
   loginMethod: 'loginMethod',
@@ -51,6 +51,10 @@ export interface LinkItem extends ItemBase {
   readonly type: typeof ITEM_TYPE.link;
   readonly userId: string;
   readonly primaryUserId: string;
+  /** The linked login method's external id, when mapped (format 2: a new session answers with it). */
+  readonly externalUserId?: string;
+  /** The primary user's external id (its own login method's), when mapped (format 2). */
+  readonly primaryExternalUserId?: string;
 }
 
 /** A unique identity, held by one login method (`userId`, its recipe user id). */
@@ -61,6 +65,8 @@ export interface GuardItem extends ItemBase {
   readonly linkedTo?: string;
   /** The email-password email guard's copy of the hash, so sign-in verifies from the guard. */
   readonly passwordHash?: string;
+  /** On an external id's guard of a linked login method: the primary user's external id, when mapped (format 2). */
+  readonly primaryExternalUserId?: string;
   readonly snapshot?: StoredSnapshot;
 }
 
@@ -216,9 +222,20 @@ function guardItem(user: AuthUser, lm: UserRecord, key: Key, identity: IdentityK
     fmt: CURRENT_FORMAT,
     userId: lm.userId,
     ...(user.id !== lm.userId ? { linkedTo: user.id } : {}),
+    ...(user.id !== lm.userId && identity === 'externalUserId' ? primaryExternalId(user) : {}),
     ...(lm.recipeId === 'emailpassword' && identity === 'email' ? { passwordHash: lm.passwordHash } : {}),
     ...(snapshot ? { snapshot } : {}),
   };
+}
+
+/**
+ * The primary user's external id (its own login method's; none once that login method is gone),
+ * as links and linked external-id guards carry it: a new session of a linked login method answers
+ * the primary user by it from that one item (SPEC §18, create in 2 calls).
+ */
+function primaryExternalId(user: AuthUser): { primaryExternalUserId?: string } {
+  const ext = user.loginMethods.find((l) => l.userId === user.id)?.externalUserId;
+  return ext !== undefined ? { primaryExternalUserId: ext } : {};
 }
 
 const IDENTITY_OF: Record<AccountInfo['kind'], IdentityKind> = { email: 'email', phone: 'phone', thirdParty: 'thirdParty' };
@@ -346,7 +363,16 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
     }
     if (lm.userId !== user.id) {
       const key = keys.link(lm.userId);
-      items.push({ role: 'link', key, item: { ...key, type: ITEM_TYPE.link, fmt: CURRENT_FORMAT, userId: lm.userId, primaryUserId: user.id } });
+      const item: LinkItem = {
+        ...key,
+        type: ITEM_TYPE.link,
+        fmt: CURRENT_FORMAT,
+        userId: lm.userId,
+        primaryUserId: user.id,
+        ...(lm.externalUserId !== undefined ? { externalUserId: lm.externalUserId } : {}),
+        ...primaryExternalId(user),
+      };
+      items.push({ role: 'link', key, item });
     }
     for (const { key, identity } of guardsOf(lm)) {
       const item = guardItem(user, lm, key, identity);

@@ -90,6 +90,32 @@ function signFor(
   return mintAccessToken(keyRingOf(deps), claims, times.now, times.expMs, useStaticKey);
 }
 
+/**
+ * The answer of create and refresh: the session, an access token of a whole lifetime carrying
+ * the new refresh token's hash (and its parent's, after a refresh), the refresh token, and the
+ * anti-CSRF token when one was made.
+ */
+async function newTokens(
+  deps: SessionDeps,
+  session: SessionRecord,
+  refresh: { info: TokenInfo; hash1: string },
+  parentHash1: string | null,
+  antiCsrfToken: string | undefined,
+  useStaticKey: boolean,
+  now: number,
+) {
+  const chain = { refreshTokenHash1: refresh.hash1, parentRefreshTokenHash1: parentHash1, antiCsrfToken: antiCsrfToken ?? null };
+  const times = { now, expMs: now + deps.config.sessions.accessTokenValidityMs };
+  const accessToken = await signFor(deps, session, chain, session.userDataInJWT, times, useStaticKey);
+  return {
+    status: 'OK' as const,
+    session: viewOf(session, session.userDataInJWT),
+    accessToken,
+    refreshToken: refresh.info,
+    ...(antiCsrfToken ? { antiCsrfToken } : {}),
+  };
+}
+
 export function checkUserPayload(payload: JsonObject): void {
   if (hasProtectedClaim(payload)) throw new InvalidInputError(PROTECTED_FIELD_TEXT);
 }
@@ -123,21 +149,7 @@ export async function createSession(deps: SessionDeps, tenantId: string, input: 
     useStaticKey,
   };
   await deps.sessions.createSession(session);
-  const accessToken = await signFor(
-    deps,
-    session,
-    { refreshTokenHash1: refresh.hash1, parentRefreshTokenHash1: null, antiCsrfToken: antiCsrfToken ?? null },
-    input.userDataInJWT,
-    { now, expMs: now + deps.config.sessions.accessTokenValidityMs },
-    useStaticKey,
-  );
-  return {
-    status: 'OK' as const,
-    session: viewOf(session, input.userDataInJWT),
-    accessToken,
-    refreshToken: refresh.info,
-    ...(antiCsrfToken ? { antiCsrfToken } : {}),
-  };
+  return newTokens(deps, session, refresh, null, antiCsrfToken, useStaticKey, now);
 }
 
 export interface VerifySessionInput {
@@ -255,21 +267,7 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
 
   const antiCsrfToken = input.enableAntiCsrf ? deps.random.uuid() : undefined;
   const refresh = await newRefreshToken(deps, session.handle, hash1, antiCsrfToken, now);
-  const accessToken = await signFor(
-    deps,
-    session,
-    { refreshTokenHash1: refresh.hash1, parentRefreshTokenHash1: hash1, antiCsrfToken: antiCsrfToken ?? null },
-    session.userDataInJWT,
-    { now, expMs: now + deps.config.sessions.accessTokenValidityMs },
-    useStaticKey,
-  );
-  return {
-    status: 'OK' as const,
-    session: viewOf(session, session.userDataInJWT),
-    accessToken,
-    refreshToken: refresh.info,
-    ...(antiCsrfToken ? { antiCsrfToken } : {}),
-  };
+  return newTokens(deps, session, refresh, hash1, antiCsrfToken, useStaticKey, now);
 }
 
 const theft = (s: SessionRecord) => ({

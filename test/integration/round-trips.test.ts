@@ -424,6 +424,16 @@ describe("a tenant other than public (its existence read beside the request's fi
     return { calls: Object.fromEntries([...slow.counts].sort()), together: slow.together(0, 1) };
   }
 
+  it("consumes a password reset token reading its user beside the user's tokens: 4 calls in 3 round trips", async () => {
+    const email = uniqueEmail('rt-reset');
+    const user = (await tenantApi.post('/recipe/signup', { email, password: 'pw-123456' })).json.user;
+    const token = (await tenantApi.post('/recipe/user/password/reset/token', { userId: user.id, email })).json.token as string;
+    slow.reset();
+    expect((await tenantApi.post('/recipe/user/password/reset/token/consume', { token })).json).toEqual({ status: 'OK', userId: user.id, email });
+    expect(slow.arrivals.map((a) => a.operation)).toEqual(['GetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect([slow.together(0, 1), slow.together(1, 2)]).toEqual([false, true]);
+  });
+
   it("signs in with the tenant's GetItem and the guard's at once: one round trip, not two", async () => {
     const email = uniqueEmail('rt-tenant');
     expect((await tenantApi.post(`/${tenantId}/recipe/signup`, { email, password: 'pw-123456' })).json.status).toBe('OK');

@@ -296,6 +296,17 @@ describe('refresh and the hash chain', () => {
     expect((await refresh(r1.refreshToken.token)).json.status).toBe('OK');
   });
 
+  it('answers UNAUTHORISED to the first use after a refresh of a session removed meanwhile', async () => {
+    const c = await create();
+    const r = (await refresh(c.refreshToken.token)).json;
+    await api.post('/recipe/session/remove', { sessionHandles: [c.session.handle] });
+    expect((await verify(r.accessToken.token)).json).toEqual({ status: 'UNAUTHORISED', message: 'Session missing in db' });
+    expect((await verify(r.accessToken.token, { checkDatabase: true })).json).toEqual({
+      status: 'UNAUTHORISED',
+      message: 'Either the session has ended or has been blacklisted',
+    });
+  });
+
   it('promotes a child presented to refresh before any verify; a sibling of a promoted child is theft', async () => {
     const c = await create();
     const a = (await refresh(c.refreshToken.token)).json;

@@ -683,6 +683,13 @@ function sessionRoutes(): RouteDef[] {
       summary: 'The public signing keys with `status` (deprecated form).',
     }),
     session({
+      id: 'session-exchange',
+      method: 'POST',
+      path: '/recipe/migration/session/exchange',
+      entry: 'functions/migration/exchange-session.ts',
+      summary: "Exchange an old provider's token (Firebase, Auth0, OIDC…) for its imported user, once (SPEC §19).",
+    }),
+    session({
       id: 'jwt-create',
       method: 'POST',
       path: '/recipe/jwt',

@@ -166,6 +166,8 @@ export const keys = {
   dynamicSigningKey: (generation: number): Key => ({ pk: 'SIGNINGKEYS', sk: `DYNAMIC#${generation.toString().padStart(10, '0')}` }),
   staticSigningKey: { pk: 'SIGNINGKEYS', sk: 'STATIC' } as Key,
   refreshTokenKey: { pk: 'SIGNINGKEYS', sk: 'REFRESH' } as Key,
+  /** An exchanged old-provider token, by the SHA-256 of the token (SPEC §19): its single use. */
+  exchangedToken: (tokenHash: string): Key => ({ pk: `XTOKEN#${tokenHash}`, sk: 'XTOKEN' }),
   /** A password reset token, by the SHA-256 of the token (SPEC §18b). */
   resetToken: (tokenHash: string): Key => ({ pk: `PWRESET#${tokenHash}`, sk: 'PWRESET' }),
   /** The password reset tokens of one user (the SuperTokens id they were made for): one item per token, by its hash. */

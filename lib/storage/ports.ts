@@ -497,6 +497,13 @@ export interface SessionDataChange {
 }
 
 /** Sessions and their keys (SPEC §18). */
+/** The `OK` of an exchange kept for its `Idempotency-Key` (by its SHA-256) until `until` (ms). */
+export interface ExchangeReplay {
+  readonly keyHash: string;
+  readonly until: number;
+  readonly answer: string;
+}
+
 export interface SessionStore {
   /**
    * The ids a session of `userId` answers with: the primary user's and the login method's, each
@@ -527,6 +534,16 @@ export interface SessionStore {
   /** The live sessions (at `now`) created with any of `userIds`, in `tenantId` or every tenant. */
   sessionsOfUsers(userIds: readonly string[], tenantId: string | undefined, now: number): Promise<SessionRecord[]>;
   readSigningKeys(): Promise<StoredSigningKeys>;
+  /**
+   * Marks an exchanged token (SPEC §19) used, by its hash, until `keepUntil` (ms): conditional, so of
+   * racing calls exactly one gets `true`. `replay`: the answer kept for an `Idempotency-Key`. A
+   * `false` comes with the replay the first use kept, if any.
+   */
+  consumeExchangedToken(
+    tokenHash: string,
+    keepUntil: number,
+    replay: ExchangeReplay | undefined,
+  ): Promise<{ consumed: true } | { consumed: false; replay?: ExchangeReplay }>;
   /** Conditional: `false` when another function made this generation's key first. */
   addDynamicKey(generation: number, key: SigningKeyRecord, deleteAfter: number): Promise<boolean>;
   addStaticKey(key: SigningKeyRecord): Promise<boolean>;

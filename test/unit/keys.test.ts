@@ -58,6 +58,7 @@ const samples: Record<Exclude<keyof typeof keys, 'userIdOfPartition' | 'parseUse
   staticSigningKey: () => [keys.staticSigningKey],
   refreshTokenKey: () => [keys.refreshTokenKey],
   resetToken: () => [keys.resetToken('sha1')],
+  exchangedToken: () => [keys.exchangedToken('sha1')],
   resetTokensOf: () => [keys.resetTokensOf('u1')],
   role: () => [keys.role('admin')],
   rolePermission: () => [keys.rolePermission('admin', 'read')],

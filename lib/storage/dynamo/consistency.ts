@@ -4,7 +4,7 @@ import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../m
 import type { DynamoContext } from './transact';
 import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
-import { decodeSession, REFRESH_TOKEN_KEY_TYPE, SESSION_TYPE, SIGNING_KEY_TYPE } from './dynamo-session-store';
+import { decodeSession, EXCHANGED_TOKEN_TYPE, exchangedTokenReadable, REFRESH_TOKEN_KEY_TYPE, SESSION_TYPE, SIGNING_KEY_TYPE } from './dynamo-session-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
 import { RESET_TOKEN_ENTRY_TYPE, RESET_TOKEN_TYPE } from './dynamo-password-reset-store';
 import { CODE_ID_TYPE } from './dynamo-passwordless-store';
@@ -48,6 +48,7 @@ export interface ConsistencyProblem {
     | 'bulk-count-differs'
     | 'session-unreadable'
     | 'signing-key-unreadable'
+    | 'exchanged-token-unreadable'
     | 'unknown-item';
   readonly key: string;
   readonly detail: string;
@@ -340,6 +341,11 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case REFRESH_TOKEN_KEY_TYPE:
         if (!signingKeyReadable(item)) {
           problems.push({ kind: 'signing-key-unreadable', key: pk, detail: `${String(item.sk)} is not a key as the service writes them` });
+        }
+        break;
+      case EXCHANGED_TOKEN_TYPE:
+        if (!exchangedTokenReadable(item)) {
+          problems.push({ kind: 'exchanged-token-unreadable', key: pk, detail: 'an exchanged token without its expiry, or with part of a replay' });
         }
         break;
       case BULK_COUNTER_TYPE:

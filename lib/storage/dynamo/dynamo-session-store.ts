@@ -2,13 +2,21 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ATTR, INDEX, keys } from '../keys';
 import type { JsonObject, SessionRecord, SigningKeyRecord, StoredSigningKeys } from '../model';
-import type { SessionDataChange, SessionStore } from '../ports';
+import type { ExchangeReplay, SessionDataChange, SessionStore } from '../ports';
 import { readNumber, readOptionalString, readString, StoredItemError, type Stored } from './stored-fields';
 import { batchGetAll, ifAbsent, isConditionFailure, queryAll, type DynamoContext } from './transact';
 
 export const SESSION_TYPE = 'session';
 export const SIGNING_KEY_TYPE = 'signingKey';
 export const REFRESH_TOKEN_KEY_TYPE = 'refreshTokenKey';
+export const EXCHANGED_TOKEN_TYPE = 'exchangedToken';
+
+/** An exchanged token's item holds a TTL, and a replay only whole (key hash, time, answer as JSON text). */
+export function exchangedTokenReadable(item: Record<string, unknown>): boolean {
+  if (typeof item.ttl !== 'number' || item.sk !== 'XTOKEN' || !/^XTOKEN#[0-9a-f]{64}$/.test(String(item.pk))) return false;
+  if (item.replayKeyHash === undefined && item.replayUntil === undefined && item.answer === undefined) return true;
+  return typeof item.replayKeyHash === 'string' && typeof item.replayUntil === 'number' && typeof item.answer === 'string';
+}
 
 /** TTL attribute value: epoch seconds, rounded up so an item is never collected before it expires. */
 const ttlOf = (ms: number): number => Math.ceil(ms / 1000);
@@ -230,6 +238,33 @@ export class DynamoSessionStore implements SessionStore {
       .flat()
       .map(decodeSession)
       .filter((s) => s.expiresAt > now);
+  }
+
+  async consumeExchangedToken(
+    tokenHash: string,
+    keepUntil: number,
+    replay: ExchangeReplay | undefined,
+  ): Promise<{ consumed: true } | { consumed: false; replay?: ExchangeReplay }> {
+    const key = keys.exchangedToken(tokenHash);
+    const item = {
+      ...key,
+      type: EXCHANGED_TOKEN_TYPE,
+      ttl: ttlOf(keepUntil),
+      ...(replay ? { replayKeyHash: replay.keyHash, replayUntil: replay.until, answer: replay.answer } : {}),
+    };
+    try {
+      await this.ctx.doc.send(new PutCommand({ TableName: this.ctx.tableName, Item: item, ...ifAbsent }));
+      return { consumed: true };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    // Used before: the first use's replay, read after its write (consistent), for a retry with its key.
+    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: key, ConsistentRead: true }));
+    const old = out.Item;
+    if (old && typeof old.replayKeyHash === 'string' && typeof old.replayUntil === 'number' && typeof old.answer === 'string') {
+      return { consumed: false, replay: { keyHash: old.replayKeyHash, until: old.replayUntil, answer: old.answer } };
+    }
+    return { consumed: false };
   }
 
   async readSigningKeys(): Promise<StoredSigningKeys> {

@@ -1,0 +1,36 @@
+import { BadRequestError } from '../../lib/http/errors';
+import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
+import { TextReply } from '../../lib/http/response';
+import { exchangeToken } from '../../lib/recipes/session/exchange';
+import { KeysUnavailableError } from '../../lib/session-exchange/issuer-keys';
+import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
+
+const MAX_TOKEN_LENGTH = 16_384;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `POST [/<t>]/recipe/migration/session/exchange` `{"token","issuer"?}`, header `Idempotency-Key`?
+ * (SPEC §19). One log line per exchange names the issuer and the outcome, never the token.
+ */
+export const handle: ApiHandler<'users' | 'sessions'> = async (req, deps) => {
+  const token = req.body.token;
+  if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) throw new BadRequestError("Field name 'token' is invalid in JSON input");
+  const issuer = req.body.issuer;
+  if (issuer !== undefined && (typeof issuer !== 'string' || issuer === '')) throw new BadRequestError("Field name 'issuer' is invalid in JSON input");
+  const idempotencyKey = req.headers['idempotency-key'];
+  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters');
+  }
+  if (deps.config.sessionExchangeIssuers.length === 0) throw new BadRequestError('Session exchange is not configured');
+  try {
+    const { result, issuerId } = await exchangeToken(deps, req.tenantId, { token, issuer: issuer as string | undefined, idempotencyKey });
+    req.log.info('session exchange', { issuer: issuerId, outcome: result.status, ...('reason' in result ? { reason: result.reason } : {}) });
+    return result;
+  } catch (err) {
+    if (!(err instanceof KeysUnavailableError)) throw err;
+    req.log.warn('session exchange keys unavailable', { issuer: err.issuerId, cause: err.causeText, outcome: 'KEYS_UNAVAILABLE' });
+    return new TextReply(503, err.message);
+  }
+};
+export const handler = createHttpHandler('session-exchange', { users: DynamoUserStore, sessions: DynamoSessionStore }, handle);

@@ -1,0 +1,377 @@
+import { execFileSync } from 'node:child_process';
+import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { startApi, type TestApi } from '../support/api';
+import { BCRYPT } from '../support/linking';
+
+/**
+ * SPEC §19 against the local server and a loopback key server this suite runs: a JWKS per issuer
+ * and a Firebase-style x509 map (a self-signed certificate made with the openssl CLI), each
+ * changeable (rotation) and able to fail (outage).
+ */
+
+const EXCHANGE = '/recipe/migration/session/exchange';
+const PROJECT = 'proj-1';
+const FB_ISS = `https://securetoken.google.com/${PROJECT}`;
+const A0_ISS = 'https://acme.auth0.test/';
+const OIDC_ISS = 'https://id.example.test';
+const SECRET = 'a-shared-hs256-secret-of-at-least-32-characters';
+
+interface Signer {
+  readonly kid: string;
+  readonly alg: string;
+  readonly privateKey: KeyObject;
+  readonly jwk: Record<string, unknown>;
+}
+
+function rsaSigner(kid: string): Signer {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { kid, alg: 'RS256', privateKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' } };
+}
+
+function ecSigner(kid: string): Signer {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { kid, alg: 'ES256', privateKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid } };
+}
+
+/** A self-signed certificate and its key, as Google publishes Firebase's (only its public key is used). */
+function certSigner(kid: string): Signer & { pem: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'exchange-cert-'));
+  try {
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-subj', '/CN=test', '-days', '1'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const privateKey = createPrivateKey(readFileSync(join(dir, 'k.pem'), 'utf8'));
+    return { kid, alg: 'RS256', privateKey, jwk: {}, pem: readFileSync(join(dir, 'c.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The key server: what each path serves, whether it is down, and how often each was fetched. */
+const served: Record<string, unknown> = {};
+const down = new Set<string>();
+const fetches: Record<string, number> = {};
+let keyServer: Server;
+let keyBase: string;
+
+const now = () => Math.floor(Date.now() / 1000);
+const tokens: string[] = [];
+
+async function sign(
+  signer: Signer | { alg: 'HS256'; secret: string; kid?: string },
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+): Promise<string> {
+  const jwt = new SignJWT(claims).setProtectedHeader({ alg: signer.alg, ...(signer.kid ? { kid: signer.kid } : {}), ...header });
+  const token = 'secret' in signer ? await jwt.sign(Buffer.from(signer.secret)) : await jwt.sign(signer.privateKey);
+  tokens.push(token);
+  return token;
+}
+
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+let api: TestApi;
+let fb: Signer & { pem: string };
+let a0: Signer;
+let a0Next: Signer;
+let oidc: Signer;
+let inline: Signer;
+let cool: Signer;
+let outage: Signer;
+const T1 = `t${randomUUID().slice(0, 8)}`;
+
+/** An imported email-password user mapped to `externalUserId`; answers its SuperTokens id. */
+async function importUser(externalUserId: string): Promise<string> {
+  const email = `${randomUUID()}@example.test`;
+  const imported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: BCRYPT.hash });
+  expect(imported.json.status).toBe('OK');
+  expect((await api.post('/recipe/userid/map', { superTokensUserId: imported.json.user.id, externalUserId })).json).toEqual({ status: 'OK' });
+  return imported.json.user.id;
+}
+
+const exchange = (body: unknown, headers: Record<string, string> = {}, tenant = '') => api.request('POST', `${tenant}${EXCHANGE}`, { body, headers });
+
+function fbClaims(sub: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const t = now();
+  // Firebase tokens have no jti: two of one second differ here by their `auth_time`'s random part.
+  const authTime = t - 100 - Math.floor(Math.random() * 1000);
+  return {
+    iss: FB_ISS,
+    aud: PROJECT,
+    sub,
+    user_id: sub,
+    iat: t - 10,
+    exp: t + 3600,
+    auth_time: authTime,
+    firebase: { sign_in_provider: 'google.com' },
+    ...extra,
+  };
+}
+function a0Claims(sub: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const t = now();
+  return { iss: A0_ISS, aud: 'client-1', sub, iat: t - 10, exp: t + 3600, jti: randomUUID(), ...extra };
+}
+function oidcClaims(iss: string, sub: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const t = now();
+  return { iss, aud: 'app', sub, iat: t - 10, exp: t + 3600, jti: randomUUID(), ...extra };
+}
+
+beforeAll(async () => {
+  fb = certSigner('fb-1');
+  a0 = rsaSigner('a0-1');
+  a0Next = rsaSigner('a0-2');
+  oidc = ecSigner('ec-1');
+  inline = rsaSigner('in-1');
+  cool = rsaSigner('cool-1');
+  outage = rsaSigner('out-1');
+  served['/x509'] = { [fb.kid]: fb.pem };
+  served['/a0'] = { keys: [a0.jwk] };
+  served['/oidc'] = { keys: [oidc.jwk] };
+  served['/cool'] = { keys: [cool.jwk] };
+  served['/outage'] = { keys: [outage.jwk] };
+  keyServer = createServer((req, res) => {
+    const path = req.url ?? '';
+    fetches[path] = (fetches[path] ?? 0) + 1;
+    if (down.has(path) || !(path in served)) {
+      res.writeHead(503).end('down');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served[path]));
+  });
+  await new Promise<void>((r) => keyServer.listen(0, '127.0.0.1', r));
+  keyBase = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}`;
+  const issuers = [
+    { id: 'fb', preset: 'firebase', projectId: PROJECT, x509Uri: `${keyBase}/x509`, keyRefetchCooldownSeconds: 0 },
+    { id: 'a0', preset: 'auth0', domain: 'acme.auth0.test', audience: ['client-1'], jwksUri: `${keyBase}/a0`, keyRefetchCooldownSeconds: 0 },
+    { id: 'oidc', preset: 'oidc', issuer: OIDC_ISS, audiences: ['app'], jwksUri: `${keyBase}/oidc`, algorithms: ['ES256'], maxTokenAgeSeconds: 3600 },
+    { id: 'hs', preset: 'oidc', issuer: 'https://hs.example.test', audiences: ['app'], secret: SECRET },
+    { id: 'inline', preset: 'oidc', issuer: 'https://inline.example.test', audiences: ['app'], jwks: { keys: [inline.jwk] } },
+    {
+      id: 'closed',
+      preset: 'oidc',
+      issuer: 'https://closed.example.test',
+      audiences: ['app'],
+      jwksUri: `${keyBase}/oidc`,
+      acceptUntil: '2020-01-01T00:00:00Z',
+    },
+    { id: 'cool', preset: 'oidc', issuer: 'https://cool.example.test', audiences: ['app'], jwksUri: `${keyBase}/cool` },
+    { id: 'outage', preset: 'oidc', issuer: 'https://outage.example.test', audiences: ['app'], jwksUri: `${keyBase}/outage` },
+  ];
+  api = await startApi({ SESSION_EXCHANGE_ISSUERS: JSON.stringify(issuers) });
+  expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: T1 })).json.status).toBe('OK');
+});
+
+afterAll(async () => {
+  await api?.stop();
+  await new Promise((r) => keyServer?.close(r));
+});
+
+describe('POST /recipe/migration/session/exchange (SPEC §19)', () => {
+  it('exchanges a Firebase ID token (x509 keys) once: the user, ids, authTime in ms and signInProvider', async () => {
+    const ext = `fb-${randomUUID()}`;
+    const stId = await importUser(ext);
+    const claims = fbClaims(ext);
+    const token = await sign(fb, claims);
+    const res = await exchange({ token });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({
+      status: 'OK',
+      recipeUserId: ext,
+      externalUserId: ext,
+      tenantId: 'public',
+      issuer: 'fb',
+      authTime: (claims.auth_time as number) * 1000,
+      signInProvider: 'google.com',
+    });
+    expect(res.json.user.id).toBe(ext);
+    expect(res.json.user.loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId)).toContain(ext);
+    expect(res.text).not.toContain(token);
+    expect(stId).not.toBe(ext);
+    expect((await exchange({ token })).json).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
+    // Naming the issuer by id works the same.
+    const again = await sign(fb, fbClaims(ext, { firebase: { sign_in_provider: 'password' } }));
+    expect((await exchange({ token: again, issuer: 'fb' })).json).toMatchObject({ status: 'OK', signInProvider: 'password' });
+  });
+
+  it("exchanges Auth0 (JWKS, RS256) only with the trailing '/' of its iss", async () => {
+    const ext = `auth0|${randomUUID()}`;
+    await importUser(ext);
+    const ok = await exchange({ token: await sign(a0, a0Claims(ext)) });
+    expect(ok.json).toMatchObject({ status: 'OK', externalUserId: ext, issuer: 'a0' });
+    expect(ok.json.authTime).toBeUndefined();
+    expect(ok.json.signInProvider).toBeUndefined();
+    expect((await exchange({ token: await sign(a0, a0Claims(ext, { iss: 'https://acme.auth0.test' })) })).json).toEqual({ status: 'UNKNOWN_ISSUER_ERROR' });
+  });
+
+  it('exchanges EC P-256 (ES256), HS256 with the inline secret and an inline JWKS', async () => {
+    const ext = `o-${randomUUID()}`;
+    await importUser(ext);
+    expect((await exchange({ token: await sign(oidc, oidcClaims(OIDC_ISS, ext)) })).json).toMatchObject({ status: 'OK', issuer: 'oidc' });
+    expect((await exchange({ token: await sign({ alg: 'HS256', secret: SECRET }, oidcClaims('https://hs.example.test', ext)) })).json).toMatchObject({
+      status: 'OK',
+      issuer: 'hs',
+    });
+    expect((await exchange({ token: await sign(inline, oidcClaims('https://inline.example.test', ext)) })).json).toMatchObject({
+      status: 'OK',
+      issuer: 'inline',
+    });
+  });
+
+  it('answers every INVALID_TOKEN_ERROR reason in the order of checks', async () => {
+    const ext = `r-${randomUUID()}`;
+    await importUser(ext);
+    const t = now();
+    const reason = async (token: string, issuer?: string) => {
+      const res = await exchange(issuer ? { token, issuer } : { token });
+      expect(res.status).toBe(200);
+      expect(res.json.status).toBe('INVALID_TOKEN_ERROR');
+      return res.json.reason as string;
+    };
+    expect(await reason('not-a-jwt')).toBe('The token is not a well-formed JWT');
+    expect(await reason('a.b.c')).toBe('The token is not a well-formed JWT');
+    expect(await reason(`${b64({ alg: 'RS256' })}.${b64([1])}.x`)).toBe('The token is not a well-formed JWT');
+    expect(await reason(await sign(fb, fbClaims(ext)), 'a0')).toBe("The token's issuer is not accepted");
+    expect(await reason(await sign({ alg: 'HS256', secret: SECRET, kid: a0.kid }, a0Claims(ext)))).toBe("The token's algorithm is not accepted");
+    expect(await reason(`${b64({ alg: 'none' })}.${b64(fbClaims(ext))}.`)).toBe("The token's algorithm is not accepted");
+    const forged = rsaSigner(fb.kid);
+    expect(await reason(await sign(forged, fbClaims(ext)))).toBe("The token's signature is invalid");
+    expect(await reason(await sign({ ...forged, kid: '' }, fbClaims(ext), { kid: undefined }))).toBe("The token's signature is invalid");
+    expect(await reason(await sign({ ...a0, kid: 'nobody' }, a0Claims(ext)))).toBe("The token's key is unknown");
+    expect(await reason(await sign(fb, fbClaims(ext, { exp: t - 120 })))).toBe('The token has expired');
+    expect(await reason(await sign(fb, fbClaims(ext, { exp: undefined })))).toBe('The token has expired');
+    expect(await reason(await sign(fb, fbClaims(ext, { nbf: t + 120 })))).toBe('The token is not valid yet');
+    expect(await reason(await sign(fb, fbClaims(ext, { iat: t + 120 })))).toBe('The token is not valid yet');
+    expect(await reason(await sign(fb, fbClaims(ext, { aud: 'other-project' })))).toBe("The token's audience is not accepted");
+    expect(await reason(await sign(fb, fbClaims(ext, { sub: undefined })))).toBe('The token has no usable subject');
+    expect(await reason(await sign(fb, fbClaims(ext, { sub: 'x'.repeat(129) })))).toBe('The token has no usable subject');
+    expect(await reason(await sign(oidc, oidcClaims(OIDC_ISS, ext, { iat: t - 4000 })))).toBe('The token is too old');
+    // Within the 60 s skew an expired token still passes.
+    expect((await exchange({ token: await sign(fb, fbClaims(ext, { exp: t - 30 })) })).json.status).toBe('OK');
+  });
+
+  it('answers UNKNOWN_ISSUER_ERROR, EXCHANGE_WINDOW_CLOSED_ERROR and UNKNOWN_USER_ERROR', async () => {
+    const ext = `u-${randomUUID()}`;
+    expect((await exchange({ token: await sign(a0, a0Claims(ext, { iss: 'https://nobody.test/' })) })).json).toEqual({ status: 'UNKNOWN_ISSUER_ERROR' });
+    expect((await exchange({ token: await sign(a0, a0Claims(ext)), issuer: 'nope' })).json).toEqual({ status: 'UNKNOWN_ISSUER_ERROR' });
+    expect((await exchange({ token: await sign(a0, a0Claims(ext, { iss: undefined })) })).json).toEqual({ status: 'UNKNOWN_ISSUER_ERROR' });
+    expect((await exchange({ token: await sign(oidc, oidcClaims('https://closed.example.test', ext)) })).json).toEqual({
+      status: 'EXCHANGE_WINDOW_CLOSED_ERROR',
+    });
+    // Not imported yet: not consumed, so the same token works after the import.
+    const token = await sign(a0, a0Claims(ext));
+    expect((await exchange({ token })).json).toEqual({ status: 'UNKNOWN_USER_ERROR' });
+    await importUser(ext);
+    expect((await exchange({ token }, {}, `/${T1}`)).json).toEqual({ status: 'UNKNOWN_USER_ERROR' });
+    expect((await exchange({ token })).json).toMatchObject({ status: 'OK', tenantId: 'public' });
+  });
+
+  it('answers 400 for bad input and an unknown tenant', async () => {
+    const token = await sign(a0, a0Claims('x'));
+    const bad = async (body: unknown, text: string, headers: Record<string, string> = {}, tenant = '') => {
+      const res = await api.request('POST', `${tenant}${EXCHANGE}`, typeof body === 'string' ? { rawBody: body, headers } : { body, headers });
+      expect([res.status, res.text]).toEqual([400, text]);
+    };
+    await bad('[1]', 'Invalid Json Input');
+    await bad({}, "Field name 'token' is invalid in JSON input");
+    await bad({ token: 5 }, "Field name 'token' is invalid in JSON input");
+    await bad({ token: '' }, "Field name 'token' is invalid in JSON input");
+    await bad({ token: 'x'.repeat(16385) }, "Field name 'token' is invalid in JSON input");
+    await bad({ token, issuer: '' }, "Field name 'issuer' is invalid in JSON input");
+    await bad({ token, issuer: 3 }, "Field name 'issuer' is invalid in JSON input");
+    await bad({ token }, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { 'idempotency-key': 'a b' });
+    await bad({ token }, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { 'idempotency-key': 'k'.repeat(256) });
+    await bad({ token }, 'AppId or tenantId not found', {}, '/no-such-tenant');
+  });
+
+  it('of 10 concurrent exchanges of one token exactly one answers OK', async () => {
+    const ext = `c-${randomUUID()}`;
+    await importUser(ext);
+    const token = await sign(a0, a0Claims(ext));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => exchange({ token })));
+    const statuses = answers.map((r) => r.json.status).sort();
+    expect(statuses.filter((s) => s === 'OK')).toHaveLength(1);
+    expect(statuses.filter((s) => s === 'TOKEN_ALREADY_USED_ERROR')).toHaveLength(9);
+  });
+
+  it('answers the same OK again to the same Idempotency-Key and token, TOKEN_ALREADY_USED_ERROR otherwise', async () => {
+    const ext = `i-${randomUUID()}`;
+    await importUser(ext);
+    const token = await sign(a0, a0Claims(ext));
+    const key = { 'idempotency-key': `k-${randomUUID()}` };
+    const first = await exchange({ token }, key);
+    expect(first.json.status).toBe('OK');
+    const replay = await exchange({ token }, key);
+    expect(replay.json).toEqual(first.json);
+    expect((await exchange({ token }, { 'idempotency-key': 'another-key' })).json).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
+    expect((await exchange({ token })).json).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
+    // The same key with another token is its own exchange.
+    expect((await exchange({ token: await sign(a0, a0Claims(ext)) }, key)).json.status).toBe('OK');
+    // Racing retries with one key all get the OK.
+    const raced = await sign(a0, a0Claims(ext));
+    const k2 = { 'idempotency-key': `k-${randomUUID()}` };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => exchange({ token: raced }, k2)));
+    expect(answers.map((r) => r.json.status)).toEqual(['OK', 'OK', 'OK', 'OK', 'OK']);
+  });
+
+  it('refetches the keys for a rotated kid (cooldown 0), not within the cooldown (default 30 s)', async () => {
+    const ext = `k-${randomUUID()}`;
+    await importUser(ext);
+    served['/a0'] = { keys: [a0.jwk, a0Next.jwk] };
+    const before = fetches['/a0'] ?? 0;
+    expect((await exchange({ token: await sign(a0Next, a0Claims(ext)) })).json.status).toBe('OK');
+    expect(fetches['/a0']).toBe(before + 1);
+    // Cached now: no fetch for the next token of that kid.
+    expect((await exchange({ token: await sign(a0Next, a0Claims(ext)) })).json.status).toBe('OK');
+    expect(fetches['/a0']).toBe(before + 1);
+
+    expect((await exchange({ token: await sign(cool, oidcClaims('https://cool.example.test', ext)) })).json.status).toBe('OK');
+    const coolFetches = fetches['/cool'];
+    const rotated = rsaSigner('cool-2');
+    served['/cool'] = { keys: [cool.jwk, rotated.jwk] };
+    const res = await exchange({ token: await sign(rotated, oidcClaims('https://cool.example.test', ext)) });
+    expect(res.json).toEqual({ status: 'INVALID_TOKEN_ERROR', reason: "The token's key is unknown" });
+    expect(fetches['/cool']).toBe(coolFetches);
+  });
+
+  it('answers 503 while the keys cannot be fetched, and OK once they can', async () => {
+    const ext = `d-${randomUUID()}`;
+    await importUser(ext);
+    down.add('/outage');
+    const token = await sign(outage, oidcClaims('https://outage.example.test', ext));
+    const res = await exchange({ token });
+    expect([res.status, res.text]).toEqual([503, "The token issuer's keys could not be fetched, try again later"]);
+    const line = await api.logLine((l) => l.includes('session exchange keys unavailable'));
+    expect(line).toContain('outage');
+    expect(line).toContain('HTTP 503');
+    down.delete('/outage');
+    expect((await exchange({ token })).json.status).toBe('OK');
+  });
+
+  it('never writes a token to the log', async () => {
+    await api.logLine((l) => l.includes('session exchange'));
+    const logs = api.logs.join('\n');
+    for (const token of tokens) expect(logs).not.toContain(token.split('.')[2] || token);
+  });
+});
+
+describe('without SESSION_EXCHANGE_ISSUERS', () => {
+  it('answers 400 Session exchange is not configured', async () => {
+    const bare = await startApi();
+    try {
+      const res = await bare.post(EXCHANGE, { token: 'a.b.c' });
+      expect([res.status, res.text]).toEqual([400, 'Session exchange is not configured']);
+    } finally {
+      await bare.stop();
+    }
+  });
+});

@@ -88,6 +88,8 @@ let oidc: Signer;
 let inline: Signer;
 let cool: Signer;
 let outage: Signer;
+let cognito: Signer;
+const COGNITO_ISS = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Test';
 const T1 = `t${randomUUID().slice(0, 8)}`;
 
 /** An imported email-password user mapped to `externalUserId`; answers its SuperTokens id. */
@@ -134,6 +136,8 @@ beforeAll(async () => {
   inline = rsaSigner('in-1');
   cool = rsaSigner('cool-1');
   outage = rsaSigner('out-1');
+  cognito = rsaSigner('cog-1');
+  served['/cognito'] = { keys: [cognito.jwk] };
   served['/x509'] = { [fb.kid]: fb.pem };
   served['/a0'] = { keys: [a0.jwk] };
   served['/oidc'] = { keys: [oidc.jwk] };
@@ -166,8 +170,11 @@ beforeAll(async () => {
     },
     { id: 'cool', preset: 'oidc', issuer: 'https://cool.example.test', audiences: ['app'], jwksUri: `${keyBase}/cool` },
     { id: 'outage', preset: 'oidc', issuer: 'https://outage.example.test', audiences: ['app'], jwksUri: `${keyBase}/outage` },
+    { id: 'cookie', preset: 'firebase-session-cookie', projectId: PROJECT, x509Uri: `${keyBase}/x509` },
+    { id: 'cog', preset: 'cognito', region: 'eu-west-1', userPoolId: 'eu-west-1_Test', clientId: 'cog-client', tokenUse: 'any', jwksUri: `${keyBase}/cognito` },
+    { id: 'emu', preset: 'firebase-emulator', projectId: 'demo-x' },
   ];
-  api = await startApi({ SESSION_EXCHANGE_ISSUERS: JSON.stringify(issuers) });
+  api = await startApi({ SESSION_EXCHANGE_ISSUERS: JSON.stringify(issuers), SESSION_EXCHANGE_ALLOW_EMULATOR: '1' });
   expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: T1 })).json.status).toBe('OK');
 });
 
@@ -224,6 +231,40 @@ describe('POST /recipe/migration/session/exchange (SPEC §19)', () => {
     expect((await exchange({ token: await sign(inline, oidcClaims('https://inline.example.test', ext)) })).json).toMatchObject({
       status: 'OK',
       issuer: 'inline',
+    });
+  });
+
+  it('exchanges Firebase session cookies, Cognito ID and access tokens, and unsigned emulator tokens', async () => {
+    const ext = `p-${randomUUID()}`;
+    await importUser(ext);
+    const cookie = await sign(fb, fbClaims(ext, { iss: `https://session.firebase.google.com/${PROJECT}`, firebase: { sign_in_provider: 'password' } }));
+    expect((await exchange({ token: cookie })).json).toMatchObject({ status: 'OK', issuer: 'cookie', signInProvider: 'password' });
+    const t = now();
+    const cog = { iss: COGNITO_ISS, sub: ext, iat: t - 10, exp: t + 3600, jti: randomUUID() };
+    expect((await exchange({ token: await sign(cognito, { ...cog, aud: 'cog-client', token_use: 'id' }) })).json).toMatchObject({
+      status: 'OK',
+      issuer: 'cog',
+    });
+    expect((await exchange({ token: await sign(cognito, { ...cog, jti: randomUUID(), client_id: 'cog-client', token_use: 'access' }) })).json).toMatchObject({
+      status: 'OK',
+    });
+    expect((await exchange({ token: await sign(cognito, { ...cog, jti: randomUUID(), aud: 'cog-client', token_use: 'access' }) })).json).toEqual({
+      status: 'INVALID_TOKEN_ERROR',
+      reason: "The token's audience is not accepted",
+    });
+    const emu = { iss: 'https://securetoken.google.com/demo-x', aud: 'demo-x', sub: ext, iat: t - 10, exp: t + 3600, firebase: { sign_in_provider: 'phone' } };
+    const unsigned = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(emu)}.`;
+    tokens.push(unsigned);
+    expect((await exchange({ token: unsigned })).json).toMatchObject({ status: 'OK', issuer: 'emu', signInProvider: 'phone' });
+    const emuCookie = `${b64({ alg: 'none' })}.${b64({ ...emu, iss: 'https://session.firebase.google.com/demo-x' })}.`;
+    expect((await exchange({ token: emuCookie })).json).toMatchObject({ status: 'OK', issuer: 'emu' });
+    expect((await exchange({ token: `${b64({ alg: 'none' })}.${b64({ ...emu, jti: 1 })}.c2ln` })).json).toEqual({
+      status: 'INVALID_TOKEN_ERROR',
+      reason: "The token's signature is invalid",
+    });
+    expect((await exchange({ token: await sign(a0, { ...emu, jti: 2 }) })).json).toEqual({
+      status: 'INVALID_TOKEN_ERROR',
+      reason: "The token's algorithm is not accepted",
     });
   });
 
@@ -361,6 +402,15 @@ describe('POST /recipe/migration/session/exchange (SPEC §19)', () => {
     await api.logLine((l) => l.includes('session exchange'));
     const logs = api.logs.join('\n');
     for (const token of tokens) expect(logs).not.toContain(token.split('.')[2] || token);
+  });
+});
+
+describe('a malformed SESSION_EXCHANGE_ISSUERS', () => {
+  it('refuses the start with one sentence naming the issuer and the field', async () => {
+    const issuers = JSON.stringify([{ id: 'emu', preset: 'firebase-emulator', projectId: 'demo-x' }]);
+    await expect(startApi({ SESSION_EXCHANGE_ISSUERS: issuers })).rejects.toThrow(
+      'SESSION_EXCHANGE_ISSUERS: issuer emu: preset firebase-emulator needs SESSION_EXCHANGE_ALLOW_EMULATOR=1',
+    );
   });
 });
 

@@ -268,6 +268,19 @@ describe('POST /recipe/migration/session/exchange (SPEC §19)', () => {
     });
   });
 
+  it('answers the primary user of a linked login method, with the login method as recipeUserId', async () => {
+    const primary = `lp-${randomUUID()}`;
+    const linked = `ll-${randomUUID()}`;
+    await importUser(primary);
+    await importUser(linked);
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: primary })).json.status).toBe('OK');
+    expect((await api.post('/recipe/accountlinking/user/link', { recipeUserId: linked, primaryUserId: primary })).json.status).toBe('OK');
+    const res = await exchange({ token: await sign(a0, a0Claims(linked)) });
+    expect(res.json).toMatchObject({ status: 'OK', recipeUserId: linked, externalUserId: linked });
+    expect(res.json.user.id).toBe(primary);
+    expect(res.json.user.loginMethods.map((lm: { recipeUserId: string }) => lm.recipeUserId).sort()).toEqual([linked, primary].sort());
+  });
+
   it('answers every INVALID_TOKEN_ERROR reason in the order of checks', async () => {
     const ext = `r-${randomUUID()}`;
     await importUser(ext);

@@ -146,11 +146,13 @@ beforeAll(async () => {
   keyServer = createServer((req, res) => {
     const path = req.url ?? '';
     fetches[path] = (fetches[path] ?? 0) + 1;
+    if (path === '/hang') return; // never answers: the 5 s timeout
     if (down.has(path) || !(path in served)) {
       res.writeHead(503).end('down');
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served[path]));
+    const body = served[path];
+    res.writeHead(200, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
   });
   await new Promise<void>((r) => keyServer.listen(0, '127.0.0.1', r));
   keyBase = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}`;
@@ -173,6 +175,7 @@ beforeAll(async () => {
     { id: 'cookie', preset: 'firebase-session-cookie', projectId: PROJECT, x509Uri: `${keyBase}/x509` },
     { id: 'cog', preset: 'cognito', region: 'eu-west-1', userPoolId: 'eu-west-1_Test', clientId: 'cog-client', tokenUse: 'any', jwksUri: `${keyBase}/cognito` },
     { id: 'emu', preset: 'firebase-emulator', projectId: 'demo-x' },
+    { id: 'hang', preset: 'oidc', issuer: 'https://hang.example.test', audiences: ['app'], jwksUri: `${keyBase}/hang` },
   ];
   api = await startApi({ SESSION_EXCHANGE_ISSUERS: JSON.stringify(issuers), SESSION_EXCHANGE_ALLOW_EMULATOR: '1' });
   expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: T1 })).json.status).toBe('OK');
@@ -180,6 +183,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.stop();
+  keyServer?.closeAllConnections();
   await new Promise((r) => keyServer?.close(r));
 });
 
@@ -408,10 +412,28 @@ describe('POST /recipe/migration/session/exchange (SPEC §19)', () => {
     expect(line).toContain('outage');
     expect(line).toContain('HTTP 503');
     down.delete('/outage');
+    // Not JSON, then no usable key: 503 too, and nothing kept.
+    served['/outage'] = 'not json';
+    expect((await exchange({ token })).status).toBe(503);
+    served['/outage'] = { keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: outage.kid }] };
+    expect((await exchange({ token })).status).toBe(503);
+    served['/outage'] = { keys: [outage.jwk] };
     expect((await exchange({ token })).json.status).toBe('OK');
+    expect(await api.logLine((l) => l.includes('not JSON') && l.includes('outage'))).toBeDefined();
+    expect(await api.logLine((l) => l.includes('no usable key') && l.includes('outage'))).toBeDefined();
   });
 
-  it('never writes a token to the log', async () => {
+  it('answers 503 when the key server does not answer within 5 s', async () => {
+    const token = await sign(rsaSigner('h-1'), oidcClaims('https://hang.example.test', 'x'));
+    const res = await exchange({ token });
+    expect([res.status, res.text]).toEqual([503, "The token issuer's keys could not be fetched, try again later"]);
+    expect(await api.logLine((l) => l.includes('timeout') && l.includes('hang'))).toBeDefined();
+  });
+
+  it('logs one line per exchange with the issuer and outcome, never a token', async () => {
+    const line = await api.logLine((l) => l.includes('session exchange') && l.includes('TOKEN_ALREADY_USED_ERROR'));
+    expect(JSON.parse(line as string)).toMatchObject({ message: 'session exchange', issuer: 'fb', outcome: 'TOKEN_ALREADY_USED_ERROR' });
+
     await api.logLine((l) => l.includes('session exchange'));
     const logs = api.logs.join('\n');
     for (const token of tokens) expect(logs).not.toContain(token.split('.')[2] || token);

@@ -3,6 +3,7 @@ import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { TextReply } from '../../lib/http/response';
 import { exchangeToken } from '../../lib/recipes/session/exchange';
 import { KeysUnavailableError } from '../../lib/session-exchange/issuer-keys';
+import { sessionExchangeIssuers } from '../../lib/config/session-exchange';
 import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
@@ -22,9 +23,10 @@ export const handle: ApiHandler<'users' | 'sessions'> = async (req, deps) => {
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
     throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters');
   }
-  if (deps.config.sessionExchangeIssuers.length === 0) throw new BadRequestError('Session exchange is not configured');
+  const issuers = sessionExchangeIssuers();
+  if (issuers.length === 0) throw new BadRequestError('Session exchange is not configured');
   try {
-    const { result, issuerId } = await exchangeToken(deps, req.tenantId, { token, issuer: issuer as string | undefined, idempotencyKey });
+    const { result, issuerId } = await exchangeToken(deps, issuers, req.tenantId, { token, issuer: issuer as string | undefined, idempotencyKey });
     req.log.info('session exchange', { issuer: issuerId, outcome: result.status, ...('reason' in result ? { reason: result.reason } : {}) });
     return result;
   } catch (err) {

@@ -1,7 +1,6 @@
 import { extensionParameterReader, ParameterReadError, type ParameterReader } from './parameters';
 import { DEFAULT_OWN_HASH_PARAMS, DEFAULT_PASSWORD_LIMITS, type OwnHashParams, type PasswordLimits } from '../password/limits';
 import { STALE_AFTER_MS, THROTTLED_RETRY_WINDOW_MS } from '../recipes/bulkimport/limits';
-import { sessionExchangeFromEnv, type ExchangeIssuer } from './session-exchange';
 
 /**
  * The service's configuration. In AWS the secrets come from SSM Parameter Store (SecureString),
@@ -35,8 +34,6 @@ export interface Config {
   readonly passwordMigration: PasswordMigrationConfig;
   /** Sessions and their signing keys (SPEC §18), by the core's setting names. */
   readonly sessions: SessionConfig;
-  /** `SESSION_EXCHANGE_ISSUERS` (SPEC §19): the old providers whose tokens are exchanged; empty when not configured. */
-  readonly sessionExchangeIssuers: readonly ExchangeIssuer[];
   /** The bulk-import engine's waits (SPEC §15): tuning knobs, shortened by tests. */
   readonly bulkImport: {
     /** `BULK_THROTTLED_RETRY_WINDOW_MS`: how long into an invocation the worker waits on rows DynamoDB refuses for load. */
@@ -243,7 +240,6 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
     },
     passwordMigration: passwordMigrationFromEnv(env, secrets.passwordMigration, secrets.passwordMigrationElsewhere),
     sessions: sessionConfigFromEnv(env),
-    sessionExchangeIssuers: sessionExchangeFromEnv(env),
     bulkImport: {
       throttledRetryWindowMs: knobFrom(env, 'BULK_THROTTLED_RETRY_WINDOW_MS', THROTTLED_RETRY_WINDOW_MS),
       staleAfterMs: knobFrom(env, 'BULK_STALE_AFTER_MS', STALE_AFTER_MS),

@@ -1,5 +1,5 @@
-import { ConfigError, configFromEnv } from '../../lib/config/config';
-import { sessionExchangeFromEnv } from '../../lib/config/session-exchange';
+import { ConfigError } from '../../lib/config/config';
+import { sessionExchangeFromEnv, sessionExchangeIssuers } from '../../lib/config/session-exchange';
 
 const parse = (issuers: unknown, env: Record<string, string> = {}) =>
   sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: typeof issuers === 'string' ? issuers : JSON.stringify(issuers), ...env });
@@ -224,8 +224,11 @@ describe('SESSION_EXCHANGE_ISSUERS (SPEC §19)', () => {
     ).toBe('SESSION_EXCHANGE_ISSUERS: issuer a: jwksUri must be an https URL');
   });
 
-  it('is part of the configuration: a malformed value fails it as a ConfigError', () => {
-    expect(configFromEnv({ SESSION_EXCHANGE_ISSUERS: '[{"id":"a","preset":"firebase","projectId":"p"}]' }, {}).sessionExchangeIssuers).toHaveLength(1);
-    expect(() => configFromEnv({ SESSION_EXCHANGE_ISSUERS: '{' }, {})).toThrow(ConfigError);
+  it('is loaded once per process, and a malformed value is a ConfigError', () => {
+    expect(sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: '[{"id":"a","preset":"firebase","projectId":"p"}]' })).toHaveLength(1);
+    expect(() => sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: '{' })).toThrow(ConfigError);
+    const first = sessionExchangeIssuers({ SESSION_EXCHANGE_ISSUERS: '[{"id":"b","preset":"firebase","projectId":"p"}]' });
+    expect(first.map((i) => i.id)).toEqual(['b']);
+    expect(sessionExchangeIssuers({})).toBe(first);
   });
 });

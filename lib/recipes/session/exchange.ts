@@ -133,7 +133,8 @@ function issuerOf(issuers: readonly ExchangeIssuer[], named: string | undefined,
  * key and token for `IDEMPOTENCY_WINDOW_MS`.
  */
 export async function exchangeToken(
-  deps: Pick<Deps, 'users' | 'sessions' | 'clock' | 'config'>,
+  deps: Pick<Deps, 'users' | 'sessions' | 'clock'>,
+  issuers: readonly ExchangeIssuer[],
   tenantId: string,
   input: ExchangeInput,
 ): Promise<{ result: ExchangeResult; issuerId?: string }> {
@@ -149,7 +150,7 @@ export async function exchangeToken(
     return { result: invalid(REASONS.malformed) };
   }
   // 2. Issuer.
-  const issuer = issuerOf(deps.config.sessionExchangeIssuers, input.issuer, claims.iss);
+  const issuer = issuerOf(issuers, input.issuer, claims.iss);
   if (issuer === 'unknown') return { result: { status: 'UNKNOWN_ISSUER_ERROR' } };
   if (issuer === 'mismatch') return { result: invalid(REASONS.issuer), issuerId: input.issuer };
   const issuerId = issuer.id;

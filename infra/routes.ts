@@ -23,7 +23,7 @@ export type RouteAuth = 'none' | 'apiKey';
 export type RouteScope = 'tenant' | 'tenantLookup' | 'app' | 'appFromToken';
 
 /** A secret a function reads from SSM Parameter Store in AWS. */
-export type RouteSecret = 'apiKeys' | 'signerKey' | 'passwordMigration';
+export type RouteSecret = 'apiKeys' | 'signerKey' | 'passwordMigration' | 'sessionExchange';
 
 export interface RouteDef {
   /** Stable id; also the bundle folder (`dist/functions/<id>/index.js`) and the Lambda's logical name. */
@@ -687,6 +687,8 @@ function sessionRoutes(): RouteDef[] {
       method: 'POST',
       path: '/recipe/migration/session/exchange',
       entry: 'functions/migration/exchange-session.ts',
+      // The issuers an operator keeps in SSM (those with an inline secret), beside the context's.
+      secrets: ['apiKeys', 'sessionExchange'],
       summary: "Exchange an old provider's token (Firebase, Auth0, OIDC…) for its imported user, once (SPEC §19).",
     }),
     session({

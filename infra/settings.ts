@@ -4,6 +4,7 @@
  * the tests and the app read the context the same way.
  */
 import { ConfigError, passwordMigrationFromEnv } from '../lib/config/config';
+import { sessionExchangeFromEnv } from '../lib/config/session-exchange';
 
 /** Prefix of every resource name and of the SSM parameter paths. */
 export const APP_NAME = 'auth-core';
@@ -91,6 +92,11 @@ export interface StageSettings {
    * gets its `GSI_PROVISIONED_SHARE` of both. Unset: on-demand. Deploy without it after the window.
    */
   readonly provisionedCapacity?: ProvisionedCapacity;
+  /**
+   * The session exchange's issuers (SPEC §19) from the `sessionExchangeIssuers` context, checked
+   * and written as compact JSON: the exchange function's `SESSION_EXCHANGE_ISSUERS`.
+   */
+  readonly sessionExchangeIssuers?: string;
 }
 
 /** A table's provisioned read and write capacity units. */
@@ -126,12 +132,17 @@ export function stackName(stage: string): string {
 }
 
 /** The SSM parameter names (SecureString, created by the operator) a stage reads its secrets from. */
-export function parameterNames(stage: string): { apiKeys: string; signerKey: string; passwordMigration: string } {
+export function parameterNames(stage: string): { apiKeys: string; signerKey: string; passwordMigration: string; sessionExchange: string } {
   return {
     apiKeys: `/${APP_NAME}/${stage}/api_keys`,
     signerKey: `/${APP_NAME}/${stage}/vendor_password_hashing_signer_key`,
     /** Firebase's Web API key or the webhook's signing secret (SPEC §16), read by sign-in only. */
     passwordMigration: `/${APP_NAME}/${stage}/password_migration_secret`,
+    /**
+     * Optional: more issuers of the session exchange (SPEC §19), a JSON array like the
+     * `sessionExchangeIssuers` context; where an issuer with an inline `secret` belongs.
+     */
+    sessionExchange: `/${APP_NAME}/${stage}/session_exchange_issuers`,
   };
 }
 
@@ -225,6 +236,7 @@ export function settingsFromContext(read: ContextReader): StageSettings {
       'Context "warmWriteUnitsPerSecond" is for an on-demand table: with "provisionedWriteUnits" the provisioned capacity is the warm throughput, leave it out',
     );
   }
+  const exchangeIssuers = sessionExchangeIssuers(read, stage);
   return {
     stage,
     isProduction,
@@ -234,7 +246,49 @@ export function settingsFromContext(read: ContextReader): StageSettings {
     ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
     ...(warm !== undefined ? { warmWriteUnitsPerSecond: warm } : {}),
     ...(provisionedCapacity ? { provisionedCapacity } : {}),
+    ...(exchangeIssuers !== undefined ? { sessionExchangeIssuers: exchangeIssuers } : {}),
   };
+}
+
+/**
+ * Lambda's environment holds at most 4 KB in all; the issuers' JSON may take this much of it (an
+ * inline JWKS of a few RSA keys fits). Longer lists belong in the SSM parameter.
+ */
+export const MAX_EXCHANGE_ISSUERS_BYTES = 3072;
+
+/**
+ * `sessionExchangeIssuers`: a JSON array (or its text) checked as the exchange function will read
+ * it in Lambda (https key URLs, no emulator preset). An inline `secret` is refused: a Lambda
+ * environment variable is no place for one, the stage's SSM parameter is.
+ */
+function sessionExchangeIssuers(read: ContextReader, stage: string): string | undefined {
+  const v = read('sessionExchangeIssuers');
+  if (v === undefined || v === null || v === '') return undefined;
+  let list: unknown;
+  try {
+    list = typeof v === 'string' ? JSON.parse(v) : v;
+  } catch {
+    throw new SettingsError('Context "sessionExchangeIssuers" must be a JSON array of issuers (SPEC §19)');
+  }
+  const json = JSON.stringify(list);
+  try {
+    sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: json, AWS_LAMBDA_FUNCTION_NAME: 'synth' });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new SettingsError(`Context "sessionExchangeIssuers": ${err.message.replace(/^SESSION_EXCHANGE_ISSUERS: /, '')}`);
+    throw err;
+  }
+  const withSecret = (list as Record<string, unknown>[]).find((issuer) => issuer.secret !== undefined);
+  if (withSecret) {
+    throw new SettingsError(
+      `Context "sessionExchangeIssuers": issuer ${String(withSecret.id)}: a secret may not be in the context, put this issuer in the SSM parameter ${parameterNames(stage).sessionExchange}`,
+    );
+  }
+  if (Buffer.byteLength(json) > MAX_EXCHANGE_ISSUERS_BYTES) {
+    throw new SettingsError(
+      `Context "sessionExchangeIssuers" is ${Buffer.byteLength(json)} bytes as JSON, over the ${MAX_EXCHANGE_ISSUERS_BYTES} a Lambda environment leaves it: put the issuers in the SSM parameter ${parameterNames(stage).sessionExchange}`,
+    );
+  }
+  return json;
 }
 
 /** `provisionedWriteUnits` and `provisionedReadUnits`: both or neither. */

@@ -27,6 +27,8 @@ export interface AuthCoreStackProps extends StackProps {
   readonly provisionedCapacity?: ProvisionedCapacity;
   /** Configuration variables for every function. @default none */
   readonly functionEnvironment?: Readonly<Record<string, string>>;
+  /** The session exchange's issuers, checked compact JSON (`StageSettings.sessionExchangeIssuers`). */
+  readonly sessionExchangeIssuers?: string;
   readonly alarmTopicArn?: string;
   /**
    * The function bundles for `architecture`, `<bundleDir>/<function id>/index.js`, as
@@ -89,6 +91,7 @@ export class AuthCoreStack extends Stack {
       bundleDir: props.bundleDir,
       parameters,
       environment: props.functionEnvironment ?? {},
+      ...(props.sessionExchangeIssuers !== undefined ? { sessionExchangeIssuers: props.sessionExchangeIssuers } : {}),
       logGroup: this.functionLogs,
       roles: this.roles,
     };

@@ -3,16 +3,24 @@ import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { TextReply } from '../../lib/http/response';
 import { exchangeToken } from '../../lib/recipes/session/exchange';
 import { KeysUnavailableError } from '../../lib/session-exchange/issuer-keys';
-import { sessionExchangeIssuers } from '../../lib/config/session-exchange';
+import { createIssuerLoader } from '../../lib/config/session-exchange';
+import { countMetric } from '../../lib/log/metrics';
 import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 const MAX_TOKEN_LENGTH = 16_384;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const issuersOfStage = createIssuerLoader();
+
+/** One count per exchange by issuer id (`-` when none matched) and outcome: the migration dashboard's. */
+function countExchange(issuer: string | undefined, outcome: string): void {
+  countMetric('SessionExchanges', { Issuer: issuer ?? '-', Outcome: outcome });
+}
 
 /**
  * `POST [/<t>]/recipe/migration/session/exchange` `{"token","issuer"?}`, header `Idempotency-Key`?
- * (SPEC §19). One log line per exchange names the issuer and the outcome, never the token.
+ * (SPEC §19). One log line and one `SessionExchanges` count per exchange name the issuer and the
+ * outcome, never the token.
  */
 export const handle: ApiHandler<'users' | 'sessions'> = async (req, deps) => {
   const token = req.body.token;
@@ -23,15 +31,17 @@ export const handle: ApiHandler<'users' | 'sessions'> = async (req, deps) => {
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
     throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters');
   }
-  const issuers = sessionExchangeIssuers();
+  const issuers = await issuersOfStage();
   if (issuers.length === 0) throw new BadRequestError('Session exchange is not configured');
   try {
     const { result, issuerId } = await exchangeToken(deps, issuers, req.tenantId, { token, issuer: issuer as string | undefined, idempotencyKey });
     req.log.info('session exchange', { issuer: issuerId, outcome: result.status, ...('reason' in result ? { reason: result.reason } : {}) });
+    countExchange(issuerId, result.status);
     return result;
   } catch (err) {
     if (!(err instanceof KeysUnavailableError)) throw err;
     req.log.warn('session exchange keys unavailable', { issuer: err.issuerId, cause: err.causeText, outcome: 'KEYS_UNAVAILABLE' });
+    countExchange(err.issuerId, 'KEYS_UNAVAILABLE');
     return new TextReply(503, err.message);
   }
 };

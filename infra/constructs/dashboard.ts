@@ -13,6 +13,7 @@ export const DASHBOARD_LATENCY_OPERATIONS: readonly string[] = [
   'bulkimport-stage',
   'passwordless-consume-code',
   'thirdparty-signinup',
+  'session-exchange',
 ];
 
 /** Props of {@link MigrationDashboard}. */
@@ -27,8 +28,8 @@ export interface MigrationDashboardProps {
 /**
  * One CloudWatch dashboard for watching a migration (issue #15), from the metrics the functions
  * write (`lib/log/metrics.ts`, namespace `AuthCore`, `service` = the stage's name) and the AWS
- * ones: users imported per minute, rows left by status, failures, sign-ins by hash format, p99
- * latency, throttles, and the state of every alarm.
+ * ones: users imported per minute, rows left by status, failures, sign-ins by hash format, old
+ * providers' tokens exchanged by outcome, p99 latency, throttles, and the state of every alarm.
  */
 export class MigrationDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
@@ -91,6 +92,16 @@ export class MigrationDashboard extends Construct {
               search(['HashFormat', 'Outcome'], 'SignIns', 'Outcome="OK"', 'Sum', minute, 'sign-ins'),
               search(['HashFormat'], 'Rehashes', '', 'Sum', minute, 'rehashed'),
               search(['Source', 'Outcome'], 'SignInMigrations', 'Outcome="migrated"', 'Sum', minute, 'migrated at sign-in'),
+            ],
+          }),
+        ],
+        [
+          new cloudwatch.GraphWidget({
+            title: "Old providers' tokens exchanged, by issuer and outcome, per minute",
+            width: 24,
+            left: [
+              // OK, each refusal, and KEYS_UNAVAILABLE (the 503 of an old provider's key outage).
+              search(['Issuer', 'Outcome'], 'SessionExchanges', '', 'Sum', minute, 'session exchanges'),
             ],
           }),
         ],

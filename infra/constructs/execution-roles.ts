@@ -19,13 +19,14 @@ export const DYNAMODB_READ_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dy
 export const DYNAMODB_WRITE_ACTIONS: readonly string[] = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 
 /** The secrets in a fixed order, so that the same set always has the same name. */
-const SECRET_ORDER: readonly RouteSecret[] = ['apiKeys', 'signerKey', 'passwordMigration'];
+const SECRET_ORDER: readonly RouteSecret[] = ['apiKeys', 'signerKey', 'passwordMigration', 'sessionExchange'];
 
 /** SSM parameter names the functions read their secrets from. */
 export interface SecretParameterNames {
   readonly apiKeys: string;
   readonly signerKey: string;
   readonly passwordMigration: string;
+  readonly sessionExchange: string;
 }
 
 /** Grants beyond the route table's, with a name for the role that holds them (a stream reader's stream and dead-letter queue). */

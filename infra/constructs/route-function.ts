@@ -101,6 +101,11 @@ export interface RouteFunctionProps {
   readonly logGroup: logs.ILogGroup;
   /** The stage's execution roles, one per grant set; its role grants writing to `logGroup`. */
   readonly roles: ExecutionRoles;
+  /**
+   * The `sessionExchangeIssuers` context (checked, compact JSON): `SESSION_EXCHANGE_ISSUERS` of the
+   * function that reads the exchange's issuers, and of no other.
+   */
+  readonly sessionExchangeIssuers?: string;
   /** Grants beyond the route table's (a stream reader's stream and dead-letter queue), inline too. */
   readonly extraGrants?: ExtraGrants;
   /** @default what `infra/sizing.ts` gives the route */
@@ -139,6 +144,10 @@ export class RouteFunction extends Construct {
     if (secrets.includes('apiKeys')) environment.API_KEYS_PARAMETER = props.parameters.apiKeys;
     if (secrets.includes('signerKey')) environment.SIGNER_KEY_PARAMETER = props.parameters.signerKey;
     if (secrets.includes('passwordMigration')) environment.PASSWORD_MIGRATION_SECRET_PARAMETER = props.parameters.passwordMigration;
+    if (secrets.includes('sessionExchange')) {
+      environment.SESSION_EXCHANGE_ISSUERS_PARAMETER = props.parameters.sessionExchange;
+      if (props.sessionExchangeIssuers !== undefined) environment.SESSION_EXCHANGE_ISSUERS = props.sessionExchangeIssuers;
+    }
 
     this.fn = new lambda.Function(this, 'Function', {
       ...(secrets.length > 0 ? { paramsAndSecrets: PARAMS_AND_SECRETS } : {}),

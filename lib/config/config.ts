@@ -256,6 +256,44 @@ const SECRET_CACHE_MS = 5 * 60 * 1000;
 export type ConfigLoader = () => Promise<Config>;
 
 /**
+ * Reads SSM parameters for the configuration: a parameter that cannot be read (a missing grant or
+ * layer) is a `ConfigError`, logged with its message, unlike an unexpected error.
+ */
+export async function readParametersAsConfig(readParameters: ParameterReader, names: readonly string[]): Promise<Record<string, string>> {
+  if (names.length === 0) return {};
+  try {
+    return await readParameters(names);
+  } catch (err) {
+    if (err instanceof ParameterReadError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+/**
+ * Runs `load` once, then again when its value is `SECRET_CACHE_MS` old; concurrent callers share
+ * one load, and a failed load is not kept (the next call tries again).
+ */
+export function refreshingLoader<T>(load: () => Promise<T>, now: () => number = Date.now): () => Promise<T> {
+  let cached: { value: T; at: number } | undefined;
+  let pending: Promise<T> | undefined;
+  return async () => {
+    if (cached && now() - cached.at < SECRET_CACHE_MS) return cached.value;
+    pending ??= load().then(
+      (value) => {
+        cached = { value, at: now() };
+        pending = undefined;
+        return value;
+      },
+      (err: unknown) => {
+        pending = undefined;
+        throw err;
+      },
+    );
+    return pending;
+  };
+}
+
+/**
  * Creates a loader that builds the configuration once per cold start (secrets cached for
  * `SECRET_CACHE_MS`). In AWS the secrets are SSM parameters read through the Parameters and
  * Secrets extension (`./parameters.ts`); `readParameters` is injectable for tests.
@@ -265,19 +303,12 @@ export function createConfigLoader(
   readParameters: ParameterReader = extensionParameterReader(env),
   now: () => number = Date.now,
 ): ConfigLoader {
-  let cached: { config: Config; at: number } | undefined;
-  let pending: Promise<Config> | undefined;
-  const load = async (): Promise<Config> => {
+  return refreshingLoader(async () => {
     const names = { apiKeys: env.API_KEYS_PARAMETER, signerKey: env.SIGNER_KEY_PARAMETER, passwordMigration: env.PASSWORD_MIGRATION_SECRET_PARAMETER };
-    const wanted = Object.values(names).filter((n): n is string => !!n);
-    let fromSsm: Record<string, string> = {};
-    try {
-      if (wanted.length > 0) fromSsm = await readParameters(wanted);
-    } catch (err) {
-      // Logged with its message (a missing grant or layer), unlike an unexpected error.
-      if (err instanceof ParameterReadError) throw new ConfigError(err.message);
-      throw err;
-    }
+    const fromSsm = await readParametersAsConfig(
+      readParameters,
+      Object.values(names).filter((n): n is string => !!n),
+    );
     return configFromEnv(env, {
       apiKeys: names.apiKeys ? fromSsm[names.apiKeys] : env.API_KEYS,
       signerKey: names.signerKey ? fromSsm[names.signerKey] : env.VENDOR_PASSWORD_HASHING_SIGNER_KEY,
@@ -285,20 +316,5 @@ export function createConfigLoader(
       // In Lambda a function reads the secret only when the stack named its parameter (sign-in).
       passwordMigrationElsewhere: !names.passwordMigration && env.AWS_LAMBDA_FUNCTION_NAME !== undefined,
     });
-  };
-  return async () => {
-    if (cached && now() - cached.at < SECRET_CACHE_MS) return cached.config;
-    pending ??= load().then(
-      (config) => {
-        cached = { config, at: now() };
-        pending = undefined;
-        return config;
-      },
-      (err: unknown) => {
-        pending = undefined;
-        throw err;
-      },
-    );
-    return pending;
-  };
+  }, now);
 }

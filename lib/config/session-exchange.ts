@@ -1,4 +1,5 @@
-import { ConfigError } from './config';
+import { ConfigError, readParametersAsConfig, refreshingLoader } from './config';
+import { extensionParameterReader, type ParameterReader } from './parameters';
 
 /**
  * `SESSION_EXCHANGE_ISSUERS` (SPEC §19): the old providers whose tokens the exchange accepts, each
@@ -49,40 +50,56 @@ const SESSION_COOKIE_X509 = 'https://www.googleapis.com/identitytoolkit/v3/relyi
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Parses and checks `SESSION_EXCHANGE_ISSUERS`; absent or `[]`: no issuer (the endpoint is not configured). */
-export function sessionExchangeFromEnv(env: Env): ExchangeIssuer[] {
-  const raw = env.SESSION_EXCHANGE_ISSUERS;
-  if (raw === undefined || raw.trim() === '') return [];
-  const fail = (sentence: string): never => {
-    throw new ConfigError(`SESSION_EXCHANGE_ISSUERS: ${sentence}`);
-  };
-  let list: unknown;
-  try {
-    list = JSON.parse(raw);
-  } catch {
-    return fail('not JSON');
-  }
-  if (!Array.isArray(list)) return fail('not a JSON array');
+/** A list of issuers as written, and where it comes from (the start of every refusal's sentence). */
+export interface IssuerList {
+  readonly source: string;
+  readonly json: string | undefined;
+}
+
+/**
+ * Parses and checks the issuers of every list (`SESSION_EXCHANGE_ISSUERS`, and in AWS the stage's
+ * SSM parameter too), as one: ids and issuer strings are unique across them. Absent, blank or
+ * `[]`: no issuer (the endpoint is not configured).
+ */
+export function parseIssuerLists(lists: readonly IssuerList[], env: Env): ExchangeIssuer[] {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const ids = new Set<string>();
   const issuerStrings = new Map<string, string>();
   const out: ExchangeIssuer[] = [];
-  list.forEach((element: unknown, index) => {
-    if (!isObject(element)) fail(`element ${index} is not a JSON object`);
-    const e = element as Record<string, unknown>;
-    if (typeof e.id !== 'string' || !ID.test(e.id)) fail(`element ${index}: id is missing or not 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-"`);
-    const id = e.id as string;
-    if (ids.has(id)) fail(`issuer ${id}: id is used twice`);
-    ids.add(id);
-    const issuer = parseIssuer(id, e, env, inLambda, fail);
-    for (const iss of issuer.issuers) {
-      const other = issuerStrings.get(iss);
-      if (other !== undefined) fail(`issuer ${id}: issuer ${iss} is also issuer ${other}'s`);
-      issuerStrings.set(iss, id);
+  for (const { source, json } of lists) {
+    if (json === undefined || json.trim() === '') continue;
+    const fail = (sentence: string): never => {
+      throw new ConfigError(`${source}: ${sentence}`);
+    };
+    let list: unknown;
+    try {
+      list = JSON.parse(json);
+    } catch {
+      return fail('not JSON');
     }
-    out.push(issuer);
-  });
+    if (!Array.isArray(list)) return fail('not a JSON array');
+    list.forEach((element: unknown, index) => {
+      if (!isObject(element)) fail(`element ${index} is not a JSON object`);
+      const e = element as Record<string, unknown>;
+      if (typeof e.id !== 'string' || !ID.test(e.id)) fail(`element ${index}: id is missing or not 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-"`);
+      const id = e.id as string;
+      if (ids.has(id)) fail(`issuer ${id}: id is used twice`);
+      ids.add(id);
+      const issuer = parseIssuer(id, e, env, inLambda, fail);
+      for (const iss of issuer.issuers) {
+        const other = issuerStrings.get(iss);
+        if (other !== undefined) fail(`issuer ${id}: issuer ${iss} is also issuer ${other}'s`);
+        issuerStrings.set(iss, id);
+      }
+      out.push(issuer);
+    });
+  }
   return out;
+}
+
+/** Parses and checks `SESSION_EXCHANGE_ISSUERS`; absent or `[]`: no issuer. */
+export function sessionExchangeFromEnv(env: Env): ExchangeIssuer[] {
+  return parseIssuerLists([{ source: 'SESSION_EXCHANGE_ISSUERS', json: env.SESSION_EXCHANGE_ISSUERS }], env);
 }
 
 function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda: boolean, fail: (s: string) => never): ExchangeIssuer {
@@ -250,14 +267,29 @@ function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda:
   };
 }
 
-let loaded: readonly ExchangeIssuer[] | undefined;
-
 /**
- * The issuers of this process, parsed on first use and kept. Apart from `configFromEnv`: only the
- * exchange function carries this parser (12 KB of source, about 6 KB of every bundle otherwise).
- * A malformed value throws the `ConfigError` (a 500 naming it; `npm start` refuses to start).
+ * The issuers of this function: `SESSION_EXCHANGE_ISSUERS` (locally, and in AWS the stage's
+ * `sessionExchangeIssuers` context) followed by the SSM parameter named by
+ * `SESSION_EXCHANGE_ISSUERS_PARAMETER` when the stack set one and the operator created it (where
+ * an issuer with an inline `secret` belongs). Re-read like the secrets (`refreshingLoader`), so a
+ * changed parameter reaches warm functions. Apart from `configFromEnv`: only the exchange function
+ * carries this parser (about 6 KB of every bundle otherwise). A malformed list throws the
+ * `ConfigError` (a 500 naming it; `npm start` refuses to start).
  */
-export function sessionExchangeIssuers(env: Readonly<Record<string, string | undefined>> = process.env): readonly ExchangeIssuer[] {
-  loaded ??= sessionExchangeFromEnv(env);
-  return loaded;
+export function createIssuerLoader(
+  env: Env = process.env,
+  readParameters: ParameterReader = extensionParameterReader(env),
+  now: () => number = Date.now,
+): () => Promise<readonly ExchangeIssuer[]> {
+  const parameter = env.SESSION_EXCHANGE_ISSUERS_PARAMETER;
+  return refreshingLoader(async () => {
+    const fromSsm = parameter ? await readParametersAsConfig(readParameters, [parameter]) : {};
+    return parseIssuerLists(
+      [
+        { source: 'SESSION_EXCHANGE_ISSUERS', json: env.SESSION_EXCHANGE_ISSUERS },
+        ...(parameter ? [{ source: `Parameter ${parameter}`, json: fromSsm[parameter] }] : []),
+      ],
+      env,
+    );
+  }, now);
 }

@@ -83,6 +83,27 @@ describe('stage settings from the CDK context', () => {
     }
   });
 
+  it('checks the session exchange issuers as a Lambda reads them, and keeps secrets in SSM', () => {
+    const issuers = (sessionExchangeIssuers: unknown) => () => settingsFromContext(read({ sessionExchangeIssuers }));
+    const auth0 = { id: 'a0', preset: 'auth0', domain: 'acme.eu.auth0.com', audience: 'client-1' };
+    expect(issuers([auth0])().sessionExchangeIssuers).toBe(JSON.stringify([auth0]));
+    // As cdk.json or `-c` gives it: text.
+    expect(issuers(` ${JSON.stringify([auth0])} `)().sessionExchangeIssuers).toBe(JSON.stringify([auth0]));
+    expect(settingsFromContext(read({})).sessionExchangeIssuers).toBeUndefined();
+    expect(issuers('[{')).toThrow('Context "sessionExchangeIssuers" must be a JSON array of issuers (SPEC §19)');
+    expect(issuers([{ ...auth0, jwksUri: 'http://127.0.0.1:9/jwks' }])).toThrow('Context "sessionExchangeIssuers": issuer a0: jwksUri must be an https URL');
+    expect(issuers([{ id: 'emu', preset: 'firebase-emulator', projectId: 'demo-p' }])).toThrow(
+      'Context "sessionExchangeIssuers": issuer emu: preset firebase-emulator needs SESSION_EXCHANGE_ALLOW_EMULATOR=1',
+    );
+    expect(issuers([{ id: 'sb', preset: 'supabase', projectRef: 'r', secret: 's'.repeat(40) }])).toThrow(
+      'Context "sessionExchangeIssuers": issuer sb: a secret may not be in the context, put this issuer in the SSM parameter /auth-core/dev/session_exchange_issuers',
+    );
+    const many = Array.from({ length: 40 }, (_, i) => ({ ...auth0, id: `a${i}`, domain: `tenant-${i}.eu.auth0.com` }));
+    expect(issuers(many)).toThrow(
+      /^Context "sessionExchangeIssuers" is \d+ bytes as JSON, over the 3072 .* SSM parameter \/auth-core\/dev\/session_exchange_issuers$/,
+    );
+  });
+
   it('derives resource names and SSM paths from the stage', () => {
     expect(resourceName('dev')).toBe('auth-core-dev');
     expect(resourceName('dev', 'hello')).toBe('auth-core-dev-hello');
@@ -90,6 +111,7 @@ describe('stage settings from the CDK context', () => {
       apiKeys: '/auth-core/prod/api_keys',
       signerKey: '/auth-core/prod/vendor_password_hashing_signer_key',
       passwordMigration: '/auth-core/prod/password_migration_secret',
+      sessionExchange: '/auth-core/prod/session_exchange_issuers',
     });
   });
 });

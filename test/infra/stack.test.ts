@@ -45,9 +45,15 @@ function extensionArns(s: Synthesized, [map, , key]: [string, unknown, string]):
 }
 
 /** The SSM parameters' names under `/auth-core/<stage>/`, by secret. */
-const PARAMETER_NAMES = { apiKeys: 'api_keys', signerKey: 'vendor_password_hashing_signer_key', passwordMigration: 'password_migration_secret' } as const;
+const PARAMETER_NAMES = {
+  apiKeys: 'api_keys',
+  signerKey: 'vendor_password_hashing_signer_key',
+  passwordMigration: 'password_migration_secret',
+  sessionExchange: 'session_exchange_issuers',
+} as const;
 
 const PROD_ENV = { PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'https://old-auth.example.com/check' };
+const PROD_ISSUERS = [{ id: 'auth0', preset: 'auth0', domain: 'acme.eu.auth0.com', audience: 'client-1', acceptUntil: '2027-02-01T00:00:00Z' }];
 
 let bundleDir: string;
 let dev: Synthesized;
@@ -58,8 +64,9 @@ let prod: Synthesized;
 beforeAll(async () => {
   bundleDir = await lambdaBundles('x86_64');
   dev = synthStage({ stage: 'dev' }, { bundleDir });
-  // Production migrates passwords at sign-in through a webhook (SPEC §16); dev does not.
-  prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC, functionEnvironment: PROD_ENV }, { bundleDir });
+  // Production migrates passwords at sign-in through a webhook (SPEC §16) and exchanges Auth0's
+  // tokens (§19); dev does neither.
+  prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC, functionEnvironment: PROD_ENV, sessionExchangeIssuers: PROD_ISSUERS }, { bundleDir });
 }, 180_000);
 
 afterAll(() => {
@@ -281,8 +288,17 @@ describe('Lambda functions', () => {
       expect(env.API_KEYS_PARAMETER).toBe(route.secrets.includes('apiKeys') ? '/auth-core/dev/api_keys' : undefined);
       expect(env.SIGNER_KEY_PARAMETER).toBe(route.secrets.includes('signerKey') ? '/auth-core/dev/vendor_password_hashing_signer_key' : undefined);
       expect(env.PASSWORD_MIGRATION_SECRET_PARAMETER).toBeUndefined();
+      expect(env.SESSION_EXCHANGE_ISSUERS_PARAMETER).toBe(route.id === 'session-exchange' ? '/auth-core/dev/session_exchange_issuers' : undefined);
+      expect(env.SESSION_EXCHANGE_ISSUERS).toBeUndefined();
       expect(Object.keys(env).join(' ')).not.toMatch(/^API_KEYS$|SIGNER_KEY$|SECRET$/);
     }
+  });
+
+  it("gives the session exchange's issuers from the context to the exchange function alone", () => {
+    const functions = ofType(prod.resources, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties?.FunctionName !== undefined);
+    const withIssuers = functions.filter(([, fn]) => fn.Properties?.Environment?.Variables?.SESSION_EXCHANGE_ISSUERS !== undefined);
+    expect(withIssuers.map(([, fn]) => fn.Properties?.FunctionName)).toEqual(['auth-core-prod-session-exchange']);
+    expect(JSON.parse(withIssuers[0][1].Properties?.Environment?.Variables?.SESSION_EXCHANGE_ISSUERS as string)).toEqual(PROD_ISSUERS);
   });
 
   it('attaches the Parameters and Secrets extension (its cache off) to exactly the functions that read a secret', () => {
@@ -500,10 +516,11 @@ describe('IAM: least privilege', () => {
       expect(roles).toHaveLength(rolesOfSet.size);
       // The distinct grant sets, from the route table alone: DynamoDB access, the secrets the stage
       // reads, and the worker's stream grants. Dev: no table (/hello), API keys alone, read or write
-      // with API keys, write with API keys and the signer key, the sweeper's write, the worker's.
+      // with API keys, write with API keys and the signer key, write with API keys and the session
+      // exchange's issuers, the sweeper's write, the worker's.
       const sets = new Set([...ROUTES, ...BACKGROUND_FUNCTIONS].map((d) => `${d.access} ${secretsOf(d, env).sort()} ${d.id === 'bulkimport-worker'}`));
       expect(roles).toHaveLength(sets.size);
-      expect(roles).toHaveLength(stage === 'dev' ? 7 : 8);
+      expect(roles).toHaveLength(stage === 'dev' ? 8 : 9);
       // Each role says what it grants: the table access, and exactly the parameters it may read.
       for (const [roleId, role] of roles) {
         const description = role.Properties?.Description as string;
@@ -761,6 +778,7 @@ describe('migration dashboard', () => {
         'Bulk rows left, by status (every sweep)',
         'Failures per minute',
         'Sign-ins by hash format, and rehashes, per minute',
+        "Old providers' tokens exchanged, by issuer and outcome, per minute",
         'p99 latency (ms)',
         'Throttles per minute',
         'Alarms',
@@ -792,6 +810,7 @@ describe('migration dashboard', () => {
         'Imports',
         'Latency',
         'Rehashes',
+        'SessionExchanges',
         'SignInMigrations',
         'SignIns',
       ].sort(),
@@ -803,6 +822,7 @@ describe('migration dashboard', () => {
       'lib/recipes/emailpassword/sign-in.ts',
       'lib/recipes/emailpassword/import-password-hash.ts',
       'lib/recipes/emailpassword/migrate-password.ts',
+      'functions/migration/exchange-session.ts',
     ]
       .map((f) => readFileSync(join(ROOT, f), 'utf8'))
       .join('\n');

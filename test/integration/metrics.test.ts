@@ -1,3 +1,5 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { startApi, type TestApi } from '../support/api';
 import { uniqueEmail } from '../support/flows';
 import { BCRYPT_VECTORS } from '../fixtures/password-vectors';
@@ -15,9 +17,29 @@ interface Emf {
   [key: string]: any;
 }
 
+/** An old provider whose keys are inline, and one whose key server is down (port 1 refuses). */
+const OLD = { iss: 'https://old-idp.example', aud: 'app-1', kid: 'k1' };
+const oldKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const ISSUERS = [
+  {
+    id: 'old-idp',
+    preset: 'oidc',
+    issuer: OLD.iss,
+    audiences: OLD.aud,
+    jwks: { keys: [{ ...oldKeys.publicKey.export({ format: 'jwk' }), kid: OLD.kid, alg: 'RS256' }] },
+  },
+  { id: 'down-idp', preset: 'oidc', issuer: 'https://down-idp.example', audiences: OLD.aud, jwksUri: 'http://127.0.0.1:1/jwks' },
+];
+
 let api: TestApi;
 beforeAll(async () => {
-  api = await startApi({ ARGON2_MEMORY_KIB: '4096', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on', BULK_SWEEP_INTERVAL_MS: '500' });
+  api = await startApi({
+    ARGON2_MEMORY_KIB: '4096',
+    ARGON2_ITERATIONS: '1',
+    BULK_WORKER: 'on',
+    BULK_SWEEP_INTERVAL_MS: '500',
+    SESSION_EXCHANGE_ISSUERS: JSON.stringify(ISSUERS),
+  });
 });
 afterAll(() => api.stop());
 
@@ -98,6 +120,45 @@ describe('metrics (EMF lines on stdout)', () => {
       .filter((l) => l.Operation === 'emailpassword-signin')
       .map((l) => l.Latency);
     expect(latencies.every((ms) => typeof ms === 'number' && ms >= 0)).toBe(true);
+  });
+
+  it("counts old providers' tokens exchanged by issuer and outcome, never writing a token", async () => {
+    const count = (issuer: string, outcome: string) => total('SessionExchanges', { Issuer: issuer, Outcome: outcome });
+    const cases = [
+      ['-', 'UNKNOWN_ISSUER_ERROR'],
+      ['old-idp', 'UNKNOWN_USER_ERROR'],
+      ['old-idp', 'INVALID_TOKEN_ERROR'],
+      ['down-idp', 'KEYS_UNAVAILABLE'],
+    ] as const;
+    const start = cases.map(([issuer, outcome]) => count(issuer, outcome));
+    const sign = (iss: string, sub: string) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'RS256', kid: OLD.kid })
+        .setIssuer(iss)
+        .setAudience(OLD.aud)
+        .setSubject(sub)
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(oldKeys.privateKey);
+    const tokens = [
+      await sign('https://nobody.example', 'u1'),
+      await sign(OLD.iss, `never-imported-${Date.now()}`),
+      `${(await sign(OLD.iss, 'u2')).slice(0, -4)}AAAA`,
+      await sign('https://down-idp.example', 'u3'),
+    ];
+    const answers: Awaited<ReturnType<TestApi['post']>>[] = [];
+    for (const token of tokens) answers.push(await api.post('/recipe/migration/session/exchange', { token }));
+    expect(answers.map((a) => [a.status, (a.json as { status?: string } | undefined)?.status ?? a.text])).toEqual([
+      [200, 'UNKNOWN_ISSUER_ERROR'],
+      [200, 'UNKNOWN_USER_ERROR'],
+      [200, 'INVALID_TOKEN_ERROR'],
+      [503, "The token issuer's keys could not be fetched, try again later"],
+    ]);
+    for (const [i, [issuer, outcome]] of cases.entries()) {
+      expect([issuer, outcome, await settled(() => count(issuer, outcome) - start[i], 1)]).toEqual([issuer, outcome, 1]);
+    }
+    const output = api.logs.join('\n');
+    for (const token of tokens) expect(output.includes(token.split('.')[2])).toBe(false);
   });
 
   it('counts imports by outcome, sign-ins by hash format, and rehashes', async () => {

@@ -1,5 +1,6 @@
 import { ConfigError } from '../../lib/config/config';
-import { sessionExchangeFromEnv, sessionExchangeIssuers } from '../../lib/config/session-exchange';
+import { createIssuerLoader, sessionExchangeFromEnv } from '../../lib/config/session-exchange';
+import { startParametersExtension, type ParametersExtension } from '../support/parameters-extension';
 
 const parse = (issuers: unknown, env: Record<string, string> = {}) =>
   sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: typeof issuers === 'string' ? issuers : JSON.stringify(issuers), ...env });
@@ -224,11 +225,69 @@ describe('SESSION_EXCHANGE_ISSUERS (SPEC §19)', () => {
     ).toBe('SESSION_EXCHANGE_ISSUERS: issuer a: jwksUri must be an https URL');
   });
 
-  it('is loaded once per process, and a malformed value is a ConfigError', () => {
+  it('a malformed value is a ConfigError', () => {
     expect(sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: '[{"id":"a","preset":"firebase","projectId":"p"}]' })).toHaveLength(1);
     expect(() => sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: '{' })).toThrow(ConfigError);
-    const first = sessionExchangeIssuers({ SESSION_EXCHANGE_ISSUERS: '[{"id":"b","preset":"firebase","projectId":"p"}]' });
-    expect(first.map((i) => i.id)).toEqual(['b']);
-    expect(sessionExchangeIssuers({})).toBe(first);
+  });
+});
+
+describe('the issuers of a Lambda: the context list, then the SSM parameter', () => {
+  const PARAMETER = '/auth-core/dev/session_exchange_issuers';
+  const fromContext = JSON.stringify([{ id: 'fb', preset: 'firebase', projectId: 'p' }]);
+  const fromParameter = JSON.stringify([{ id: 'sb', preset: 'supabase', projectRef: 'ref', secret: 'a-legacy-jwt-secret-of-32-characters-or-more' }]);
+  let extension: ParametersExtension | undefined;
+  afterEach(async () => {
+    await extension?.close();
+    extension = undefined;
+  });
+  const lambdaEnv = (ext: ParametersExtension, env: Record<string, string> = {}) => ({
+    ...ext.env,
+    AWS_LAMBDA_FUNCTION_NAME: 'auth-core-dev-session-exchange',
+    SESSION_EXCHANGE_ISSUERS_PARAMETER: PARAMETER,
+    ...env,
+  });
+
+  it('reads both, in that order, and keeps them until they are due again', async () => {
+    extension = await startParametersExtension({ [PARAMETER]: fromParameter });
+    let clock = 0;
+    const load = createIssuerLoader(lambdaEnv(extension, { SESSION_EXCHANGE_ISSUERS: fromContext }), undefined, () => clock);
+    expect((await load()).map((i) => [i.id, i.keys.kind])).toEqual([
+      ['fb', 'x509'],
+      ['sb', 'none'],
+    ]);
+    await load();
+    expect(extension.requests.map((r) => r.name)).toEqual([PARAMETER]);
+    clock += 5 * 60 * 1000;
+    await load();
+    expect(extension.requests.map((r) => r.name)).toEqual([PARAMETER, PARAMETER]);
+  });
+
+  it('takes a parameter the operator never created as no issuer, and reads nothing without a parameter name', async () => {
+    extension = await startParametersExtension({});
+    expect((await createIssuerLoader(lambdaEnv(extension, { SESSION_EXCHANGE_ISSUERS: fromContext }))()).map((i) => i.id)).toEqual(['fb']);
+    expect(await createIssuerLoader(lambdaEnv(extension))()).toEqual([]);
+    const { SESSION_EXCHANGE_ISSUERS_PARAMETER: _, ...withoutName } = lambdaEnv(extension);
+    const before = extension.requests.length;
+    expect(await createIssuerLoader(withoutName)()).toEqual([]);
+    expect(extension.requests).toHaveLength(before);
+  });
+
+  it('checks the two lists as one, naming the list a refusal comes from', async () => {
+    const same = JSON.stringify([{ id: 'fb', preset: 'oidc', issuer: 'https://id.example', audiences: 'a', jwksUri: 'https://id.example/jwks' }]);
+    extension = await startParametersExtension({ [PARAMETER]: same });
+    await expect(createIssuerLoader(lambdaEnv(extension, { SESSION_EXCHANGE_ISSUERS: fromContext }))()).rejects.toThrow(
+      new ConfigError(`Parameter ${PARAMETER}: issuer fb: id is used twice`),
+    );
+    await extension.close();
+    extension = await startParametersExtension({ [PARAMETER]: '{"id":"x"}' });
+    await expect(createIssuerLoader(lambdaEnv(extension))()).rejects.toThrow(new ConfigError(`Parameter ${PARAMETER}: not a JSON array`));
+  });
+
+  it('answers a parameter that cannot be read as a ConfigError, and tries again on the next call', async () => {
+    extension = await startParametersExtension({ [PARAMETER]: fromParameter });
+    extension.failNext(1);
+    const load = createIssuerLoader(lambdaEnv(extension));
+    await expect(load()).rejects.toBeInstanceOf(ConfigError);
+    expect((await load()).map((i) => i.id)).toEqual(['sb']);
   });
 });

@@ -1,6 +1,6 @@
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
-import { requiredString } from '../../lib/http/input';
-import { jwtValidity, optionalBoolean, sessionPayload } from '../../lib/http/session-input';
+import { optionalBoolean, requiredString } from '../../lib/http/input';
+import { jwtValidity, sessionPayload } from '../../lib/http/session-input';
 import { createJwt } from '../../lib/recipes/session/jwt';
 import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
 

@@ -1,6 +1,6 @@
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
-import { requiredBoolean, requiredString } from '../../lib/http/input';
-import { optionalBoolean, sessionPayload } from '../../lib/http/session-input';
+import { optionalBoolean, requiredBoolean, requiredString } from '../../lib/http/input';
+import { sessionPayload } from '../../lib/http/session-input';
 import { createSession } from '../../lib/recipes/session/sessions';
 import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
 

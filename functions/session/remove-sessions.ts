@@ -1,7 +1,7 @@
 import { APP_WIDE_ONLY, BadRequestError, HttpError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
-import { requiredString } from '../../lib/http/input';
-import { optionalBoolean, sessionHandles } from '../../lib/http/session-input';
+import { optionalBoolean, requiredString } from '../../lib/http/input';
+import { sessionHandles } from '../../lib/http/session-input';
 import { revokeSessions, revokeSessionsOfUser } from '../../lib/recipes/session/session-data';
 import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';

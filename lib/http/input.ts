@@ -107,6 +107,11 @@ export function requiredBoolean(fields: Fields, name: string): boolean {
   return value;
 }
 
+/** An optional boolean (absent → `fallback`); any other JSON type is the core's 400. */
+export function optionalBoolean(fields: Fields, name: string, fallback: boolean): boolean {
+  return fields[name] === undefined ? fallback : requiredBoolean(fields, name);
+}
+
 /** A required JSON object. */
 export function requiredObject(fields: Fields, name: string): Fields {
   const value = fields[name];

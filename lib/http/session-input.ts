@@ -1,5 +1,5 @@
 import { BadRequestError, invalidField } from './errors';
-import { optionalString, requiredBoolean, requiredJsonObject, requiredString, type Fields } from './input';
+import { requiredJsonObject, type Fields } from './input';
 import type { JsonObject } from '../storage/model';
 
 /**
@@ -20,17 +20,6 @@ export function sessionPayload(fields: Fields, name: string): JsonObject {
   }
   return value;
 }
-
-/** An optional boolean (absent → `fallback`); any other JSON type is the core's 400. */
-export function optionalBoolean(fields: Fields, name: string, fallback: boolean): boolean {
-  return fields[name] === undefined ? fallback : requiredBoolean(fields, name);
-}
-
-/** A token field: a string, never echoed in an error beyond its name. */
-export const tokenField = (fields: Fields, name: string): string => requiredString(fields, name);
-
-/** An optional anti-CSRF token (`null` as absent, as the SDK may send it). */
-export const antiCsrfField = (fields: Fields): string | undefined => optionalString(fields, 'antiCsrfToken');
 
 /** `sessionHandles` of a removal: an array of strings, bounded. */
 export function sessionHandles(fields: Fields): string[] {

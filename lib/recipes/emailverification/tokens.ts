@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256hex } from '../../digest';
 import type { RandomSource } from '../deps';
 
 /** Random bytes in a token: 384 bits, the core's size (48 bytes, hex, then base64url: 128 characters). */
@@ -11,5 +11,5 @@ export function newVerificationToken(random: RandomSource): string {
 
 /** What is stored of a token: its SHA-256, hex. A leaked table holds no usable token. */
 export function verificationTokenHash(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256hex(token);
 }

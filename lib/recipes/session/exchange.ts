@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret, sha256hex } from '../../digest';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { ExchangeIssuer } from '../../config/session-exchange';
 import { issuerKeys, secretKeyOf, type IssuerKey } from '../../session-exchange/issuer-keys';
@@ -46,8 +46,6 @@ export const REASONS = {
 export const IDEMPOTENCY_WINDOW_MS = 60_000;
 
 const invalid = (reason: string): ExchangeResult => ({ status: 'INVALID_TOKEN_ERROR', reason });
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-const sameHash = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export interface ExchangeInput {
   readonly token: string;
@@ -183,13 +181,13 @@ export async function exchangeToken(
     ...(typeof firebase?.sign_in_provider === 'string' ? { signInProvider: firebase.sign_in_provider } : {}),
   };
   // 8 and 9. Single use, and the replay of an `OK` to its `Idempotency-Key`.
-  const tokenHash = sha256(token);
-  const keyHash = input.idempotencyKey === undefined ? undefined : sha256(`${input.idempotencyKey}\n${tokenHash}`);
+  const tokenHash = sha256hex(token);
+  const keyHash = input.idempotencyKey === undefined ? undefined : sha256hex(`${input.idempotencyKey}\n${tokenHash}`);
   const keepUntil = ((claims.exp as number) + issuer.clockSkewSeconds) * 1000;
   const replay = keyHash === undefined ? undefined : { keyHash, until: now + IDEMPOTENCY_WINDOW_MS, answer: JSON.stringify(ok) };
   const used = await deps.sessions.consumeExchangedToken(tokenHash, Math.max(keepUntil, now + IDEMPOTENCY_WINDOW_MS), replay);
   if (used.consumed) return { result: ok, issuerId };
-  if (keyHash !== undefined && used.replay && now < used.replay.until && sameHash(used.replay.keyHash, keyHash)) {
+  if (keyHash !== undefined && used.replay && now < used.replay.until && sameSecret(used.replay.keyHash, keyHash)) {
     return { result: JSON.parse(used.replay.answer) as ExchangeResult, issuerId };
   }
   return { result: { status: 'TOKEN_ALREADY_USED_ERROR' }, issuerId };

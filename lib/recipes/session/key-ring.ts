@@ -63,7 +63,6 @@ export function signingKeyOf(live: readonly DynamicKey[], now: number, t: Rotati
 /** A key ready for use: its imported private key (signing) and public key (verification, JWKS). */
 interface ReadyKey {
   readonly kid: string;
-  readonly createdAt: number;
   readonly privateKey: CryptoKey;
   readonly publicKey: CryptoKey;
   readonly jwk: JWK;
@@ -216,7 +215,7 @@ export class KeyRing {
     if (!ready) {
       ready = (async () => {
         const [privateKey, publicKey] = await Promise.all([importPKCS8(key.privateKey, 'RS256'), importSPKI(key.publicKey, 'RS256', { extractable: true })]);
-        return { kid: key.kid, createdAt: key.createdAt, privateKey, publicKey, jwk: await exportJWK(publicKey) };
+        return { kid: key.kid, privateKey, publicKey, jwk: await exportJWK(publicKey) };
       })();
       this.ready.set(key.kid, ready);
     }

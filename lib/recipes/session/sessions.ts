@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { sameSecret, sha256hex } from '../../digest';
 import type { JsonObject, SessionRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { InvalidInputError } from '../errors';
@@ -11,7 +11,6 @@ import {
   openRefreshToken,
   PROTECTED_FIELD_TEXT,
   sealRefreshToken,
-  sha256hex,
   verifyAccessToken,
   type AccessTokenInfo,
   type TokenInfo,
@@ -30,13 +29,6 @@ export interface SessionView {
 
 export type Unauthorised = { status: 'UNAUTHORISED'; message: string };
 const unauthorised = (message: string): Unauthorised => ({ status: 'UNAUTHORISED', message });
-
-/** Two hex hashes, compared in constant time (they are hashes of secrets). */
-function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 /** JSON equality as the core's Gson `JsonObject.equals`: member order does not matter. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
@@ -187,7 +179,7 @@ export async function verifySession(deps: SessionDeps, input: VerifySessionInput
         message: 'Access token does not contain all the information. Maybe the structure has changed? antiCsrfToken',
       };
     }
-    if (input.antiCsrfToken === undefined || !sameHash(input.antiCsrfToken, token.antiCsrfToken)) {
+    if (input.antiCsrfToken === undefined || !sameSecret(input.antiCsrfToken, token.antiCsrfToken)) {
       return { status: 'TRY_REFRESH_TOKEN' as const, message: 'anti-csrf check failed' };
     }
   }
@@ -238,7 +230,7 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
   const content = openRefreshToken(await keyRingOf(deps).refreshTokenKey(), input.refreshToken);
   if (!content) return unauthorised('Invalid refresh token');
   if (input.enableAntiCsrf && content.antiCsrfToken !== undefined) {
-    if (input.antiCsrfToken === undefined || !sameHash(input.antiCsrfToken, content.antiCsrfToken))
+    if (input.antiCsrfToken === undefined || !sameSecret(input.antiCsrfToken, content.antiCsrfToken))
       return unauthorised('Anti CSRF token missing, or not matching');
   }
   let session = await deps.sessions.getSession(content.sessionHandle);
@@ -247,9 +239,9 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
   const hash1 = sha256hex(input.refreshToken);
   const hash2 = sha256hex(hash1);
 
-  if (sameHash(session.refreshTokenHash2, hash2)) {
+  if (sameSecret(session.refreshTokenHash2, hash2)) {
     if (session.useStaticKey !== useStaticKey) await deps.sessions.setUseStaticKey(session.handle, useStaticKey);
-  } else if (content.parentRefreshTokenHash1 !== undefined && sameHash(session.refreshTokenHash2, sha256hex(content.parentRefreshTokenHash1))) {
+  } else if (content.parentRefreshTokenHash1 !== undefined && sameSecret(session.refreshTokenHash2, sha256hex(content.parentRefreshTokenHash1))) {
     const promoted = await deps.sessions.promote(
       session.handle,
       session.refreshTokenHash2,

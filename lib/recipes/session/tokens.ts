@@ -1,11 +1,8 @@
-import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { CompactSign, compactVerify, decodeJwt, errors as joseErrors } from 'jose';
 import type { JsonObject } from '../../storage/model';
 import type { RandomSource } from '../deps';
 import type { KeyRing } from './key-ring';
-
-/** Lower-case hex SHA-256 of a UTF-8 string (the core's `Utils.hashSHA256`). */
-export const sha256hex = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
 
 /** The claims of an access token v5 that `userDataInJWT` may not hold (the core's `requiredAndProtectedPropsV5`). */
 export const PROTECTED_CLAIMS = ['sub', 'exp', 'iat', 'sessionHandle', 'refreshTokenHash1', 'parentRefreshTokenHash1', 'antiCsrfToken', 'tId', 'rsub'] as const;

@@ -6,7 +6,7 @@ import type { DuplicatesMode } from './collisions';
 import { InterruptedBeforeWriting, UsageError } from './errors';
 import { readHashConfig } from './hash-config';
 import type { MapOptions, NoHashMode, Source } from './model';
-import { assertReadableFile } from './read';
+import { assertReadableFile, contentId } from './read';
 import { Ledger, ReportWriter } from './report';
 import { runMigration, type Progress } from './run';
 import { ServiceClient } from './service';
@@ -184,7 +184,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
     const reportFile = resolve(io.cwd, opts.report ?? `migration-report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const report = new ReportWriter(reportFile);
-    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, file, url: opts.url, tenant }));
+    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, content: await contentId(file), url: opts.url, tenant }));
     const progress = progressReporter(io);
     let result;
     try {

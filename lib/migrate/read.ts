@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { accessSync, constants, createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -15,12 +16,59 @@ import { UsageError } from './errors';
  */
 const PARSER_OPTIONS = { streamValues: false } as const;
 
+/** A token of stream-json's parser (`startObject`, `keyValue`, …). */
+interface JsonToken {
+  readonly name: string;
+  readonly value?: unknown;
+}
+
+/**
+ * Checks, as the tokens stream by, that a document is an object with a top-level `users` array,
+ * throwing a sentence saying what it is instead (a Firebase hash config, `{}`, a bare array), so
+ * that a file that is not an export is refused instead of read as zero users. The keys seen at the
+ * top level are named in the sentence (at most 5).
+ */
+function topLevelUsersArray(): (token: JsonToken) => JsonToken {
+  let depth = 0;
+  let key: unknown;
+  let found = false;
+  const keys: string[] = [];
+  return (token) => {
+    if (depth === 0 && token.name === 'startObject' && keys.length === 0 && !found) {
+      // The document's own object.
+    } else if (depth === 0) {
+      throw new Error(`it is ${token.name === 'startArray' ? 'a JSON array' : 'not a JSON object'}, not {"users":[…]}`);
+    }
+    if (depth === 1 && token.name === 'keyValue') {
+      key = token.value;
+      if (keys.length < 6) keys.push(String(key));
+    } else if (depth === 1 && key === 'users') {
+      if (token.name !== 'startArray') throw new Error('its "users" is not an array');
+      found = true;
+      key = undefined;
+    }
+    if (token.name === 'startObject' || token.name === 'startArray') depth++;
+    if (token.name === 'endObject' || token.name === 'endArray') {
+      depth--;
+      if (depth === 0 && !found) {
+        const named = keys.length === 0 ? 'no key at all' : `only ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`;
+        throw new Error(`it has no top-level "users" array (${named})`);
+      }
+    }
+    return token;
+  };
+}
+
 /**
  * The elements of the `users` array of a JSON file (`{"users":[…]}`: Firebase's `auth:export`, a
  * SuperTokens bulk file), streamed one at a time with their index; the file is never loaded whole.
+ * A document that is not such an object throws while it is read (`topLevelUsersArray`).
  */
 export function usersArray(file: string): AsyncIterable<{ key: number; value: unknown }> {
-  return chain([createReadStream(file), parser(PARSER_OPTIONS), pick({ filter: 'users' }), streamArray()]) as AsyncIterable<{ key: number; value: unknown }>;
+  return chain([createReadStream(file), parser(PARSER_OPTIONS), topLevelUsersArray(), pick({ filter: 'users' }), streamArray()]) as AsyncIterable<{
+    key: number;
+    value: unknown;
+  }>;
 }
 
 /** Throws the usage error (exit code 2) for a file the command cannot read. */
@@ -48,6 +96,17 @@ function isGzip(file: string): boolean {
 export function openText(file: string): Readable {
   const raw = createReadStream(file);
   return isGzip(file) ? raw.pipe(createGunzip()) : raw;
+}
+
+/**
+ * What an export is, by content: the SHA-256 of its bytes, gunzipped when it is gzipped, so the
+ * same export renamed, moved, or as `.ndjson` and as `.gz` is one (the ledger's key). Reads the
+ * file once more, streamed: about 0.1 s per 37 MB here.
+ */
+export async function contentId(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of openText(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** One line of an NDJSON file: its parsed value, or the error when it is not JSON. */

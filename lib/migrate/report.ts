@@ -78,9 +78,10 @@ export class ReportWriter {
 
 /**
  * The ledger: one line per user the service confirmed imported, next to the report and named
- * after what was migrated where (source, file, service, tenant), so a re-run of the same
- * migration skips those users without a request. Deleting it only costs requests: the service
- * treats an already imported user as a no-op (SPEC §15).
+ * after what was migrated where (source, the export's content, service, tenant), so a re-run of
+ * the same migration skips those users without a request, whatever the export's file is called.
+ * Deleting it only costs requests: the service treats an already imported user as a no-op
+ * (SPEC §15).
  */
 export class Ledger {
   private readonly done = new Map<string, string>();
@@ -88,9 +89,9 @@ export class Ledger {
 
   constructor(readonly file: string) {}
 
-  static pathFor(reportFile: string, key: { source: string; file: string; url: string; tenant: string }): string {
+  static pathFor(reportFile: string, key: { source: string; content: string; url: string; tenant: string }): string {
     const id = createHash('sha256')
-      .update(JSON.stringify([key.source, resolve(key.file), key.url, key.tenant]))
+      .update(JSON.stringify([key.source, key.content, key.url, key.tenant]))
       .digest('hex')
       .slice(0, 16);
     return join(dirname(resolve(reportFile)), `migration-ledger-${id}.ndjson`);

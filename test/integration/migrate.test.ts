@@ -1,6 +1,6 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -423,6 +423,16 @@ describe('migrating the Auth0 fixture (gzipped user export + hash export)', () =
       else await checkNotThere(api, want);
     }
   });
+
+  it('knows the export by its content: the same export unzipped, under another name, is answered by the ledger', async () => {
+    const plain = join(mkdtempSync(join(dir, 'elsewhere-')), 'export-renamed.ndjson');
+    copyFileSync(join(AUTH0, 'users.ndjson'), plain);
+    const run = await migrate(api, dir, ['auth0', plain, '--hashes', join(AUTH0, 'password-hashes.ndjson')]);
+    expect(run.report.summary).toEqual(set.summary);
+    const imported = run.report.users.filter((u: any) => u.outcome === 'imported');
+    expect(imported.length).toBe(set.summary.imported);
+    expect(imported.filter((u: any) => u.fromLedger !== true)).toEqual([]);
+  });
 });
 
 describe('a SuperTokens bulk file', () => {
@@ -484,6 +494,13 @@ describe('usage and configuration errors: exit code 2, nothing written', () => {
     await api.stop();
   });
   const firebase = ['firebase', join(FIREBASE, 'users.json'), '--hash-config', join(FIREBASE, 'hash-config.txt')];
+  // Files a newcomer gives the wrong command: each must be refused, not read as zero users.
+  const emptyObject = join(dir, 'empty-object.json');
+  writeFileSync(emptyObject, '{}');
+  const bareArray = join(dir, 'bare-array.json');
+  writeFileSync(bareArray, JSON.stringify(JSON.parse(readFileSync(join(FIREBASE, 'users.json'), 'utf8')).users));
+  const pretty = join(dir, 'pretty.json');
+  writeFileSync(pretty, JSON.stringify(JSON.parse(readFileSync(join(AUTH0, 'users.ndjson'), 'utf8').split('\n')[0]), null, 2));
 
   it.each([
     ['an unknown source', ['okta', join(FIREBASE, 'users.json')], "'okta' is invalid"],
@@ -494,6 +511,11 @@ describe('usage and configuration errors: exit code 2, nothing written', () => {
     ['--offline without --dry-run', [...firebase, '--offline'], '--offline goes with --dry-run only'],
     ['a tenant the service does not have', [...firebase, '--tenant', 'nope'], 'tenant nope does not exist'],
     ['--no-hash migrate-on-signin on a service without password migration', [...firebase, '--no-hash', 'migrate-on-signin'], 'does not offer'],
+    ['the hash config given as the export', ['firebase', join(FIREBASE, 'hash-config.json')], 'that is the password hash config, give it with --hash-config'],
+    ['an empty JSON object given as a Firebase export', ['firebase', emptyObject], 'no top-level "users" array (no key at all)'],
+    ['a bare array given as a Firebase export', ['firebase', bareArray], 'it is a JSON array, not {"users":[…]}'],
+    ['a pretty-printed JSON document given as an Auth0 export', ['auth0', pretty], 'line 1 is not JSON (a pretty-printed JSON document?'],
+    ["Firebase's export given as an Auth0 export", ['auth0', join(FIREBASE, 'users.json')], 'is not an Auth0 user export'],
   ])('%s', async (_name, args, message) => {
     const run = await migrate(api, dir, args);
     expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(message)]);

@@ -259,6 +259,32 @@ describe('the Firebase source against the fixtures of the real auth:export', () 
     writeFileSync(file, '{"users": [{"localId": "a"},');
     await expect(plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }))).rejects.toThrow(UsageError);
   });
+
+  it.each([
+    ['{}', 'it has no top-level "users" array (no key at all).'],
+    ['[{"localId":"a"}]', 'it is a JSON array, not {"users":[…]}.'],
+    ['"users"', 'it is not a JSON object, not {"users":[…]}.'],
+    ['{"users":{"localId":"a"}}', 'its "users" is not an array.'],
+    ['{"kind":"x","a":1,"b":2,"c":3,"d":4,"e":5}', 'it has no top-level "users" array (only kind, a, b, c, d, …).'],
+    [
+      JSON.stringify({ hash_config: { algorithm: 'SCRYPT' } }),
+      'it has no top-level "users" array (only hash_config): that is the password hash config, give it with --hash-config.',
+    ],
+  ])('%s is no auth:export file, said in one sentence', async (json, sentence) => {
+    const file = join(scratch, 'not-an-export.json');
+    writeFileSync(file, json);
+    await expect(plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }))).rejects.toThrow(
+      new UsageError(`${file} is not an auth:export JSON file: ${sentence}`),
+    );
+  });
+
+  it('an export with no users, and users after other keys, are read', async () => {
+    const file = join(scratch, 'keys-first.json');
+    writeFileSync(file, JSON.stringify({ kind: 'x', meta: { users: 1 }, users: [] }));
+    expect((await plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }))).users).toEqual([]);
+    writeFileSync(file, JSON.stringify({ meta: [1, { a: 2 }], users: [{ localId: 'u1', email: 'a@example.com', emailVerified: true }] }));
+    expect((await plan(firebaseSource(file, { opts: mapOptions(VARIANTS[0]), hashConfig }))).users.map((u) => u.mapped.sourceId)).toEqual(['u1']);
+  });
 });
 
 describe('the Firebase source against our own export of the Firebase Auth emulator (test/fixtures/firebase-emulator)', () => {
@@ -368,6 +394,23 @@ describe('the Auth0 source against the fixtures of its documented formats', () =
       expect(m.user?.userMetadata).toEqual({ roles: 'admin', tier: 1 });
       expect(m.user?.userRoles).toBeUndefined();
     });
+  });
+
+  it.each([
+    [
+      'a pretty-printed document',
+      '{\n  "user_id": "auth0|1"\n}\n',
+      'line 1 is not JSON (a pretty-printed JSON document? the export job writes one user per line).',
+    ],
+    ['a JSON array', '[{"user_id":"auth0|1"}]\n', 'line 1 is a JSON array, not a user object.'],
+    ['a number', '42\n', 'line 1 is not a user object.'],
+    ['an object without user_id', '{"email":"a@example.com"}\n', 'line 1 has no user_id (export the user_id field).'],
+  ])('%s is no Auth0 user export, said in one sentence', async (_name, text, sentence) => {
+    const file = join(scratch, 'not-auth0.ndjson');
+    writeFileSync(file, text);
+    await expect(plan(auth0Source(file, { opts: mapOptions(VARIANTS[0]), hashes }))).rejects.toThrow(
+      new UsageError(`${file} is not an Auth0 user export (NDJSON, one user object per line): ${sentence}`),
+    );
   });
 
   it('a line that is not JSON fails that line only', async () => {

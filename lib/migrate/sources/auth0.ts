@@ -1,6 +1,7 @@
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
-import { ndjsonLines } from '../read';
+import { UsageError } from '../errors';
+import { ndjsonLines, type NdjsonLine } from '../read';
 
 /**
  * Auth0 (SPEC §17): the user export job's NDJSON (plain or gzipped) and the password-hash export
@@ -182,12 +183,35 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
   });
 }
 
+/**
+ * The first line decides whether a file is Auth0's user export at all: a user object with a
+ * `user_id`. A pretty-printed or array JSON document, or another source's file, is refused (exit 2)
+ * instead of failing every line as `not-an-account`; a later line that is not a user fails alone.
+ */
+function assertExportLine(file: string, first: NdjsonLine): void {
+  const value = 'error' in first ? undefined : first.value;
+  const what =
+    'error' in first
+      ? 'is not JSON (a pretty-printed JSON document? the export job writes one user per line)'
+      : Array.isArray(value)
+        ? 'is a JSON array, not a user object'
+        : value === null || typeof value !== 'object'
+          ? 'is not a user object'
+          : typeof (value as Obj).user_id !== 'string'
+            ? 'has no user_id (export the user_id field)'
+            : undefined;
+  if (what !== undefined) throw new UsageError(`${file} is not an Auth0 user export (NDJSON, one user object per line): line ${first.index + 1} ${what}.`);
+}
+
 export function auth0Source(file: string, ctx: Auth0MapContext): Source {
   return {
     createsRoles: true,
     async *users() {
       ctx.hashes?.reset();
+      let first = true;
       for await (const line of ndjsonLines(file)) {
+        if (first) assertExportLine(file, line);
+        first = false;
         if ('error' in line) {
           yield failedUser(`#line-${line.index + 1}`, undefined, 'not-an-account', `line ${line.index + 1} is not JSON`);
           continue;

@@ -256,7 +256,9 @@ async function* jsonRecords(file: string): AsyncGenerator<FirebaseRecord | Unrea
       yield fromJson(value as Record<string, unknown>);
     }
   } catch (err) {
-    throw new UsageError(`${file} is not an auth:export JSON file: ${(err as Error).message}`);
+    const what = (err as Error).message;
+    const hint = /\b(base64_signer_key|hash_config)\b/.test(what) ? ': that is the password hash config, give it with --hash-config' : '';
+    throw new UsageError(`${file} is not an auth:export JSON file: ${what}${hint}.`);
   }
 }
 

@@ -76,6 +76,10 @@ export interface FirebaseEmulator {
   clear(): Promise<void>;
   /** The raw REST sign-in, as the feature under test calls it. */
   signInWithPassword(email: string, password: string): Promise<EmulatorResponse>;
+  /** A session cookie for an ID token (Admin `projects/<p>:createSessionCookie`), valid `validSeconds` (300 to 14 days). */
+  createSessionCookie(idToken: string, validSeconds: number): Promise<string>;
+  /** A fresh ID token for a refresh token (`securetoken.googleapis.com/v1/token`, what the client SDK calls every hour). */
+  refreshIdToken(refreshToken: string): Promise<string>;
   /** Stops the emulator (SIGINT, then SIGKILL to its process group) and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -440,6 +444,19 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
       await must('clear accounts', 'DELETE', `${emulatorApi}/accounts`);
     },
     signInWithPassword: (email, password) => call('POST', `${v1}/accounts:signInWithPassword?key=${API_KEY}`, { email, password, returnSecureToken: true }),
+    createSessionCookie: async (idToken, validSeconds) =>
+      (await must('createSessionCookie', 'POST', `${admin}:createSessionCookie`, { idToken, validDuration: String(validSeconds) }, OWNER)).sessionCookie,
+    refreshIdToken: async (refreshToken) => {
+      // A form post, as Google's token endpoint takes it; it answers `id_token` (snake case).
+      const res = await fetch(`${origin}/securetoken.googleapis.com/v1/token?key=${API_KEY}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+      });
+      const body = (await res.json()) as { id_token?: string };
+      if (res.status !== 200 || !body.id_token) throw new Error(`Firebase Auth emulator token refresh: ${res.status} ${JSON.stringify(body)}`);
+      return body.id_token;
+    },
     stop: () =>
       (stopping ??= (async () => {
         process.off('exit', killGroup);

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import supertokens from 'supertokens-node';
+import supertokens, { RecipeUserId } from 'supertokens-node';
 import { errorHandler, middleware, type SessionRequest } from 'supertokens-node/framework/express';
 import AccountLinking from 'supertokens-node/recipe/accountlinking';
 import Dashboard from 'supertokens-node/recipe/dashboard';
@@ -191,6 +191,41 @@ export function createExampleApp(config: ExampleAppConfig): { app: express.Expre
     res.json({ roles: await req.session!.getClaimValue(UserRoles.UserRoleClaim) });
   });
 
+  /**
+   * Keeps a user of the old provider signed in (docs/MIGRATE.md, "Keep users signed in"): the
+   * frontend posts `{token}`, the token the old provider gave the user (Firebase
+   * `getIdToken()`, Auth0's ID token); the core checks it and names the imported user; the SDK
+   * makes the session, in cookies or headers like any sign-in. The SDK has no function for the
+   * exchange, so it is a plain call to the core. Any other status: the frontend shows sign-in.
+   */
+  app.post(['/auth/exchange', '/auth/:tenantId/exchange'], express.json({ limit: '32kb' }), async (req: Request, res: Response) => {
+    const token = req.body?.token;
+    if (typeof token !== 'string' || token === '') {
+      res.status(400).json({ message: "Field 'token' (the old provider's token) is required" });
+      return;
+    }
+    const tenantId = typeof req.params.tenantId === 'string' ? req.params.tenantId : 'public';
+    const core = await fetch(`${config.coreUrl}/${encodeURIComponent(tenantId)}/recipe/migration/session/exchange`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(config.coreApiKey ? { 'api-key': config.coreApiKey } : {}) },
+      body: JSON.stringify({ token }),
+    });
+    // 400: a token the core cannot take (over 16,384 characters) or an unknown tenant. 503: the old
+    // provider's keys cannot be fetched; the frontend keeps its old session and tries later.
+    if (core.status === 503 || core.status === 400) {
+      res.status(core.status).json({ message: await core.text() });
+      return;
+    }
+    if (core.status !== 200) throw new Error(`session exchange: the core answered ${core.status}`);
+    const answer = (await core.json()) as { status: string; tenantId: string; recipeUserId: string; user: unknown };
+    if (answer.status !== 'OK') {
+      res.json({ status: answer.status });
+      return;
+    }
+    await Session.createNewSession(req, res, answer.tenantId, new RecipeUserId(answer.recipeUserId));
+    res.json({ status: 'OK', user: answer.user });
+  });
+
   if (config.devOutbox) {
     /** Development only: the messages sent to `to` (newest last), since there is no mail server. */
     app.get('/dev/outbox', (req: Request, res: Response) => {
@@ -206,6 +241,11 @@ export function createExampleApp(config: ExampleAppConfig): { app: express.Expre
   // The SDK's errors (401 try refresh / unauthorised, 403 invalid claim, …), then anything else as a plain 500.
   app.use(errorHandler());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    // A body that is not JSON (express.json): the client's mistake, not ours.
+    if ((err as { type?: string }).type === 'entity.parse.failed') {
+      res.status(400).json({ message: 'The body is not valid JSON' });
+      return;
+    }
     process.stderr.write(`example app: ${err instanceof Error ? err.message : String(err)}\n`);
     res.status(500).json({ message: 'Internal error' });
   });

@@ -68,6 +68,15 @@ export interface FirebaseEmulator {
   signUp(email: string, password: string): Promise<string>;
   /** Disables a user (`accounts:update` `disableUser: true`). */
   disable(localId: string): Promise<void>;
+  /** Marks a user's email verified (`accounts:update` `emailVerified: true`), as the email link would. */
+  verifyEmail(localId: string): Promise<void>;
+  /**
+   * The users (the first 1,000) as `firebase auth:export` writes them in JSON (its key list and names, firebase-tools
+   * `accountExporter.js`), read with the Admin `accounts:batchGet` the exporter calls: the real
+   * exporter wants a Google login even in front of the emulator. Like it, drops the emulator's
+   * fake password hashes (only `version: 0` hashes are exported).
+   */
+  exportUsers(): Promise<{ users: Record<string, unknown>[] }>;
   /** Creates a user with a password and an enrolled SMS second factor; resolves to its `localId`. */
   createMfaUser(email: string, password: string): Promise<string>;
   /** Turns on email enumeration protection: wrong password and unknown email both answer `INVALID_LOGIN_CREDENTIALS`. */
@@ -412,6 +421,50 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
       (await must('signUp', 'POST', `${v1}/accounts:signUp?key=${API_KEY}`, { email, password, returnSecureToken: true })).localId,
     disable: async (localId) => {
       await must('accounts:update', 'POST', `${admin}/accounts:update`, { localId, disableUser: true }, OWNER);
+    },
+    verifyEmail: async (localId) => {
+      await must('accounts:update', 'POST', `${admin}/accounts:update`, { localId, emailVerified: true }, OWNER);
+    },
+    exportUsers: async () => {
+      const body = await must('accounts:batchGet', 'GET', `${admin}/accounts:batchGet?maxResults=1000`, undefined, OWNER);
+      const keys = [
+        'localId',
+        'email',
+        'emailVerified',
+        'passwordHash',
+        'salt',
+        'displayName',
+        'photoUrl',
+        'lastLoginAt',
+        'createdAt',
+        'phoneNumber',
+        'disabled',
+        'customAttributes',
+        'mfaInfo',
+      ];
+      const providers = new Set([
+        'google.com',
+        'facebook.com',
+        'twitter.com',
+        'github.com',
+        'apple.com',
+        'microsoft.com',
+        'gc.apple.com',
+        'playgames.google.com',
+        'linkedin.com',
+        'yahoo.com',
+      ]);
+      return {
+        users: (body.users ?? []).map((u: Record<string, any>) => {
+          const out: Record<string, unknown> = {};
+          for (const k of keys)
+            if (u[k] !== undefined && !(u.version !== 0 && (k === 'passwordHash' || k === 'salt'))) out[k === 'lastLoginAt' ? 'lastSignedInAt' : k] = u[k];
+          out.providerUserInfo = (u.providerUserInfo ?? [])
+            .filter((p: Record<string, unknown>) => providers.has(p.providerId as string))
+            .map(({ providerId, rawId, email, displayName, photoUrl }: Record<string, unknown>) => ({ providerId, rawId, email, displayName, photoUrl }));
+          return out;
+        }),
+      };
     },
     createMfaUser: async (email, password) => {
       // batchCreate is the only call that sets a second factor without an SMS round trip. It

@@ -1,15 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { distinctFreePorts, INSTALL_LIMIT_MS, npmToolBin, progressWatch, type NpmTool } from './npm-tool';
+import { distinctFreePorts, INSTALL_LIMIT_MS, npmToolBin, npmToolCacheDir, startTool, statusAndBody, useTool, type NpmTool } from './npm-tool';
 
 /**
  * cognito-local (https://github.com/jagregory/cognito-local), a Cognito user pool emulator that runs
  * offline, for tests that need tokens Cognito-shaped and signed by a server we do not control, or a
  * password checked by `InitiateAuth`. Installed on first use into `~/.cache/auth-core-tests/` (about
- * 25 s, 128 MB, so not a dependency of the project); with no registry, the tests skip with one sentence.
+ * 25 s, 128 MB, so not a dependency of the project; `COGNITO_LOCAL_CACHE` moves it); with no registry,
+ * the tests skip with one sentence.
  *
  * What its tokens look like (measured with 5.3.0, and read in its `lib/services/tokenGenerator.js`):
  *
@@ -45,13 +45,9 @@ const COGNITO_LOCAL: NpmTool = { name: 'cognito-local', version: COGNITO_LOCAL_V
 /** It answers in about 1 s; up to this on a loaded machine while it makes progress. */
 const START_LIMIT_MS = 2 * 60_000;
 const SETUP_LIMIT_MS = INSTALL_LIMIT_MS + START_LIMIT_MS + 60_000;
-const STOP_GRACE_MS = 5_000;
 
 /** One answer of the `AWSCognitoIdentityProviderService` JSON protocol: 200 and the result, or 400 and `{ __type, message }`. */
-export interface CognitoResponse {
-  status: number;
-  body: any;
-}
+export type CognitoResponse = Awaited<ReturnType<typeof statusAndBody>>;
 
 /** An app client of a pool, as `CreateUserPoolClient` made it. */
 export interface CognitoClient {
@@ -96,8 +92,6 @@ export interface CognitoLocal {
   stop(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Cognito's `SECRET_HASH`: base64 HMAC-SHA256 of username + client id, keyed by the client secret. */
 export function secretHash(client: CognitoClient, username: string): string | undefined {
   if (client.clientSecret === undefined) return undefined;
@@ -113,7 +107,7 @@ export function secretHash(client: CognitoClient, username: string): string | un
  * `{ skip }` only when cognito-local cannot be installed.
  */
 export async function startCognitoLocal(): Promise<CognitoLocal | { skip: string }> {
-  const found = await npmToolBin(COGNITO_LOCAL);
+  const found = await npmToolBin(COGNITO_LOCAL, process.env.COGNITO_LOCAL_CACHE ?? npmToolCacheDir(COGNITO_LOCAL));
   if ('skip' in found) return found;
 
   const dir = mkdtempSync(join(tmpdir(), 'cognito-local-'));
@@ -123,62 +117,17 @@ export async function startCognitoLocal(): Promise<CognitoLocal | { skip: string
   for (const k of Object.keys(env)) if (k.startsWith('AWS_')) delete env[k];
   delete env.DEBUG;
   delete env.COGNITO_LOCAL_DEVMODE;
-  const child: ChildProcess = spawn(process.execPath, [found.bin], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  let outputBytes = 0;
-  const keep = (d: Buffer) => ((outputBytes += d.length), (output = (output + d.toString()).slice(-64_000)));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exited: string | undefined;
-  const exitedPromise = new Promise<void>((r) => child.on('exit', (code, signal) => ((exited = signal ?? String(code)), r())));
-  child.on('error', (err) => (exited ??= err.message));
-  const killGroup = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-  process.on('exit', killGroup);
-
   const origin = `http://127.0.0.1:${port}`;
-  const watch = progressWatch(child.pid, () => outputBytes);
-  for (;;) {
-    const fail = async (why: string) => {
-      process.off('exit', killGroup);
-      killGroup();
-      if (exited === undefined) await exitedPromise;
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`cognito-local ${why}:\n${output.trim()}`);
-    };
-    if (exited !== undefined) await fail(`exited (${exited}) before it answered`);
-    try {
-      const res = await fetch(`${origin}/health`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    const stuck = watch.verdict(START_LIMIT_MS);
-    if (stuck) await fail(`did not answer on ${origin}: ${stuck}`);
-    await sleep(100);
-  }
+  const tool = await startTool('cognito-local', [found.bin], { dir, env, readyUrl: `${origin}/health`, limitMs: START_LIMIT_MS });
 
-  const call = async (op: string, body: Record<string, unknown>): Promise<CognitoResponse> => {
-    const res = await fetch(origin, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${op}` },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: res.status, body: parsed };
-  };
+  const call = async (op: string, body: Record<string, unknown>): Promise<CognitoResponse> =>
+    statusAndBody(
+      await fetch(origin, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${op}` },
+        body: JSON.stringify(body),
+      }),
+    );
   /** A set-up call that must succeed: a failure here is a broken harness, not a test result. */
   const must = async (op: string, body: Record<string, unknown>) => {
     const res = await call(op, body);
@@ -194,10 +143,9 @@ export async function startCognitoLocal(): Promise<CognitoLocal | { skip: string
     });
   };
 
-  let stopping: Promise<void> | undefined;
   return {
     origin,
-    logs: () => output,
+    logs: tool.logs,
     issuerOf: (userPoolId) => `${origin}/${userPoolId}`,
     jwksUriOf: (userPoolId) => `${origin}/${userPoolId}/.well-known/jwks.json`,
     call,
@@ -234,49 +182,19 @@ export async function startCognitoLocal(): Promise<CognitoLocal | { skip: string
         throw new Error(`cognito-local InitiateAuth gave no tokens: ${res.status} ${JSON.stringify(res.body?.__type ?? res.body?.ChallengeName)}`);
       return { idToken: result.IdToken, accessToken: result.AccessToken, refreshToken: result.RefreshToken };
     },
-    stop: () =>
-      (stopping ??= (async () => {
-        process.off('exit', killGroup);
-        if (exited === undefined) {
-          child.kill('SIGTERM');
-          const timer = setTimeout(killGroup, STOP_GRACE_MS);
-          await exitedPromise;
-          clearTimeout(timer);
-        }
-        killGroup();
-        rmSync(dir, { recursive: true, force: true });
-      })()),
+    stop: () => tool.stop('SIGTERM'),
   };
 }
 
 /**
- * One cognito-local for the tests of a file (started in `beforeAll`, stopped in `afterAll` unless a
- * test stopped it), and `it` that runs a test against it: when cognito-local cannot be installed (no
+ * One cognito-local for the tests of a file (started in `beforeAll`, stopped in `afterAll`; a test
+ * may stop it earlier), and `it` that runs a test against it: when cognito-local cannot be installed (no
  * registry), the reason is printed once and the tests pass without running. `setUp` runs once after
  * the start (pools, clients, users, then whatever needs them, e.g. the API under test).
  */
 export function useCognitoLocal(
   what: string,
-  setUp: (cognito: CognitoLocal) => Promise<void> = async () => {},
+  setUp?: (cognito: CognitoLocal) => Promise<void>,
 ): (name: string, fn: (cognito: CognitoLocal) => Promise<void>) => void {
-  let cognito: CognitoLocal | undefined;
-  let skipped: string | undefined;
-  beforeAll(async () => {
-    const started = await startCognitoLocal();
-    if ('skip' in started) {
-      skipped = started.skip;
-      console.warn(`${what} skipped: ${skipped}`);
-      return;
-    }
-    cognito = started;
-    await setUp(cognito);
-  }, SETUP_LIMIT_MS);
-  afterAll(async () => {
-    await cognito?.stop();
-  });
-  return (name, fn) =>
-    it(name, async () => {
-      if (skipped !== undefined) return;
-      await fn(cognito!);
-    });
+  return useTool(what, startCognitoLocal, SETUP_LIMIT_MS, setUp);
 }

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { distinctFreePorts, INSTALL_LIMIT_MS, npmToolBin, npmToolCacheDir, progressWatch, type NpmTool } from './npm-tool';
+import { distinctFreePorts, INSTALL_LIMIT_MS, npmToolBin, npmToolCacheDir, startTool, statusAndBody, useTool, type NpmTool } from './npm-tool';
 
 /**
  * The firebase-tools release the tests run the Auth emulator from. Pinned, so every machine checks
@@ -28,10 +27,6 @@ const OWNER = { authorization: 'Bearer owner' } as const;
 const START_LIMIT_MS = 5 * 60_000;
 /** A suite's `beforeAll` (install, then start): past both limits, so the harness, not jest, says what ran out. */
 const SETUP_LIMIT_MS = INSTALL_LIMIT_MS + START_LIMIT_MS + 60_000;
-/** How long `stop` waits for a clean exit after SIGINT before it kills the process group. */
-const STOP_GRACE_MS = 5_000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What a response from the emulator looks like to a test. */
 export interface EmulatorResponse {
@@ -139,73 +134,26 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
   delete env.FIREBASE_AUTH_EMULATOR_HOST;
   delete env.FIREBASE_EMULATOR_HUB;
 
-  // Its own process group (detached), so `stop` can kill everything it started, not only the CLI.
-  const child: ChildProcess = spawn(process.execPath, [found.bin, 'emulators:start', '--only', 'auth', '--project', FIREBASE_PROJECT_ID, '--non-interactive'], {
-    cwd: dir,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let outputBytes = 0;
-  const keep = (d: Buffer) => ((outputBytes += d.length), (output = (output + d.toString()).slice(-64_000)));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exited: string | undefined;
-  const exitedPromise = new Promise<void>((r) => child.on('exit', (code, signal) => ((exited = signal ?? String(code)), r())));
-  child.on('error', (err) => (exited ??= err.message));
-  const killGroup = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-  // A worker that dies (or forgets `stop`) must not leave an emulator behind.
-  process.on('exit', killGroup);
-
   const origin = `http://127.0.0.1:${port}`;
-  const watch = progressWatch(child.pid, () => outputBytes);
-  for (;;) {
-    if (exited !== undefined) {
-      process.off('exit', killGroup);
-      killGroup();
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`the Firebase Auth emulator exited (${exited}) before it answered:\n${output.trim()}`);
-    }
-    try {
-      const res = await fetch(`${origin}/emulator/v1/projects/${FIREBASE_PROJECT_ID}/config`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    const stuck = watch.verdict(START_LIMIT_MS);
-    if (stuck) {
-      process.off('exit', killGroup);
-      killGroup();
-      await exitedPromise;
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`the Firebase Auth emulator did not answer on ${origin}: ${stuck}:\n${output.trim()}`);
-    }
-    await sleep(200);
-  }
+  const tool = await startTool(
+    'the Firebase Auth emulator',
+    [found.bin, 'emulators:start', '--only', 'auth', '--project', FIREBASE_PROJECT_ID, '--non-interactive'],
+    {
+      dir,
+      env,
+      readyUrl: `${origin}/emulator/v1/projects/${FIREBASE_PROJECT_ID}/config`,
+      limitMs: START_LIMIT_MS,
+    },
+  );
 
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<EmulatorResponse> => {
-    const res = await fetch(origin + path, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: res.status, body: parsed };
-  };
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<EmulatorResponse> =>
+    statusAndBody(
+      await fetch(origin + path, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
   /** A set-up call that must succeed: a failure here is a broken harness, not a test result. */
   const must = async (what: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
     const res = await call(method, path, body, headers);
@@ -216,12 +164,11 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
   const admin = `${v1}/projects/${FIREBASE_PROJECT_ID}`;
   const emulatorApi = `/emulator/v1/projects/${FIREBASE_PROJECT_ID}`;
 
-  let stopping: Promise<void> | undefined;
   return {
     baseUrl: `${origin}/identitytoolkit.googleapis.com`,
     host: `127.0.0.1:${port}`,
     projectId: FIREBASE_PROJECT_ID,
-    logs: () => output,
+    logs: tool.logs,
     signUp: async (email, password) =>
       (await must('signUp', 'POST', `${v1}/accounts:signUp?key=${API_KEY}`, { email, password, returnSecureToken: true })).localId,
     disable: async (localId) => {
@@ -315,19 +262,8 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
       if (res.status !== 200 || !body.id_token) throw new Error(`Firebase Auth emulator token refresh: ${res.status} ${JSON.stringify(body)}`);
       return body.id_token;
     },
-    stop: () =>
-      (stopping ??= (async () => {
-        process.off('exit', killGroup);
-        if (exited === undefined) {
-          // SIGINT is what stops firebase-tools cleanly (Ctrl-C); then the group, in case a child lingers.
-          child.kill('SIGINT');
-          const timer = setTimeout(killGroup, STOP_GRACE_MS);
-          await exitedPromise;
-          clearTimeout(timer);
-        }
-        killGroup();
-        rmSync(dir, { recursive: true, force: true });
-      })()),
+    // SIGINT is what stops firebase-tools cleanly (Ctrl-C); then the group, in case a child lingers.
+    stop: () => tool.stop('SIGINT'),
   };
 }
 
@@ -337,24 +273,6 @@ export async function startFirebaseEmulator(): Promise<FirebaseEmulator | { skip
  * is printed once and the tests pass without running.
  */
 export function useFirebaseEmulator(what: string): (name: string, fn: (emulator: FirebaseEmulator) => Promise<void>) => void {
-  let emulator: FirebaseEmulator | undefined;
-  let skipped: string | undefined;
   // First run: firebase-tools installed into the cache (20-50 s here, minutes when loaded), then ~10 s to start.
-  beforeAll(async () => {
-    const started = await startFirebaseEmulator();
-    if ('skip' in started) {
-      skipped = started.skip;
-      console.warn(`${what} skipped: ${skipped}`);
-    } else {
-      emulator = started;
-    }
-  }, SETUP_LIMIT_MS);
-  afterAll(async () => {
-    await emulator?.stop();
-  });
-  return (name, fn) =>
-    it(name, async () => {
-      if (skipped !== undefined) return;
-      await fn(emulator!);
-    });
+  return useTool(what, startFirebaseEmulator, SETUP_LIMIT_MS);
 }

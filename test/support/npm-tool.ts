@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../../local/dynamodb-local';
 
 /**
@@ -42,10 +42,10 @@ export function npmToolBin(tool: NpmTool, cache: string = npmToolCacheDir(tool))
 }
 
 /**
- * An npm install of firebase-tools takes 20-28 s here (cognito-local ~25 s), and minutes on a
- * loaded machine (one was killed at 90 s by a fixed limit). It is given the time it needs while npm makes progress (uses
- * CPU, see `progressWatch`); one that does nothing for a minute is hung (a registry that never
- * answers), and none may take longer than this however busy the machine.
+ * An npm install of firebase-tools takes 20-28 s here (cognito-local about 25 s), and minutes on a
+ * loaded machine (one was killed at 90 s by a fixed limit). It is given the time it needs while npm
+ * makes progress (uses CPU, see `progressWatch`); one that does nothing for a minute is hung (a
+ * registry that never answers), and none may take longer than this however busy the machine.
  */
 export const INSTALL_LIMIT_MS = 10 * 60_000;
 /**
@@ -266,4 +266,129 @@ export async function distinctFreePorts(n: number): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < n) ports.add(await freePort());
   return [...ports];
+}
+
+/** How long `stop` waits for a clean exit before it kills the process group. */
+const STOP_GRACE_MS = 5_000;
+
+/** A tool's process started by `startTool`, answering on its port. */
+export interface ToolProcess {
+  /** Its stdout and stderr so far (the last 64 kB). */
+  logs(): string;
+  /** Stops it (`signal`, then SIGKILL to its process group after 5 s) and removes its folder. Safe to call twice. */
+  stop(signal: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Runs `node <args>` in its own process group (detached, so `stop` kills everything it started,
+ * not only the CLI) with `dir` as its working folder, and resolves once `readyUrl` answers 2xx
+ * (polled every 200 ms). Rejects with its output, after killing it and removing `dir`, if it exits
+ * first, or makes no progress (CPU time or output) for a minute, or is not ready within `limitMs`.
+ * A worker that dies (or forgets `stop`) leaves nothing behind: the group is killed at its exit.
+ */
+export async function startTool(
+  what: string,
+  args: string[],
+  opts: { dir: string; env: NodeJS.ProcessEnv; readyUrl: string; limitMs: number },
+): Promise<ToolProcess> {
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: opts.dir, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let outputBytes = 0;
+  const keep = (d: Buffer) => ((outputBytes += d.length), (output = (output + d.toString()).slice(-64_000)));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: string | undefined;
+  const exitedPromise = new Promise<void>((r) => child.on('exit', (code, signal) => ((exited = signal ?? String(code)), r())));
+  child.on('error', (err) => (exited ??= err.message));
+  const killGroup = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  process.on('exit', killGroup);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: NodeJS.Signals) =>
+    (stopping ??= (async () => {
+      process.off('exit', killGroup);
+      if (exited === undefined && child.pid !== undefined) {
+        child.kill(signal);
+        const timer = setTimeout(killGroup, STOP_GRACE_MS);
+        await exitedPromise;
+        clearTimeout(timer);
+      }
+      killGroup();
+      rmSync(opts.dir, { recursive: true, force: true });
+    })());
+
+  const watch = progressWatch(child.pid, () => outputBytes);
+  for (;;) {
+    if (exited !== undefined) {
+      await stop('SIGKILL');
+      throw new Error(`${what} exited (${exited}) before it answered:\n${output.trim()}`);
+    }
+    try {
+      const res = await fetch(opts.readyUrl, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    const stuck = watch.verdict(opts.limitMs);
+    if (stuck) {
+      await stop('SIGKILL');
+      throw new Error(`${what} did not answer on ${new URL(opts.readyUrl).origin}: ${stuck}:\n${output.trim()}`);
+    }
+    await sleep(200);
+  }
+  return { logs: () => output, stop };
+}
+
+/** A response's status and body: the JSON parsed, else the text (undefined when empty). */
+export async function statusAndBody(res: Response): Promise<{ status: number; body: any }> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body };
+}
+
+/**
+ * One tool for the tests of a file (started in `beforeAll`, then `setUp` with it, stopped in
+ * `afterAll`), and `it` that runs a test against it: when the tool cannot be installed (no
+ * registry), the reason is printed once and the tests pass without running. `limitMs` bounds the
+ * `beforeAll` (install, start and set-up), past the tool's own limits, so the harness, not jest,
+ * says what ran out.
+ */
+export function useTool<T extends { stop(): Promise<void> }>(
+  what: string,
+  start: () => Promise<T | { skip: string }>,
+  limitMs: number,
+  setUp: (tool: T) => Promise<void> = async () => {},
+): (name: string, fn: (tool: T) => Promise<void>) => void {
+  let tool: T | undefined;
+  let skipped: string | undefined;
+  beforeAll(async () => {
+    const started = await start();
+    if ('skip' in started) {
+      skipped = started.skip;
+      console.warn(`${what} skipped: ${skipped}`);
+      return;
+    }
+    tool = started;
+    await setUp(tool);
+  }, limitMs);
+  afterAll(async () => {
+    await tool?.stop();
+  });
+  return (name, fn) =>
+    it(name, async () => {
+      if (skipped !== undefined) return;
+      await fn(tool as T);
+    });
 }

@@ -380,7 +380,7 @@ describe('--no-hash migrate-on-signin against a service that migrates passwords 
   });
 });
 
-describe('migrating our own Firebase emulator export (JSON, then CSV with its two malformed rows)', () => {
+describe('migrating our own Firebase emulator export (JSON, then CSV with its malformed row)', () => {
   const set = expectedSet(EMULATOR);
   it.each(['users.json', 'users.csv'])('%s', async (file) => {
     const api = await startApi(serviceEnv());

@@ -1,14 +1,15 @@
 import { createReadStream } from 'node:fs';
-import { parse as parseCsv } from 'csv-parse';
 import { UsageError } from '../errors';
 import type { FirebaseHashConfig } from '../hash-config';
 import { usersArray } from '../read';
+import { exporterCsvRecords } from './firebase-csv';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, standardBase64, thirdPartyIdOf } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 
 /**
  * Firebase's `auth:export` (SPEC §17): JSON (`{"users":[…]}`, streamed, never loaded whole) or CSV
- * (no header, one cell per column firebase-tools writes and a trailing comma), hash and salt in
+ * (no header, one cell per column firebase-tools writes and a trailing comma, read by the
+ * exporter's own rule: `./firebase-csv.ts`), hash and salt in
  * standard base64 (the CLI) or base64url (Admin-SDK dumps), `createdAt` a string of ms, custom
  * claims a JSON string.
  */
@@ -269,48 +270,28 @@ function malformedRow(firstCell: string, line: number, why: string): Unreadable 
 }
 
 /**
- * The records of an `auth:export` CSV. firebase-tools writes some rows that are not valid CSV (a
- * quote after a backslash in custom claims is not doubled; a photo URL with a comma is not
- * quoted): such a row fails on its own, the others are read; a file with no readable record at
- * all is not an export.
+ * The records of an `auth:export` CSV, read by the exporter's own rule (`./firebase-csv.ts`, which
+ * reads the custom claims firebase-tools does not escape as RFC 4180 asks). A record of another
+ * width (a photo URL with a comma, which the exporter does not quote) fails on its own, the others
+ * are read; a file with no record of the exporter's width is not an export.
  */
 async function* csvRecords(file: string): AsyncGenerator<FirebaseRecord | Unreadable> {
-  const skipped: Unreadable[] = [];
-  const skippedLines = new Set<number>();
-  // `raw`: a record that cannot be read is reported with its text, whose first cell is its localId.
-  const csv = createReadStream(file).pipe(parseCsv({ relax_column_count: true, skip_empty_lines: true, bom: true, skip_records_with_error: true, raw: true }));
-  csv.on('skip', (err: Error & { lines?: number; raw?: string }) => {
-    // One broken record may be reported more than once (once per bad quote).
-    const line = err.lines ?? 0;
-    if (skippedLines.has(line)) return;
-    skippedLines.add(line);
-    skipped.push(
-      malformedRow((err.raw ?? '').split(',')[0], line, `the CSV record at line ${line} cannot be read (${err.message.replace(/ at line \d+.*$/, '')})`),
-    );
-  });
   let good = 0;
-  let record = 0;
-  try {
-    for await (const { record: cells } of csv as AsyncIterable<{ record: string[] }>) {
-      record++;
-      yield* skipped.splice(0);
-      if (!CSV_WIDTHS.has(cells.length)) {
-        yield malformedRow(
-          cells[0] ?? '',
-          record,
-          `the CSV record has ${cells.length} cells instead of 53 (52 and the trailing comma): a value with a comma the exporter did not quote`,
-        );
-        continue;
-      }
-      good++;
-      yield fromCsv(cells);
+  let records = 0;
+  for await (const { cells, line } of exporterCsvRecords(createReadStream(file, { encoding: 'utf8' }), file)) {
+    records++;
+    if (!CSV_WIDTHS.has(cells.length)) {
+      yield malformedRow(
+        cells[0] ?? '',
+        line,
+        `the CSV record at line ${line} has ${cells.length} cells instead of 53 (52 and the trailing comma): a value with a comma the exporter did not quote`,
+      );
+      continue;
     }
-    yield* skipped.splice(0);
-  } catch (err) {
-    throw new UsageError(`${file} is not a readable CSV file near record ${record + 1}: ${(err as Error).message}`);
+    good++;
+    yield fromCsv(cells);
   }
-  if (good === 0 && record + skippedLines.size > 0)
-    throw new UsageError(`${file} is not an auth:export CSV file: none of its records has the exporter's 53 cells.`);
+  if (good === 0 && records > 0) throw new UsageError(`${file} is not an auth:export CSV file: none of its records has the exporter's 53 cells.`);
 }
 
 export function firebaseSource(file: string, ctx: FirebaseMapContext): Source {

@@ -1,13 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT } from 'jose';
 import { startApi, type TestApi } from '../support/api';
-import { BCRYPT } from '../support/linking';
+import { ecSigner, importMappedUser, rsaSigner, signToken, type Signer } from '../support/key-server';
 
 /**
  * SPEC §19 against the local server and a loopback key server this suite runs: a JWKS per issuer
@@ -22,23 +21,6 @@ const A0_ISS = 'https://acme.auth0.test/';
 const OIDC_ISS = 'https://id.example.test';
 const SECRET = 'a-shared-hs256-secret-of-at-least-32-characters';
 
-interface Signer {
-  readonly kid: string;
-  readonly alg: string;
-  readonly privateKey: KeyObject;
-  readonly jwk: Record<string, unknown>;
-}
-
-function rsaSigner(kid: string): Signer {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return { kid, alg: 'RS256', privateKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' } };
-}
-
-function ecSigner(kid: string): Signer {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { kid, alg: 'ES256', privateKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid } };
-}
-
 /** A self-signed certificate and its key, as Google publishes Firebase's (only its public key is used). */
 function certSigner(kid: string): Signer & { pem: string } {
   const dir = mkdtempSync(join(tmpdir(), 'exchange-cert-'));
@@ -51,7 +33,7 @@ function certSigner(kid: string): Signer & { pem: string } {
       },
     );
     const privateKey = createPrivateKey(readFileSync(join(dir, 'k.pem'), 'utf8'));
-    return { kid, alg: 'RS256', privateKey, jwk: {}, pem: readFileSync(join(dir, 'c.pem'), 'utf8') };
+    return { kid, alg: 'RS256', privateKey, publicKey: createPublicKey(privateKey), jwk: {}, pem: readFileSync(join(dir, 'c.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -67,13 +49,8 @@ let keyBase: string;
 const now = () => Math.floor(Date.now() / 1000);
 const tokens: string[] = [];
 
-async function sign(
-  signer: Signer | { alg: 'HS256'; secret: string; kid?: string },
-  claims: Record<string, unknown>,
-  header: Record<string, unknown> = {},
-): Promise<string> {
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg: signer.alg, ...(signer.kid ? { kid: signer.kid } : {}), ...header });
-  const token = 'secret' in signer ? await jwt.sign(Buffer.from(signer.secret)) : await jwt.sign(signer.privateKey);
+async function sign(...args: Parameters<typeof signToken>): Promise<string> {
+  const token = await signToken(...args);
   tokens.push(token);
   return token;
 }
@@ -92,14 +69,7 @@ let cognito: Signer;
 const COGNITO_ISS = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Test';
 const T1 = `t${randomUUID().slice(0, 8)}`;
 
-/** An imported email-password user mapped to `externalUserId`; answers its SuperTokens id. */
-async function importUser(externalUserId: string): Promise<string> {
-  const email = `${randomUUID()}@example.test`;
-  const imported = await api.post('/recipe/user/passwordhash/import', { email, passwordHash: BCRYPT.hash });
-  expect(imported.json.status).toBe('OK');
-  expect((await api.post('/recipe/userid/map', { superTokensUserId: imported.json.user.id, externalUserId })).json).toEqual({ status: 'OK' });
-  return imported.json.user.id;
-}
+const importUser = (externalUserId: string): Promise<string> => importMappedUser(api, externalUserId);
 
 const exchange = (body: unknown, headers: Record<string, string> = {}, tenant = '') => api.request('POST', `${tenant}${EXCHANGE}`, { body, headers });
 

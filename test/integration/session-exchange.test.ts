@@ -279,6 +279,7 @@ describe('POST /recipe/migration/session/exchange (SPEC §19)', () => {
     expect(await reason(await sign(fb, fbClaims(ext, { exp: undefined })))).toBe('The token has expired');
     expect(await reason(await sign(fb, fbClaims(ext, { nbf: t + 120 })))).toBe('The token is not valid yet');
     expect(await reason(await sign(fb, fbClaims(ext, { iat: t + 120 })))).toBe('The token is not valid yet');
+    expect(await reason(await sign(fb, fbClaims(ext, { auth_time: t + 120 })))).toBe('The token is not valid yet');
     expect(await reason(await sign(fb, fbClaims(ext, { aud: 'other-project' })))).toBe("The token's audience is not accepted");
     expect(await reason(await sign(fb, fbClaims(ext, { sub: undefined })))).toBe('The token has no usable subject');
     expect(await reason(await sign(fb, fbClaims(ext, { sub: 'x'.repeat(129) })))).toBe('The token has no usable subject');

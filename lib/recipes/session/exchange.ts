@@ -105,7 +105,9 @@ function checkClaims(issuer: ExchangeIssuer, claims: JWTPayload, now: number): s
   const nowS = now / 1000;
   const skew = issuer.clockSkewSeconds;
   if (typeof claims.exp !== 'number' || nowS > claims.exp + skew) return REASONS.expired;
-  if ((typeof claims.nbf === 'number' && claims.nbf > nowS + skew) || (typeof claims.iat === 'number' && claims.iat > nowS + skew)) return REASONS.notYetValid;
+  // `auth_time` too, as Firebase's own verifier checks it: a sign-in in the future is no sign-in.
+  const future = (t: unknown) => typeof t === 'number' && t > nowS + skew;
+  if (future(claims.nbf) || future(claims.iat) || future(claims.auth_time)) return REASONS.notYetValid;
   if (!audienceAccepted(issuer, claims)) return REASONS.audience;
   const ext = claims[issuer.externalIdClaim];
   if (typeof ext !== 'string' || ext === '' || ext.length > 128) return REASONS.subject;

@@ -1,0 +1,35 @@
+import { type BcryptParams, bcryptFormat } from '../bcrypt';
+import { BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '../limits';
+import type { FormParse, HashForm } from './form';
+
+/** `$wp`, then a bcrypt hash of one of the revisions PHP's `password_hash` and its verifiers write. */
+const SHAPE = /^\$wp\$2[aby]\$/;
+/** How the bcrypt parse begins its texts; the reason is what follows. */
+const BCRYPT_TEXT_PREFIX = `Password hash is in invalid ${bcryptFormat.formatName} format: `;
+
+/**
+ * `$wp$2y$<cost>$<salt><hash>` (WordPress ≥ 6.8): bcrypt of the base64 HMAC-SHA384 of the password.
+ * The bcrypt part is parsed as a plain bcrypt hash is (`../bcrypt.ts`). WordPress ≤ 6.7's `$P$` is
+ * `phpassPForm` (`./phpass.ts`).
+ */
+export const wordpressBcryptForm: HashForm<BcryptParams> = {
+  marker: /^\$wp\$/,
+
+  parse(encoded: string): FormParse<BcryptParams> {
+    if (!SHAPE.test(encoded)) {
+      return { ok: false, reason: 'expected $wp followed by a bcrypt hash' };
+    }
+    const parsed = bcryptFormat.parse(encoded.slice('$wp'.length));
+    if (!parsed.ok) {
+      return { ok: false, reason: parsed.message.replace(BCRYPT_TEXT_PREFIX, '') };
+    }
+    return { ok: true, params: parsed.params };
+  },
+
+  bound(params: BcryptParams): string | undefined {
+    if (params.cost < BCRYPT_MIN_COST || params.cost > BCRYPT_MAX_COST) {
+      return `the bcrypt cost must be between ${BCRYPT_MIN_COST} and ${BCRYPT_MAX_COST}`;
+    }
+    return undefined;
+  },
+};

@@ -4,24 +4,32 @@ import type { FormCheck } from '../forms/form';
 import type { PhpassParams } from '../forms/phpass';
 import { sameText } from './same';
 
+type IteratedDigest = 'md5' | 'sha512';
+
+const GROUPS: Record<IteratedDigest, number[][]> = { md5: littleEndianGroups(16), sha512: littleEndianGroups(64) };
+
 /**
  * phpass's `crypt_private` loop (Drupal 7's `_password_crypt` with another digest):
- * `h = digest(salt ‖ password)`, then 2^count times `h = digest(h ‖ password)`, encoded with phpass's
- * little-endian crypt64 and cut to the stored digest's length.
+ * `h = digest(salt ‖ password)`, then 2^log2Count times `h = digest(h ‖ password)`, in phpass's
+ * little-endian crypt64 (22 characters for MD5, 86 for SHA-512, of which Drupal keeps 43).
  */
-export function iteratedDigestCheck(algorithm: 'md5' | 'sha512'): FormCheck<PhpassParams> {
-  const groups = littleEndianGroups(algorithm === 'md5' ? 16 : 64);
+export function iteratedDigest(algorithm: IteratedDigest, password: Buffer, salt: string, log2Count: number): string {
+  let digest = createHash(algorithm).update(salt).update(password).digest();
+  // One buffer, the digest then the password, hashed in one call: twice as fast as a new Hash a round.
+  const input = Buffer.alloc(digest.length + password.length);
+  password.copy(input, digest.length);
+  for (let n = 2 ** log2Count; n > 0; n--) {
+    digest.copy(input, 0);
+    digest = hash(algorithm, input, 'buffer');
+  }
+  return encodeCrypt64(digest, GROUPS[algorithm]);
+}
+
+/** The check of the forms that store (the first characters of) the iterated `algorithm` digest. */
+export function iteratedDigestCheck(algorithm: IteratedDigest): FormCheck<PhpassParams> {
   return async (password, params) => {
-    const secret = Buffer.from(password, 'utf8');
-    let digest = createHash(algorithm).update(params.salt).update(secret).digest();
-    // One buffer, the digest then the password, hashed in one call: twice as fast as a new Hash a round.
-    const input = Buffer.alloc(digest.length + secret.length);
-    secret.copy(input, digest.length);
-    for (let n = 2 ** params.log2Count; n > 0; n--) {
-      digest.copy(input, 0);
-      digest = hash(algorithm, input, 'buffer');
-    }
-    return sameText(encodeCrypt64(digest, groups).slice(0, params.hash.length), params.hash);
+    const encoded = iteratedDigest(algorithm, Buffer.from(password, 'utf8'), params.salt, params.log2Count);
+    return sameText(encoded.slice(0, params.hash.length), params.hash);
   };
 }
 

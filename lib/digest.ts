@@ -9,11 +9,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 export const sha256hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
- * Two secrets (or hashes of secrets) compared in constant time. Lengths first: `timingSafeEqual`
- * throws on unequal ones, and the length of a hash or a token format is public.
+ * Two byte strings compared in time independent of where they differ. Lengths first:
+ * `timingSafeEqual` throws on unequal ones, and the length of a hash or a token format is public.
  */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Two secrets (or hashes of secrets, or recomputed password hashes) as UTF-8, compared as {@link sameBytes}. */
 export function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
+  return sameBytes(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FormCheck } from '../forms/form';
 import type { LdapCryptParams, LdapDigestParams } from '../forms/ldap';
 import { md5CryptCheck } from './md5-crypt';
-import { sameBytes } from './same';
+import { sameBytes } from '../../digest';
 import { shaCryptCheck } from './sha-crypt';
 
 /** Recomputes digest(password ‖ salt) of an `{SSHA*}`/`{SMD5}` value (no salt for `{SHA}`/`{MD5}`) in constant time. */

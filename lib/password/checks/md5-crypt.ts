@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { encodeCrypt64 } from '../forms/crypt64';
 import type { FormCheck } from '../forms/form';
 import type { Md5CryptParams } from '../forms/md5-crypt';
-import { sameText } from './same';
+import { sameSecret } from '../../digest';
 
 /*
  * Poul-Henning Kamp's MD5-crypt (FreeBSD's crypt-md5.c, glibc's md5-crypt.c), also Apache's
@@ -52,4 +52,4 @@ export function md5CryptHash(password: Buffer, magic: string, salt: Buffer): str
 
 /** Recomputes an MD5-crypt or `$apr1$` hash and compares it in constant time. */
 export const md5CryptCheck: FormCheck<Md5CryptParams> = async (password, params) =>
-  sameText(md5CryptHash(Buffer.from(password, 'utf8'), params.magic, Buffer.from(params.salt, 'utf8')), params.hash);
+  sameSecret(md5CryptHash(Buffer.from(password, 'utf8'), params.magic, Buffer.from(params.salt, 'utf8')), params.hash);

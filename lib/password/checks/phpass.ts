@@ -2,7 +2,7 @@ import { createHash, hash } from 'node:crypto';
 import { encodeCrypt64, littleEndianGroups } from '../forms/crypt64';
 import type { FormCheck } from '../forms/form';
 import type { PhpassParams } from '../forms/phpass';
-import { sameText } from './same';
+import { sameSecret } from '../../digest';
 
 type IteratedDigest = 'md5' | 'sha512';
 
@@ -29,7 +29,7 @@ export function iteratedDigest(algorithm: IteratedDigest, password: Buffer, salt
 export function iteratedDigestCheck(algorithm: IteratedDigest): FormCheck<PhpassParams> {
   return async (password, params) => {
     const encoded = iteratedDigest(algorithm, Buffer.from(password, 'utf8'), params.salt, params.log2Count);
-    return sameText(encoded.slice(0, params.hash.length), params.hash);
+    return sameSecret(encoded.slice(0, params.hash.length), params.hash);
   };
 }
 

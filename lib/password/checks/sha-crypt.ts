@@ -2,7 +2,7 @@ import { createHash, hash } from 'node:crypto';
 import { encodeCrypt64 } from '../forms/crypt64';
 import type { FormCheck } from '../forms/form';
 import type { ShaCryptParams } from '../forms/sha-crypt';
-import { sameText } from './same';
+import { sameSecret } from '../../digest';
 
 /*
  * Ulrich Drepper's "Unix crypt using SHA-256 and SHA-512" (glibc's sha256-crypt.c, sha512-crypt.c),
@@ -66,4 +66,4 @@ export function shaCryptHash(digest: ShaCryptParams['digest'], password: Buffer,
 
 /** Recomputes a `$5$`/`$6$` hash and compares it in constant time. */
 export const shaCryptCheck: FormCheck<ShaCryptParams> = async (password, params) =>
-  sameText(shaCryptHash(params.digest, Buffer.from(password, 'utf8'), Buffer.from(params.salt, 'utf8'), params.rounds), params.hash);
+  sameSecret(shaCryptHash(params.digest, Buffer.from(password, 'utf8'), Buffer.from(params.salt, 'utf8'), params.rounds), params.hash);

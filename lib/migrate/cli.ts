@@ -12,10 +12,11 @@ import { runMigration, type Progress } from './run';
 import { ServiceClient } from './service';
 import { auth0Source, HashIndex } from './sources/auth0';
 import { firebaseSource } from './sources/firebase';
+import { IdentityIndex, supabaseSource } from './sources/supabase';
 import { supertokensSource } from './sources/supertokens';
 
 /**
- * `npm run migrate -- firebase|auth0|supertokens <file> [options]` and the `auth-core-migrate`
+ * `npm run migrate -- firebase|auth0|supabase|supertokens <file> [options]` and the `auth-core-migrate`
  * bin (SPEC §17). Exit code 0 when nothing failed or was skipped for a reason that needs action,
  * 1 otherwise, 2 on a usage or configuration error before anything is written.
  */
@@ -31,18 +32,24 @@ export interface CliIo {
   readonly signal: AbortSignal;
 }
 
-const SOURCES = ['firebase', 'auth0', 'supertokens'] as const;
+const SOURCES = ['firebase', 'auth0', 'supabase', 'supertokens'] as const;
 
 function program(): Command {
   return new Command()
     .name('auth-core-migrate')
-    .description('Moves a Firebase or Auth0 user base (or a SuperTokens bulk file) into the service through its bulk-import API.')
+    .description('Moves a Firebase, Auth0 or Supabase user base (or a SuperTokens bulk file) into the service through its bulk-import API.')
     .addArgument(new Argument('<source>', 'where the file comes from').choices(SOURCES))
-    .addArgument(new Argument('<file>', 'the export: Firebase auth:export JSON or CSV, Auth0 user export NDJSON (plain or gzipped), or {"users":[…]}'))
+    .addArgument(
+      new Argument(
+        '<file>',
+        'the export: Firebase auth:export JSON or CSV, Auth0 user export NDJSON (plain or gzipped), Supabase auth.users (psql CSV with header or JSON), or {"users":[…]}',
+      ),
+    )
     .option('--url <u>', 'the service', 'http://localhost:3567')
     .option('--api-key <k>', 'the API key (default: env AUTH_CORE_API_KEY, else .data/dev-api-key for a local --url)')
     .option('--hash-config <file>', "firebase: the project's password hash parameters (the console's text or JSON)")
     .option('--hashes <file>', "auth0: the password-hash export (NDJSON), joined to the users on their database identity's id")
+    .option('--identities <file>', 'supabase: auth.identities, in the same format as the users file (CSV with header, or JSON)')
     .option('--tenant <t>', 'the target tenant', 'public')
     .addOption(
       new Option('--no-hash <mode>', 'a user with an email but no password hash and no social identity (default passwordless)').choices([
@@ -54,7 +61,7 @@ function program(): Command {
     .addOption(
       new Option('--duplicates <mode>', 'users that share an identity: fail them all, or import the oldest').choices(['fail', 'oldest']).default('fail'),
     )
-    .option('--include-disabled', 'import disabled (Firebase) and blocked (Auth0) users, with userMetadata.disabled = true')
+    .option('--include-disabled', 'import disabled (Firebase), blocked (Auth0) and banned (Supabase) users, with userMetadata.disabled = true')
     .option('--dry-run', 'read, map and check everything; write nothing but the report')
     .option('--offline', 'with --dry-run: do not ask the service anything (no existing-user check)')
     .option('--report <file>', 'the report (default migration-report-<timestamp>.json)')
@@ -69,6 +76,7 @@ interface Options {
   apiKey?: string;
   hashConfig?: string;
   hashes?: string;
+  identities?: string;
   tenant: string;
   hash: true | NoHashMode;
   duplicates: DuplicatesMode;
@@ -93,6 +101,12 @@ function apiKeyOf(opts: Options, io: CliIo): string | undefined {
 
 async function sourceOf(name: (typeof SOURCES)[number], file: string, opts: Options, map: MapOptions): Promise<Source> {
   assertReadableFile(file, 'the export');
+  if (opts.identities && name !== 'supabase') throw new UsageError('--identities is for supabase.');
+  if (name === 'supabase') {
+    if (opts.hashConfig || opts.hashes) throw new UsageError('a Supabase export carries its hashes: --hash-config and --hashes do not apply.');
+    if (opts.identities) assertReadableFile(opts.identities, '--identities');
+    return supabaseSource(file, { opts: map, ...(opts.identities ? { identities: await IdentityIndex.read(opts.identities) } : {}) });
+  }
   if (name === 'firebase') {
     if (opts.hashes) throw new UsageError('--hashes is for auth0; firebase takes --hash-config.');
     return firebaseSource(file, { opts: map, ...(opts.hashConfig ? { hashConfig: readHashConfig(opts.hashConfig) } : {}) });

@@ -112,8 +112,8 @@ export function assembleUser(input: {
   metadata?: Record<string, unknown>;
   roles?: readonly string[];
   warnings: Warning[];
-  /** Disabled (Firebase) or blocked (Auth0) in the source: the word the report uses. */
-  disabled?: 'disabled' | 'blocked';
+  /** Disabled (Firebase), blocked (Auth0) or banned (Supabase) in the source: the word the report uses. */
+  disabled?: 'disabled' | 'blocked' | 'banned';
   opts: MapOptions;
   /** Why there is no login method, when there is none. */
   emptyReason: NotImported;

@@ -8,6 +8,7 @@ import { standardBase64 } from '../../lib/migrate/mapping';
 import type { MapOptions, NoHashMode, Source } from '../../lib/migrate/model';
 import { auth0Source, HashIndex, mapAuth0User } from '../../lib/migrate/sources/auth0';
 import { firebaseSource, mapFirebaseUser, type FirebaseRecord } from '../../lib/migrate/sources/firebase';
+import { IdentityIndex, mapSupabaseUser, supabaseSource, timestampOf } from '../../lib/migrate/sources/supabase';
 import { supertokensSource } from '../../lib/migrate/sources/supertokens';
 import { UsageError } from '../../lib/migrate/errors';
 import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUser } from '../support/migration';
@@ -472,5 +473,226 @@ describe('a SuperTokens bulk file', () => {
     expect(planned[3].mapped.user).toEqual(users[1]);
     expect(planned[2].mapped.createdAt).toBe(5);
     expect(index.collisions()).toEqual([{ tenant: 'public', key: 'emailpassword email a@x.com', sourceIds: ['a', '#1'] }]);
+  });
+});
+
+describe('the Supabase source against the fixtures of psql exports of auth.users and auth.identities', () => {
+  const SUPABASE = join(MIGRATION_FIXTURES, 'supabase');
+  const rowsOf = (file: string): Record<string, unknown>[] =>
+    readFileSync(join(SUPABASE, file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  const written = (name: string, body: string): string => {
+    const file = join(scratch, name);
+    writeFileSync(file, body);
+    return file;
+  };
+  const source = (users: string, identities: IdentityIndex | undefined, opts: Partial<MapOptions> = {}) =>
+    supabaseSource(users, { opts: { ...mapOptions(VARIANTS[0]), ...opts }, ...(identities ? { identities } : {}) });
+
+  /** jsonb as psql prints it: `{"a": 1, "b": [1, 2]}`. */
+  const jsonb = (v: unknown): string =>
+    Array.isArray(v)
+      ? `[${v.map(jsonb).join(', ')}]`
+      : v !== null && typeof v === 'object'
+        ? `{${Object.entries(v)
+            .map(([k, x]) => `${JSON.stringify(k)}: ${jsonb(x)}`)
+            .join(', ')}}`
+        : JSON.stringify(v);
+  /** A cell as `\copy … csv header` writes it: NULL empty, `t`/`f`, `2023-01-02 03:04:05.678901+00`, quoted when it must be. */
+  const psqlCell = (v: unknown): string => {
+    if (v === null || v === undefined) return '';
+    if (typeof v === 'boolean') return v ? 't' : 'f';
+    if (typeof v === 'number') return String(v);
+    const s = typeof v === 'object' ? jsonb(v) : String(v).replace(/^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d+)?)\+00:00$/, '$1 $2+00');
+    return s === '' || /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const psqlCsv = (rows: Record<string, unknown>[]): string => {
+    const columns = Object.keys(rows[0]);
+    return [columns.join(','), ...rows.map((r) => columns.map((c) => psqlCell(r[c])).join(','))].join('\n') + '\n';
+  };
+
+  it('row_to_json lines with --identities: every user, every option, the password', async () => {
+    const identities = await IdentityIndex.read(join(SUPABASE, 'identities.ndjson'));
+    await checkSet((opts) => supabaseSource(join(SUPABASE, 'users.ndjson'), { opts, identities }), SUPABASE, 'json');
+    expect(source(join(SUPABASE, 'users.ndjson'), identities).notes()).toEqual({ orphanIdentityRows: 0, unreadableIdentityRows: [] });
+  });
+
+  it('the same tables as json_agg arrays', async () => {
+    const users = written('sb-users.json', JSON.stringify(rowsOf('users.ndjson'), null, 2));
+    const identities = await IdentityIndex.read(written('sb-identities.json', JSON.stringify(rowsOf('identities.ndjson'))));
+    await checkSet((opts) => supabaseSource(users, { opts, identities }), SUPABASE, 'json');
+  });
+
+  it('the same tables as psql CSV with header (t/f, empty = NULL, jsonb cells, "+00" times with µs)', async () => {
+    const usersCsv = psqlCsv(rowsOf('users.ndjson'));
+    expect(usersCsv).toContain(',"{""name"": ""Amy""}",');
+    expect(usersCsv).toContain(',2023-01-02 03:04:05.678901+00,');
+    const users = written('sb-users.csv', usersCsv);
+    const identities = await IdentityIndex.read(written('sb-identities.csv', psqlCsv(rowsOf('identities.ndjson'))));
+    await checkSet((opts) => supabaseSource(users, { opts, identities }), SUPABASE, 'csv');
+  });
+
+  it('a line as `copy … to stdout` escapes it (every backslash doubled) reads as the JSON it holds', async () => {
+    const row = { ...rowsOf('users.ndjson')[0], raw_user_meta_data: { name: 'Amy "A" \\o/' } };
+    const copied = JSON.stringify(row).replace(/\\/g, '\\\\');
+    const { users } = await plan(source(written('sb-copied.ndjson', `${copied}\n`), undefined));
+    expect(users[0].mapped.user?.userMetadata).toEqual({ name: 'Amy "A" \\o/' });
+  });
+
+  it('timestamps: psql and JSON forms, µs truncated (never rounded), offsets, no zone = UTC', () => {
+    expect(timestampOf('2023-05-01 10:20:30.5+00')).toBe(Date.UTC(2023, 4, 1, 10, 20, 30, 500));
+    expect(timestampOf('2023-05-01T10:20:30.123999+00:00')).toBe(Date.UTC(2023, 4, 1, 10, 20, 30, 123));
+    expect(timestampOf('2023-05-01 12:20:30+02')).toBe(Date.UTC(2023, 4, 1, 10, 20, 30));
+    expect(timestampOf('2023-05-01 05:50:30-04:30')).toBe(Date.UTC(2023, 4, 1, 10, 20, 30));
+    expect(timestampOf('2023-05-01 10:20:30')).toBe(Date.UTC(2023, 4, 1, 10, 20, 30));
+    expect(timestampOf('yesterday')).toBeUndefined();
+  });
+
+  describe('rows the fixture does not hold', () => {
+    const now = Date.UTC(2025, 0, 1);
+    const map = (
+      raw: Record<string, unknown>,
+      identities?: { provider: string; providerId: string; data: Record<string, unknown> }[],
+      opts: Partial<MapOptions> = {},
+    ) => mapSupabaseUser(raw, { opts: { ...mapOptions(VARIANTS[0]), ...opts }, now, ...(identities ? { identities } : {}) }, 'row 2');
+    const base = {
+      id: 'b2000000-0000-4000-8000-0000000000aa',
+      email: 'Zed@SB-demo.example ',
+      encrypted_password: '',
+      email_confirmed_at: '2023-01-02 03:05:00+00',
+      created_at: '2023-01-02 03:04:05.678901+00',
+      raw_app_meta_data: '{"provider": "email", "providers": ["email"]}',
+      raw_user_meta_data: '{}',
+      phone: null,
+      phone_confirmed_at: null,
+    };
+    const methods = (m: ReturnType<typeof map>) =>
+      m.user?.loginMethods.map((lm) => [lm.recipeId, lm.email ?? lm.phoneNumber, lm.isVerified, lm.hashingAlgorithm]);
+    const codes = (m: ReturnType<typeof map>) => m.warnings.map((w) => w.code);
+
+    it('an argon2 hash goes through as argon2; $fbscrypt$ is hash-unsupported and the user gets the --no-hash mode', () => {
+      const argon = '$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA';
+      expect(methods(map({ ...base, encrypted_password: argon }))).toEqual([['emailpassword', 'zed@sb-demo.example', true, 'argon2']]);
+      const fb = map({ ...base, encrypted_password: '$fbscrypt$v=1,n=14,r=8,p=1,ss=Bw==,sk=a2V5$c2FsdA==$aGFzaA==' });
+      expect(methods(fb)).toEqual([['passwordless', 'zed@sb-demo.example', true, undefined]]);
+      expect(codes(fb)).toEqual(['hash-unsupported', 'no-password-hash']);
+      const onSignIn = map({ ...base, encrypted_password: '$fbscrypt$x' }, undefined, { noHash: 'migrate-on-signin' });
+      expect(onSignIn.user?.loginMethods[0]).toMatchObject({ recipeId: 'emailpassword', migratePasswordOnSignIn: true });
+      expect(JSON.stringify(fb)).not.toContain('c2FsdA==');
+    });
+
+    it('a magic-link user is passwordless (or skipped with --no-hash skip); with a phone, one passwordless method holds both', () => {
+      expect(methods(map(base))).toEqual([['passwordless', 'zed@sb-demo.example', true, undefined]]);
+      expect(map(base, undefined, { noHash: 'skip' }).notImported).toMatchObject({ outcome: 'skipped', code: 'no-password-hash' });
+      const both = map({ ...base, phone: '14155550199', phone_confirmed_at: '2023-01-02 03:06:00+00' });
+      expect(both.user?.loginMethods).toEqual([
+        expect.objectContaining({ recipeId: 'passwordless', email: 'zed@sb-demo.example', phoneNumber: '+14155550199' }),
+      ]);
+    });
+
+    it('a phone-password user keeps its phone, not its password', () => {
+      const m = map({
+        ...base,
+        email: null,
+        email_confirmed_at: null,
+        encrypted_password: rowsOf('users.ndjson')[0].encrypted_password,
+        phone: '14155550198',
+        phone_confirmed_at: null,
+      });
+      expect(methods(m)).toEqual([['passwordless', '+14155550198', false, undefined]]);
+      expect(codes(m)).toEqual(['password-not-migrated']);
+    });
+
+    it('deleted, SSO and anonymous users are skipped by their reason; a ban in the future is disabled, a past one imported', () => {
+      expect(map({ ...base, deleted_at: '2024-01-01 00:00:00+00' }).notImported).toMatchObject({ outcome: 'skipped', code: 'deleted' });
+      expect(map({ ...base, is_sso_user: 't' }).notImported).toMatchObject({ outcome: 'skipped', code: 'sso' });
+      expect(map({ ...base, is_anonymous: true }).notImported).toMatchObject({ outcome: 'skipped', code: 'anonymous' });
+      expect(map({ ...base, banned_until: '2025-06-01 00:00:00+00' }).notImported).toMatchObject({ outcome: 'skipped', code: 'disabled', needsAction: false });
+      expect(map({ ...base, banned_until: '2024-06-01 00:00:00+00' }).user).toBeDefined();
+      const included = map({ ...base, banned_until: 'infinity' }, undefined, { includeDisabled: true });
+      expect(included.user?.userMetadata).toEqual({ disabled: true });
+    });
+
+    it('metadata: raw_user_meta_data, then raw_app_meta_data without provider(s), the app winning with a warning', () => {
+      const m = map({
+        ...base,
+        raw_user_meta_data: '{"name": "Zed", "plan": "free", "tier": 1}',
+        raw_app_meta_data: '{"provider": "email", "providers": ["email"], "plan": "pro", "tier": 1}',
+      });
+      expect(m.user?.userMetadata).toEqual({ name: 'Zed', plan: 'pro', tier: 1 });
+      expect(codes(m)).toContain('metadata-key-clash');
+      expect(map({ ...base, raw_user_meta_data: '{"name": ' })).toMatchObject({
+        notImported: { outcome: 'failed', code: 'row-unreadable', reason: 'row 2: raw_user_meta_data is not a JSON object' },
+      });
+    });
+
+    it('third-party identities: verified as identity_data says, else as the email; without --identities an OAuth-only user needs action', () => {
+      const google = { ...base, raw_app_meta_data: { provider: 'google', providers: ['google', 'github'] } };
+      const m = map(google, [
+        { provider: 'google', providerId: 'g-1', data: { email: 'zed@gmail.example', email_verified: false } },
+        { provider: 'github', providerId: '42', data: {} },
+      ]);
+      expect(m.user?.loginMethods.map((lm) => [lm.thirdPartyId, lm.thirdPartyUserId, lm.email, lm.isVerified])).toEqual([
+        ['google', 'g-1', 'zed@gmail.example', false],
+        ['github', '42', 'zed@sb-demo.example', true],
+      ]);
+      expect(map(google).notImported).toMatchObject({ outcome: 'skipped', code: 'no-login-method', needsAction: true });
+      const withPassword = map({ ...google, encrypted_password: rowsOf('users.ndjson')[0].encrypted_password });
+      expect(methods(withPassword)).toEqual([['emailpassword', 'zed@sb-demo.example', true, 'bcrypt']]);
+      expect(codes(withPassword)).toEqual(['identity-not-migrated']);
+    });
+  });
+
+  describe('files that are not this source export: refused in one sentence naming the file', () => {
+    const users = join(SUPABASE, 'users.ndjson');
+    const header = Object.keys(rowsOf('users.ndjson')[0]).join(',');
+    it.each([
+      [
+        'Firebase\'s {"users":[…]} on one line',
+        '{"users":[]}\n',
+        'is not an auth.users export (psql CSV with header, a json_agg array or row_to_json lines): line 1 has no id, email, encrypted_password',
+      ],
+      ['a pretty-printed document', '{\n  "id": "x"\n}\n', 'line 1 is not JSON (a pretty-printed JSON document?'],
+      ['a json_agg array cut short', `[${readFileSync(users, 'utf8').split('\n')[0]}, {"id": "b2`, 'it is not readable JSON'],
+      ['a CSV without its header row', 'b2000000-0000-4000-8000-000000000001,amy@sb-demo.example\n', 'its header row has no column id, email'],
+      ['a CSV cut short inside a quoted cell', `${header}\nb2,"{""name`, 'it is cut short (a quoted cell never ends)'],
+      ['an empty file', '', 'it is empty'],
+    ])('%s', async (_name, body, sentence) => {
+      const file = written('sb-wrong.txt', body);
+      await expect(plan(source(file, undefined))).rejects.toThrow(UsageError);
+      await expect(plan(source(file, undefined))).rejects.toThrow(`${file} is not an auth.users export`);
+      await expect(plan(source(file, undefined))).rejects.toThrow(sentence);
+    });
+
+    it('a broken line stops the run without quoting it (it may hold a hash)', async () => {
+      const line = readFileSync(users, 'utf8').split('\n')[0];
+      const file = written('sb-broken-line.ndjson', `${line}\n${line.slice(0, 200)}\n`);
+      const err = await plan(source(file, undefined)).catch((e: Error) => e);
+      expect(err).toEqual(
+        new UsageError(`${file} is not an auth.users export (psql CSV with header, a json_agg array or row_to_json lines): line 2 is not JSON.`),
+      );
+    });
+
+    it('the users file given as --identities', async () => {
+      await expect(IdentityIndex.read(users)).rejects.toThrow(
+        `${users} is not an auth.identities export (psql CSV with header, a json_agg array or row_to_json lines): line 1 has no user_id, provider, identity_data.`,
+      );
+    });
+
+    it('inside a well-formed CSV, a row of another width fails alone, by its first cell', async () => {
+      const rows = rowsOf('users.ndjson');
+      const csv = psqlCsv(rows).split('\n');
+      csv[2] = 'b2000000-0000-4000-8000-000000000002,ben@sb-demo.example,x';
+      const { users: planned } = await plan(source(written('sb-short-row.csv', csv.join('\n')), undefined));
+      expect(planned.map((u) => [u.mapped.sourceId, u.outcome, u.reasonCode])).toEqual([
+        ['b2000000-0000-4000-8000-000000000001', 'imported', undefined],
+        ['b2000000-0000-4000-8000-000000000002', 'failed', 'row-unreadable'],
+        ['b2000000-0000-4000-8000-000000000003', 'imported', undefined],
+        ['b2000000-0000-4000-8000-000000000004', 'skipped', 'anonymous'],
+      ]);
+      expect(planned[1].mapped.notImported?.reason).toBe(`row 3: 3 columns, expected ${Object.keys(rows[0]).length}`);
+    });
   });
 });

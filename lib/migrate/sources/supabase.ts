@@ -1,0 +1,287 @@
+import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf } from '../mapping';
+import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
+import { tableRows, type TableSpec } from '../table';
+
+/**
+ * Supabase (SPEC §17b): `auth.users`, and optionally `auth.identities`, as psql exports them
+ * (`\copy (select * from auth.users) to f csv header`, or JSON: `json_agg` or `row_to_json`
+ * lines; read by `../table.ts`). In CSV every cell is text (`t`/`f`, JSON cells as text,
+ * `2023-05-01 10:20:30.5+00`); in JSON they are JSON values: the helpers below take either.
+ */
+
+type Obj = Record<string, unknown>;
+
+const USERS: TableSpec = {
+  what: 'an auth.users export (psql CSV with header, a json_agg array or row_to_json lines)',
+  required: [['id'], ['email'], ['encrypted_password'], ['email_confirmed_at'], ['created_at'], ['raw_app_meta_data'], ['raw_user_meta_data']],
+};
+const IDENTITIES: TableSpec = {
+  what: 'an auth.identities export (psql CSV with header, a json_agg array or row_to_json lines)',
+  // `provider_id` since supabase/auth 2.40 (2023); before it, `id` was the provider's user id.
+  required: [['user_id'], ['provider'], ['identity_data'], ['provider_id', 'id']],
+};
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+const present = (v: unknown): boolean => v !== null && v !== undefined && v !== '';
+/** A boolean column: JSON `true`, psql's `t`. */
+const flag = (v: unknown): boolean => v === true || v === 't' || v === 'true';
+
+/** A JSON column: the value in JSON, its text parsed in CSV; NULL → `{}`; anything but an object → undefined. */
+function jsonObject(v: unknown): Obj | undefined {
+  if (v === null || v === undefined || v === '') return {};
+  let value = v;
+  if (typeof v === 'string') {
+    try {
+      value = JSON.parse(v);
+    } catch {
+      return undefined;
+    }
+  }
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : undefined;
+}
+
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2}){0,2})?$/i;
+
+/**
+ * A timestamptz as psql (`2023-05-01 10:20:30.5+00`) or `row_to_json` (`2023-05-01T10:20:30.5+00:00`)
+ * writes it, in ms since the epoch: µs truncated, never rounded; no zone is UTC. `infinity` is
+ * Infinity (a ban for ever).
+ */
+export function timestampOf(v: unknown): number | undefined {
+  if (typeof v !== 'string') return undefined;
+  if (v.trim() === 'infinity') return Infinity;
+  const m = TIMESTAMP.exec(v.trim());
+  if (!m) return undefined;
+  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const local = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
+  const zone = (m[8] ?? 'Z').toUpperCase();
+  if (zone === 'Z') return local;
+  const digits = zone.slice(1).replace(/:/g, '').padEnd(6, '0');
+  const offset = (Number(digits.slice(0, 2)) * 3600 + Number(digits.slice(2, 4)) * 60 + Number(digits.slice(4, 6))) * 1000;
+  return zone[0] === '-' ? local + offset : local - offset;
+}
+
+const BCRYPT = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+const ARGON2 = /^\$argon2(?:id|i|d)\$/;
+
+/** One row of `auth.identities`, as the mapping needs it. */
+export interface SupabaseIdentity {
+  readonly provider: string;
+  readonly providerId: string;
+  readonly data: Obj;
+}
+
+export interface SupabaseMapContext {
+  readonly opts: MapOptions;
+  /** The user's rows of `auth.identities`; undefined when no `--identities` file was given. */
+  readonly identities?: readonly SupabaseIdentity[];
+  /** The run's time (ms): a `banned_until` after it is a ban. */
+  readonly now: number;
+}
+
+/** The user's own login kinds: not third-party identities. */
+const OWN_PROVIDERS = new Set(['email', 'phone']);
+
+/** Maps one `auth.users` row to a bulk user (or says why it is not imported); `at` names the row. */
+export function mapSupabaseUser(raw: Obj, ctx: SupabaseMapContext, at: string): MappedUser {
+  const { opts } = ctx;
+  const warnings: Warning[] = [];
+  const createdAt = timestampOf(raw.created_at);
+  if (present(raw.created_at) && createdAt === undefined)
+    warnings.push({
+      code: 'bad-created-at',
+      text: `created_at ${JSON.stringify(String(raw.created_at).slice(0, 40))} is not a time: timeJoined is the import time`,
+    });
+  const sourceId = text(raw.id);
+  if (sourceId === undefined) return failedUser(`#${at}`, createdAt, 'no-source-id', `${at} has no id`, warnings);
+  const skipped = (code: string, reason: string): MappedUser => ({
+    sourceId,
+    ...(createdAt !== undefined ? { createdAt } : {}),
+    warnings,
+    notImported: { outcome: 'skipped', code, reason, needsAction: false },
+  });
+  if (flag(raw.is_anonymous)) return skipped('anonymous', 'anonymous user (is_anonymous): no identity to sign in with');
+  if (present(raw.deleted_at)) return skipped('deleted', 'deleted in Supabase (deleted_at is set)');
+  if (flag(raw.is_sso_user)) return skipped('sso', 'SSO (SAML) user: enterprise sign-in is not migrated');
+
+  const userMeta = jsonObject(raw.raw_user_meta_data);
+  const appMeta = jsonObject(raw.raw_app_meta_data);
+  if (userMeta === undefined || appMeta === undefined) {
+    const column = userMeta === undefined ? 'raw_user_meta_data' : 'raw_app_meta_data';
+    return failedUser(sourceId, createdAt, 'row-unreadable', `${at}: ${column} is not a JSON object`, warnings);
+  }
+  const bannedUntil = timestampOf(raw.banned_until);
+  const banned = present(raw.banned_until) && (bannedUntil === undefined || bannedUntil > ctx.now);
+
+  const email = emailOf(raw.email);
+  if (present(raw.email) && email === undefined)
+    warnings.push({ code: 'bad-email', text: `email ${JSON.stringify(String(raw.email).slice(0, 80))} is not an email address: not imported` });
+  const emailVerified = present(raw.email_confirmed_at);
+  const rawPhone = text(raw.phone);
+  // auth.users keeps the number without its `+`.
+  const phone = rawPhone === undefined ? undefined : phoneOf(rawPhone.startsWith('+') ? rawPhone : `+${rawPhone}`);
+  if (rawPhone !== undefined && phone === undefined)
+    warnings.push({ code: 'bad-phone', text: `phone ${JSON.stringify(rawPhone.slice(0, 40))} is not a phone number: not imported` });
+
+  const methods: BulkLoginMethodInput[] = [];
+  const hash = text(raw.encrypted_password);
+  let hashUnsupported = false;
+  if (hash !== undefined) {
+    const hashingAlgorithm = BCRYPT.test(hash) ? 'bcrypt' : ARGON2.test(hash) ? 'argon2' : undefined;
+    if (hashingAlgorithm === undefined) {
+      hashUnsupported = true;
+      warnings.push({
+        code: 'hash-unsupported',
+        text: hash.startsWith('$fbscrypt$')
+          ? "the password hash is Supabase's Firebase scrypt ($fbscrypt$), which the service cannot check: the password is not imported"
+          : 'the password hash is neither bcrypt nor argon2: the password is not imported',
+      });
+    } else if (email === undefined) {
+      warnings.push({ code: 'password-not-migrated', text: 'a password but no email (a phone-password user): the password is not imported' });
+    } else {
+      methods.push({ recipeId: 'emailpassword', tenantIds: [], isVerified: emailVerified, email, passwordHash: hash, hashingAlgorithm });
+    }
+  }
+
+  // Third-party identities: from auth.identities; without it, only the names in raw_app_meta_data.providers.
+  const providers = Array.isArray(appMeta.providers) ? appMeta.providers.filter((p): p is string => typeof p === 'string') : [];
+  const social = ctx.identities
+    ? ctx.identities.filter((i) => !OWN_PROVIDERS.has(i.provider)).map((i) => i.provider)
+    : providers.filter((p) => !OWN_PROVIDERS.has(p));
+  for (const identity of ctx.identities ?? []) {
+    if (OWN_PROVIDERS.has(identity.provider)) continue;
+    const idEmail = emailOf(identity.data.email) ?? email;
+    if (idEmail === undefined) {
+      warnings.push({
+        code: 'identity-without-email',
+        text: `${identity.provider} identity ${identity.providerId} has no email anywhere in the record: not imported`,
+      });
+      continue;
+    }
+    const claimed = identity.data.email_verified;
+    methods.push({
+      recipeId: 'thirdparty',
+      tenantIds: [],
+      isVerified: typeof claimed === 'boolean' ? claimed : idEmail === email && emailVerified,
+      email: idEmail,
+      thirdPartyId: thirdPartyIdOf(identity.provider),
+      thirdPartyUserId: identity.providerId,
+    });
+  }
+  if (!ctx.identities && social.length > 0)
+    warnings.push({ code: 'identity-not-migrated', text: `${social.join(', ')} sign-in not imported: give auth.identities with --identities` });
+
+  const phoneMethod: BulkLoginMethodInput | undefined =
+    phone === undefined ? undefined : { recipeId: 'passwordless', tenantIds: [], isVerified: present(raw.phone_confirmed_at), phoneNumber: phone };
+  if (email !== undefined && !methods.some((m) => m.recipeId === 'emailpassword') && social.length === 0) {
+    const why = hashUnsupported ? 'a password hash the service cannot check' : 'email but no password (a magic-link or OTP user)';
+    const noHash = noHashLoginMethod(email, emailVerified, opts, why);
+    if (noHash.skip && methods.length === 0 && phoneMethod === undefined) return skipped(noHash.skip.code, noHash.skip.reason);
+    if (noHash.warning) warnings.push(noHash.warning);
+    if (noHash.method?.recipeId === 'passwordless' && phoneMethod) {
+      // One passwordless login method may hold both an email and a phone number.
+      phoneMethod.email = email;
+      phoneMethod.isVerified = emailVerified;
+    } else if (noHash.method) {
+      methods.push(noHash.method);
+    }
+  }
+  if (phoneMethod) methods.push(phoneMethod);
+
+  // raw_user_meta_data, then raw_app_meta_data without the provider bookkeeping: the app's values win.
+  const { provider: _provider, providers: _providers, ...app } = appMeta;
+  const clashes = Object.keys(app).filter((k) => Object.hasOwn(userMeta, k) && JSON.stringify(userMeta[k]) !== JSON.stringify(app[k]));
+  if (clashes.length > 0)
+    warnings.push({
+      code: 'metadata-key-clash',
+      text: `raw_user_meta_data and raw_app_meta_data both hold ${clashes.join(', ')}: raw_app_meta_data's values are kept`,
+    });
+
+  return assembleUser({
+    sourceId,
+    createdAt,
+    methods,
+    metadata: { ...userMeta, ...app },
+    warnings,
+    disabled: banned ? 'banned' : undefined,
+    opts,
+    emptyReason:
+      !ctx.identities && social.length > 0
+        ? { code: 'no-login-method', reason: `only ${social.join(', ')} sign-in, and no --identities file to import it from`, needsAction: true }
+        : { code: 'no-login-method', reason: 'no email, phone number or identity that can be imported', needsAction: false },
+  });
+}
+
+/** `auth.identities`, indexed by user: read whole before the users (it is the smaller table). */
+export class IdentityIndex {
+  private readonly byUser = new Map<string, SupabaseIdentity[]>();
+  /** Rows that could not be read (their place and why; never their data). */
+  readonly unreadable: { at: string; reason: string }[] = [];
+  private readonly joined = new Set<string>();
+
+  static async read(file: string): Promise<IdentityIndex> {
+    const index = new IdentityIndex();
+    for await (const row of tableRows(file, IDENTITIES)) {
+      if ('unreadable' in row) {
+        index.unreadable.push({ at: row.at, reason: row.unreadable });
+        continue;
+      }
+      const v = row.value;
+      const userId = text(v.user_id);
+      const provider = text(v.provider);
+      const providerId = text('provider_id' in v ? v.provider_id : v.id);
+      const data = jsonObject(v.identity_data);
+      if (userId === undefined || provider === undefined || providerId === undefined || data === undefined) {
+        const what = userId === undefined ? 'user_id' : provider === undefined ? 'provider' : providerId === undefined ? 'provider_id' : 'identity_data';
+        index.unreadable.push({ at: row.at, reason: `${row.at}: no readable ${what}` });
+        continue;
+      }
+      const list = index.byUser.get(userId);
+      const identity = { provider: provider.trim().toLowerCase(), providerId, data };
+      if (list) list.push(identity);
+      else index.byUser.set(userId, [identity]);
+    }
+    return index;
+  }
+
+  of(userId: string): readonly SupabaseIdentity[] {
+    this.joined.add(userId);
+    return this.byUser.get(userId) ?? [];
+  }
+
+  /** How many identity rows belong to no user of the users file. */
+  orphans(): number {
+    let n = 0;
+    for (const [userId, list] of this.byUser) if (!this.joined.has(userId)) n += list.length;
+    return n;
+  }
+}
+
+export interface SupabaseSourceOptions {
+  readonly opts: MapOptions;
+  readonly identities?: IdentityIndex;
+  readonly now?: number;
+}
+
+export function supabaseSource(file: string, options: SupabaseSourceOptions): Source {
+  const now = options.now ?? Date.now();
+  const { identities } = options;
+  return {
+    async *users() {
+      for await (const row of tableRows(file, USERS)) {
+        if ('unreadable' in row) {
+          const first = row.firstCell;
+          const sourceId = first !== undefined && /^[0-9a-f-]{36}$/i.test(first) ? first : `#${row.at}`;
+          yield failedUser(sourceId, undefined, 'row-unreadable', row.unreadable);
+          continue;
+        }
+        const id = text(row.value.id);
+        yield mapSupabaseUser(row.value, { opts: options.opts, now, ...(identities && id !== undefined ? { identities: identities.of(id) } : {}) }, row.at);
+      }
+    },
+    notes() {
+      if (!identities) return {};
+      return { orphanIdentityRows: identities.orphans(), unreadableIdentityRows: identities.unreadable };
+    },
+  };
+}

@@ -21,6 +21,7 @@ import { expectedSet, MIGRATION_FIXTURES, type ExpectedSet, type ExpectedUser } 
  */
 const FIREBASE = join(MIGRATION_FIXTURES, 'firebase');
 const AUTH0 = join(MIGRATION_FIXTURES, 'auth0');
+const SUPABASE = join(MIGRATION_FIXTURES, 'supabase');
 const EMULATOR = join(MIGRATION_FIXTURES, '..', 'firebase-emulator');
 const CLI = join(__dirname, '..', '..', 'dist', 'cli', 'migrate.js');
 const SIGNER_KEY = expectedSet(FIREBASE).service!.vendor_password_hashing_signer_key;
@@ -432,6 +433,48 @@ describe('migrating the Auth0 fixture (gzipped user export + hash export)', () =
     const imported = run.report.users.filter((u: any) => u.outcome === 'imported');
     expect(imported.length).toBe(set.summary.imported);
     expect(imported.filter((u: any) => u.fromLedger !== true)).toEqual([]);
+  });
+});
+
+describe('migrating the Supabase fixture (auth.users and auth.identities as row_to_json lines)', () => {
+  const set = expectedSet(SUPABASE);
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(serviceEnv());
+  });
+  afterAll(async () => {
+    await api.stop();
+  });
+  const args = ['supabase', join(SUPABASE, 'users.ndjson'), '--identities', join(SUPABASE, 'identities.ndjson')];
+
+  it('refuses a file that is not auth.users, and --hash-config: exit 2, nothing written', async () => {
+    const wrong = await migrate(api, dir, ['supabase', join(SUPABASE, 'identities.ndjson')]);
+    expect([wrong.code, wrong.stderr]).toEqual([2, expect.stringContaining(`${join(SUPABASE, 'identities.ndjson')} is not an auth.users export`)]);
+    expect(wrong.report).toBeUndefined();
+    const hashConfig = await migrate(api, dir, [...args, '--hash-config', join(FIREBASE, 'hash-config.txt')]);
+    expect([hashConfig.code, hashConfig.stderr]).toEqual([2, expect.stringContaining('--hash-config and --hashes do not apply')]);
+    expect(await userCount(api)).toBe(0);
+    expect(await rowCount(api)).toBe(0);
+  });
+
+  it('imports every user as the fixture expects: the password signs in, Google and the phone find their user', async () => {
+    const run = await migrate(api, dir, args);
+    expect([run.code, run.report.summary]).toEqual([set.exitCode, set.summary]);
+    expect(outcomes(run.report)).toEqual(expectedOutcomes(set));
+    for (const want of set.users) {
+      if (want.outcome === 'imported') await checkImported(api, want);
+      else await checkNotThere(api, want);
+    }
+    expect(run.stdout + run.stderr + JSON.stringify(run.report)).not.toContain('$2a$10$');
+  });
+
+  it('a second run adds nothing: the ledger answers for every imported user', async () => {
+    const before = await userCount(api);
+    const run = await migrate(api, dir, args);
+    expect([run.code, run.report.summary]).toEqual([set.exitCode, set.summary]);
+    const imported = run.report.users.filter((u: any) => u.outcome === 'imported');
+    expect(imported.filter((u: any) => u.fromLedger !== true)).toEqual([]);
+    expect(await userCount(api)).toBe(before);
   });
 });
 

@@ -62,6 +62,10 @@ export const ALLOWED_FUNCTION_ENV: readonly string[] = [
   'PASSWORD_MIGRATION_SOURCE',
   'PASSWORD_MIGRATION_WEBHOOK_URL',
   'PASSWORD_MIGRATION_TIMEOUT_MS',
+  // Cognito as the source (SPEC §16b); its app client secret, if any, is the same SSM parameter.
+  'COGNITO_USER_POOL_ID',
+  'COGNITO_CLIENT_ID',
+  'COGNITO_REGION',
   // Sessions (SPEC §18), by the core's names.
   'ACCESS_TOKEN_VALIDITY',
   'REFRESH_TOKEN_VALIDITY',

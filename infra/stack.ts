@@ -119,7 +119,7 @@ export class AuthCoreStack extends Stack {
       functions: [...this.functions, this.bulkImport.worker, this.bulkImport.sweeper],
       table: this.table.table,
       alarmTopicArn: props.alarmTopicArn,
-      ...(source === 'firebase' || source === 'webhook' ? { passwordMigrationSource: source } : {}),
+      ...(source === 'firebase' || source === 'webhook' || source === 'cognito' ? { passwordMigrationSource: source } : {}),
     });
 
     this.dashboard = new MigrationDashboard(this, 'Dashboard', {

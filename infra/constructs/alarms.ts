@@ -6,6 +6,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE } from '../../lib/log/metric-names';
+import type { PasswordMigrationSourceName } from '../../lib/password-migration/sources';
 import type { RouteFunction } from './route-function';
 
 /** Alarm when more than this share (percent) of requests in a period end in a 5xx. */
@@ -65,7 +66,7 @@ export interface AuthAlarmsProps {
   /** Alarms notify this topic when given; otherwise they only show in the console. */
   readonly alarmTopicArn?: string;
   /** The configured password migration source (SPEC §16), if any: its outages alarm. */
-  readonly passwordMigrationSource?: 'firebase' | 'webhook';
+  readonly passwordMigrationSource?: PasswordMigrationSourceName;
 }
 
 /** Alarm when more than this share (percent) of password migrations at sign-in find the old provider unavailable. */
@@ -154,7 +155,7 @@ export class AuthAlarms extends Construct {
    * The old provider down or refusing us (SPEC §16): those users get a 503 at sign-in. Its metrics
    * (`lib/log/metrics.ts`) carry the stage's `service`, the source and the verdict.
    */
-  private passwordSourceAlarm(props: AuthAlarmsProps, source: 'firebase' | 'webhook', period: Duration, topic: sns.ITopic | undefined): void {
+  private passwordSourceAlarm(props: AuthAlarmsProps, source: PasswordMigrationSourceName, period: Duration, topic: sns.ITopic | undefined): void {
     const verdicts = ['migrated', 'mismatch', 'unavailable'] as const;
     const usingMetrics = Object.fromEntries(
       verdicts.map((outcome) => [

@@ -51,7 +51,25 @@ export interface Config {
 export type PasswordMigrationConfig =
   | { readonly source: 'off' }
   | { readonly source: 'firebase'; readonly webApiKey: string | undefined; readonly authUrl: string; readonly timeoutMs: number }
-  | { readonly source: 'webhook'; readonly url: string; readonly secret: string | undefined; readonly timeoutMs: number };
+  | { readonly source: 'webhook'; readonly url: string; readonly secret: string | undefined; readonly timeoutMs: number }
+  | CognitoMigrationConfig;
+
+/**
+ * SPEC §16b. The app client's secret is optional (`undefined`: a client without one, no
+ * `SECRET_HASH`), so a function that was not given it says so in `clientSecretElsewhere`.
+ */
+export interface CognitoMigrationConfig {
+  readonly source: 'cognito';
+  readonly userPoolId: string;
+  readonly clientId: string;
+  readonly region: string;
+  /** `https://cognito-idp.<region>.amazonaws.com/`, or locally an emulator's (cognito-local). */
+  readonly endpointUrl: string;
+  readonly clientSecret: string | undefined;
+  /** This function does not hold the secret parameter (in AWS, every function but sign-in). */
+  readonly clientSecretElsewhere: boolean;
+  readonly timeoutMs: number;
+}
 
 /** SPEC §18's three settings, in milliseconds. */
 export interface SessionConfig {
@@ -67,7 +85,7 @@ export interface SessionConfig {
 export interface Secrets {
   readonly apiKeys?: string;
   readonly signerKey?: string;
-  /** Firebase's Web API key (`FIREBASE_WEB_API_KEY`) or the webhook's secret (`PASSWORD_MIGRATION_WEBHOOK_SECRET`). */
+  /** Firebase's Web API key (`FIREBASE_WEB_API_KEY`), the webhook's secret (`PASSWORD_MIGRATION_WEBHOOK_SECRET`) or Cognito's app client secret (`COGNITO_CLIENT_SECRET`, optional). */
   readonly passwordMigration?: string;
   /** This function does not hold the password migration secret (in AWS, every function but sign-in). */
   readonly passwordMigrationElsewhere?: boolean;
@@ -179,27 +197,48 @@ export function passwordMigrationFromEnv(env: Env, secret: string | undefined, s
   const source = passwordMigrationSourceOf(env);
   const timeoutMs = intFrom(env, 'PASSWORD_MIGRATION_TIMEOUT_MS', 5000, 100, 10_000);
   const key = secret?.trim() || undefined;
+  const need = (name: string, value = env[name]?.trim()): string => {
+    if (!value) throw new ConfigError(`PASSWORD_MIGRATION_SOURCE=${source} needs ${name}`);
+    return value;
+  };
   if (source === 'off') return { source: 'off' };
   if (source === 'firebase') {
-    if (!key && !secretElsewhere) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=firebase needs FIREBASE_WEB_API_KEY');
-    const override = env.FIREBASE_AUTH_URL?.trim();
-    if (override && env.AWS_LAMBDA_FUNCTION_NAME !== undefined && override.replace(/\/+$/, '') !== FIREBASE_AUTH_URL) {
-      throw new ConfigError('FIREBASE_AUTH_URL can be overridden only locally (for the Firebase Auth emulator)');
-    }
-    return { source, webApiKey: key, authUrl: override ? passwordUrl(env, 'FIREBASE_AUTH_URL', override) : FIREBASE_AUTH_URL, timeoutMs };
+    if (!secretElsewhere) need('FIREBASE_WEB_API_KEY', key);
+    return { source, webApiKey: key, authUrl: emulatorUrl(env, 'FIREBASE_AUTH_URL', FIREBASE_AUTH_URL), timeoutMs };
   }
   if (source === 'webhook') {
-    const url = env.PASSWORD_MIGRATION_WEBHOOK_URL?.trim();
-    if (!url) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_URL');
-    if (!key && !secretElsewhere) throw new ConfigError('PASSWORD_MIGRATION_SOURCE=webhook needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
-    return { source, url: passwordUrl(env, 'PASSWORD_MIGRATION_WEBHOOK_URL', url), secret: key, timeoutMs };
+    const url = passwordUrl(env, 'PASSWORD_MIGRATION_WEBHOOK_URL', need('PASSWORD_MIGRATION_WEBHOOK_URL'));
+    if (!secretElsewhere) need('PASSWORD_MIGRATION_WEBHOOK_SECRET', key);
+    return { source, url, secret: key, timeoutMs };
   }
-  throw new ConfigError('PASSWORD_MIGRATION_SOURCE must be off, firebase or webhook');
+  if (source !== 'cognito') throw new ConfigError('PASSWORD_MIGRATION_SOURCE must be off, firebase, webhook or cognito');
+  // SPEC §16b. A real pool's id starts with its region; cognito-local's (`local_…`) with none, so
+  // beside an emulator's COGNITO_ENDPOINT_URL (local only) COGNITO_REGION may be any region.
+  const userPoolId = need('COGNITO_USER_POOL_ID');
+  const clientId = need('COGNITO_CLIENT_ID');
+  const prefix = /^([a-z0-9-]+)_[0-9A-Za-z]+$/.exec(userPoolId)?.[1];
+  if (!prefix) throw new ConfigError('COGNITO_USER_POOL_ID must be <region>_<id>');
+  const region = env.COGNITO_REGION?.trim() || prefix;
+  const official = `https://cognito-idp.${region}.amazonaws.com/`;
+  const endpointUrl = emulatorUrl(env, 'COGNITO_ENDPOINT_URL', official);
+  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region) || (region !== prefix && endpointUrl === official)) {
+    throw new ConfigError("COGNITO_REGION (default: COGNITO_USER_POOL_ID's prefix) must be the pool's AWS region");
+  }
+  return { source, userPoolId, clientId, region, endpointUrl, clientSecret: key, clientSecretElsewhere: secretElsewhere, timeoutMs };
+}
+
+/** A URL only an emulator replaces: another value than `official` is a `ConfigError` in Lambda. */
+function emulatorUrl(env: Env, name: string, official: string): string {
+  const override = env[name]?.trim();
+  if (!override || override.replace(/\/+$/, '') === official.replace(/\/+$/, '')) return official;
+  if (env.AWS_LAMBDA_FUNCTION_NAME !== undefined) throw new ConfigError(`${name} can be overridden only locally (for an emulator)`);
+  return passwordUrl(env, name, override);
 }
 
 /** The secret of the configured password migration source, from the environment (locally). */
 function passwordMigrationSecretFromEnv(env: Env): string | undefined {
   const source = env.PASSWORD_MIGRATION_SOURCE?.trim().toLowerCase();
+  if (source === 'cognito') return env.COGNITO_CLIENT_SECRET;
   return source === 'firebase' ? env.FIREBASE_WEB_API_KEY : source === 'webhook' ? env.PASSWORD_MIGRATION_WEBHOOK_SECRET : undefined;
 }
 

@@ -29,8 +29,11 @@ export interface PasswordCheck {
   readonly userId: string;
 }
 
+/** A configured source's name (also the `Source` dimension of its metrics). */
+export type PasswordMigrationSourceName = Exclude<PasswordMigrationConfig['source'], 'off'>;
+
 export interface PasswordMigrationSource {
-  readonly kind: 'firebase' | 'webhook';
+  readonly kind: PasswordMigrationSourceName;
   check(input: PasswordCheck): Promise<Verdict>;
 }
 
@@ -154,14 +157,93 @@ export function webhookSource(cfg: WebhookSourceConfig): PasswordMigrationSource
   };
 }
 
+/** Cognito's `__type`s for "no" (SPEC §16b); cognito-local answers a wrong password `InvalidPasswordException`. */
+const COGNITO_MISMATCH = new Set([
+  'NotAuthorizedException',
+  'UserNotFoundException',
+  'InvalidPasswordException',
+  'PasswordResetRequiredException',
+  'UserNotConfirmedException',
+]);
+/** `__type`s that say the pool or the app client is set up wrong: outages, logged as such. */
+const COGNITO_CONFIG_ERRORS = new Set(['InvalidParameterException', 'ResourceNotFoundException', 'InvalidUserPoolConfigurationException']);
+/** The one `NotAuthorizedException` that is no answer about the password: the user is locked out for a while. */
+const PASSWORD_ATTEMPTS_EXCEEDED = 'Password attempts exceeded';
+
+export interface CognitoSourceConfig extends SourceOptions {
+  readonly clientId: string;
+  /** The app client's secret, when it has one: then every call carries `SECRET_HASH`. */
+  readonly clientSecret?: string;
+  /** `https://cognito-idp.<region>.amazonaws.com/`, or an emulator's. */
+  readonly endpointUrl: string;
+}
+
+/** Cognito's `SECRET_HASH`: base64 HMAC-SHA256 of username + client id, keyed by the client secret. */
+export function cognitoSecretHash(clientSecret: string, username: string, clientId: string): string {
+  return createHmac('sha256', clientSecret)
+    .update(username + clientId, 'utf8')
+    .digest('base64');
+}
+
+/**
+ * Cognito's own `InitiateAuth` with `USER_PASSWORD_AUTH` (SPEC §16b), an unsigned public call of its
+ * JSON protocol, the email as USERNAME. Any 200 is a match: tokens, or a challenge Cognito asks only
+ * after accepting the password (`NEW_PASSWORD_REQUIRED`, MFA…); neither tokens nor the challenge's
+ * session are kept (only the verdict leaves this function).
+ */
+export function cognitoSource(cfg: CognitoSourceConfig): PasswordMigrationSource {
+  const headers = { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSCognitoIdentityProviderService.InitiateAuth' };
+  return {
+    kind: 'cognito',
+    async check({ email, password }) {
+      const params = {
+        USERNAME: email,
+        PASSWORD: password,
+        ...(cfg.clientSecret ? { SECRET_HASH: cognitoSecretHash(cfg.clientSecret, email, cfg.clientId) } : {}),
+      };
+      const body = JSON.stringify({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: cfg.clientId, AuthParameters: params });
+      const answer = await post(cfg.endpointUrl, body, headers, cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      if ('failed' in answer) return { kind: 'unavailable', reason: answer.failed };
+      return cognitoVerdict(answer);
+    },
+  };
+}
+
+/** An answer of `InitiateAuth` as a verdict (SPEC §16b): the error's `__type` (after the last `#`) decides. */
+function cognitoVerdict({ status, body }: Answer): Verdict {
+  if (typeof body !== 'object' || body === null) return { kind: 'unavailable', reason: `Cognito answered ${status} without JSON` };
+  const answer = body as { AuthenticationResult?: unknown; ChallengeName?: unknown; __type?: unknown; message?: unknown; Message?: unknown };
+  if (status === 200) {
+    if ((typeof answer.AuthenticationResult === 'object' && answer.AuthenticationResult !== null) || typeof answer.ChallengeName === 'string') {
+      return { kind: 'match' };
+    }
+    return { kind: 'unavailable', reason: 'Cognito answered 200 without a result or a challenge' };
+  }
+  const type = typeof answer.__type === 'string' ? (answer.__type.split('#').at(-1) ?? '') : '';
+  const message = String(answer.message ?? answer.Message ?? '').trim();
+  if (status === 400 && COGNITO_MISMATCH.has(type) && !(type === 'NotAuthorizedException' && message.startsWith(PASSWORD_ATTEMPTS_EXCEEDED))) {
+    return { kind: 'mismatch', code: type };
+  }
+  const said = `Cognito answered ${status}${type ? ` ${type.slice(0, 80)}` : ''}`;
+  if (status === 400 && type === 'NotAuthorizedException') return { kind: 'unavailable', reason: `${said}: ${PASSWORD_ATTEMPTS_EXCEEDED}` };
+  if (COGNITO_CONFIG_ERRORS.has(type)) return { kind: 'unavailable', reason: `${said} (a configuration error: ${message.slice(0, 160)})` };
+  return { kind: 'unavailable', reason: said };
+}
+
 /**
  * The configured source (SPEC §16), or undefined when password migration is off. Throws a
  * `ConfigError` in a function that was not given the source's secret.
  */
 export function passwordMigrationSource(cfg: PasswordMigrationConfig): PasswordMigrationSource | undefined {
   if (cfg.source === 'off') return undefined;
+  const notGiven = () => new ConfigError('This function was not given the password migration secret (PASSWORD_MIGRATION_SECRET_PARAMETER)');
+  if (cfg.source === 'cognito') {
+    // Its secret is optional: only a function that was not given the parameter cannot tell.
+    if (cfg.clientSecretElsewhere) throw notGiven();
+    return cognitoSource({ clientId: cfg.clientId, clientSecret: cfg.clientSecret, endpointUrl: cfg.endpointUrl, timeoutMs: cfg.timeoutMs });
+  }
   const secret = cfg.source === 'firebase' ? cfg.webApiKey : cfg.secret;
-  if (secret === undefined) throw new ConfigError('This function was not given the password migration secret (PASSWORD_MIGRATION_SECRET_PARAMETER)');
+  if (secret === undefined) throw notGiven();
   if (cfg.source === 'firebase') return firebaseSource({ webApiKey: secret, authUrl: cfg.authUrl, timeoutMs: cfg.timeoutMs });
   return webhookSource({ url: cfg.url, secret, timeoutMs: cfg.timeoutMs });
 }

@@ -76,9 +76,18 @@ describe('stage settings from the CDK context', () => {
     expect(env({ PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://old.example.com/check' })).toThrow(
       'PASSWORD_MIGRATION_WEBHOOK_URL must be an https URL',
     );
-    expect(env({ PASSWORD_MIGRATION_SOURCE: 'cognito' })).toThrow('PASSWORD_MIGRATION_SOURCE must be off, firebase or webhook');
+    expect(env({ PASSWORD_MIGRATION_SOURCE: 'auth0' })).toThrow('PASSWORD_MIGRATION_SOURCE must be off, firebase, webhook or cognito');
+    const cognito = { PASSWORD_MIGRATION_SOURCE: 'cognito', COGNITO_USER_POOL_ID: 'eu-west-1_AbC123xyz', COGNITO_CLIENT_ID: 'client123' };
+    expect(env(cognito)().functionEnvironment).toEqual(cognito);
+    expect(env({ ...cognito, COGNITO_REGION: 'eu-west-1' })().functionEnvironment).toMatchObject({ COGNITO_REGION: 'eu-west-1' });
+    expect(env({ PASSWORD_MIGRATION_SOURCE: 'cognito', COGNITO_USER_POOL_ID: 'eu-west-1_AbC123xyz' })).toThrow(
+      'Context "functionEnvironment": PASSWORD_MIGRATION_SOURCE=cognito needs COGNITO_CLIENT_ID',
+    );
+    expect(env({ ...cognito, COGNITO_USER_POOL_ID: 'local_AbC123' })).toThrow(
+      "COGNITO_REGION (default: COGNITO_USER_POOL_ID's prefix) must be the pool's AWS region",
+    );
     expect(env({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_TIMEOUT_MS: '60000' })).toThrow('PASSWORD_MIGRATION_TIMEOUT_MS must be an integer');
-    for (const secret of ['FIREBASE_WEB_API_KEY', 'PASSWORD_MIGRATION_WEBHOOK_SECRET', 'FIREBASE_AUTH_URL']) {
+    for (const secret of ['FIREBASE_WEB_API_KEY', 'PASSWORD_MIGRATION_WEBHOOK_SECRET', 'FIREBASE_AUTH_URL', 'COGNITO_CLIENT_SECRET', 'COGNITO_ENDPOINT_URL']) {
       expect(env({ PASSWORD_MIGRATION_SOURCE: 'firebase', [secret]: 'x' })).toThrow(`may not set ${secret}`);
     }
   });

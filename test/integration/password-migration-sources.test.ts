@@ -3,12 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { configFromEnv } from '../../lib/config/config';
 import { useFirebaseEmulator, type FirebaseEmulator } from '../support/firebase-emulator';
-import { firebaseSource, passwordMigrationSource, webhookSource, type PasswordCheck, type Verdict } from '../../lib/password-migration/sources';
+import { cognitoSource, firebaseSource, passwordMigrationSource, webhookSource, type PasswordCheck, type Verdict } from '../../lib/password-migration/sources';
 
 /**
- * The two sources of password migration at sign-in (SPEC §16), against real HTTP servers: a local
- * webhook that checks our signature as a real one would, and a stub that answers as Firebase does
- * where the emulator cannot (throttling, outages). Every answer maps to match, mismatch or
+ * The sources of password migration at sign-in (SPEC §16, §16b), against real HTTP servers: a local
+ * webhook that checks our signature as a real one would, and stubs that answer as Firebase and
+ * Cognito do where their emulators cannot (throttling, outages, Cognito's SECRET_HASH). Every answer maps to match, mismatch or
  * unavailable, and no verdict ever carries the password.
  */
 
@@ -211,5 +211,170 @@ describe('the Firebase source against the real Firebase Auth emulator', () => {
   itEmulator('once the emulator is stopped: an outage, never a wrong password', async (emulator) => {
     await emulator.stop();
     expect(await source(emulator).check(check('grace@example.com'))).toEqual({ kind: 'unavailable', reason: 'request failed (ECONNREFUSED)' });
+  });
+});
+
+describe('the Cognito source against a stub answering as Cognito does (SPEC §16b)', () => {
+  const CLIENT_ID = '3n4b5urk1ft4fl3mg5e62d9ado';
+  const CLIENT_SECRET = 'client-secret-of-the-app-client';
+  let stub: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    const error = (res: ServerResponse, status: number, __type: string, message: string) => {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': __type });
+      res.end(JSON.stringify({ __type, message }));
+    };
+    stub = await serve(async (req, body, res) => {
+      if (req.headers['x-amz-target'] !== 'AWSCognitoIdentityProviderService.InitiateAuth') return error(res, 400, 'UnknownOperationException', '');
+      const { AuthParameters: p } = JSON.parse(body);
+      const user: string = p.USERNAME;
+      // Cognito checks SECRET_HASH for a client with a secret: "secret@…" users belong to one here.
+      if (user.startsWith('secret')) {
+        const expected = createHmac('sha256', CLIENT_SECRET).update(`${user}${CLIENT_ID}`).digest('base64');
+        if (p.SECRET_HASH !== expected) return error(res, 400, 'NotAuthorizedException', `Unable to verify secret hash for client ${CLIENT_ID}`);
+      }
+      const kind = user.split('@')[0];
+      const answers: Record<string, () => unknown> = {
+        tokens: () =>
+          json(res, 200, {
+            AuthenticationResult: { AccessToken: 'a.b.c', IdToken: 'a.b.c', RefreshToken: 'r', ExpiresIn: 3600, TokenType: 'Bearer' },
+            ChallengeParameters: {},
+          }),
+        secret: () => json(res, 200, { AuthenticationResult: { AccessToken: 'a.b.c' }, ChallengeParameters: {} }),
+        newpassword: () => json(res, 200, { ChallengeName: 'NEW_PASSWORD_REQUIRED', Session: 'session-blob', ChallengeParameters: { USER_ID_FOR_SRP: 'x' } }),
+        totp: () => json(res, 200, { ChallengeName: 'SOFTWARE_TOKEN_MFA', Session: 'session-blob', ChallengeParameters: {} }),
+        empty: () => json(res, 200, {}),
+        wrong: () => error(res, 400, 'NotAuthorizedException', 'Incorrect username or password.'),
+        namespaced: () => error(res, 400, 'com.amazonaws.cognito.identity.idp.model#NotAuthorizedException', 'Incorrect username or password.'),
+        gone: () => error(res, 400, 'UserNotFoundException', 'User does not exist.'),
+        local: () => error(res, 400, 'InvalidPasswordException', 'Invalid password'),
+        reset: () => error(res, 400, 'PasswordResetRequiredException', 'Password reset required for the user'),
+        unconfirmed: () => error(res, 400, 'UserNotConfirmedException', 'User is not confirmed.'),
+        locked: () => error(res, 400, 'NotAuthorizedException', 'Password attempts exceeded'),
+        throttled: () => error(res, 400, 'TooManyRequestsException', 'Rate exceeded'),
+        limit: () => error(res, 400, 'LimitExceededException', 'Attempt limit exceeded, please try after some time.'),
+        internal: () => error(res, 500, 'InternalErrorException', 'Internal error'),
+        flow: () => error(res, 400, 'InvalidParameterException', 'USER_PASSWORD_AUTH flow not enabled for this client'),
+        pool: () => error(res, 400, 'ResourceNotFoundException', 'User pool client 3n4b5 does not exist.'),
+        config: () => error(res, 400, 'InvalidUserPoolConfigurationException', 'Cognito invalid user pool configuration'),
+        other: () => error(res, 400, 'CodeMismatchException', 'Invalid code provided, please request a code again.'),
+        gateway: () => json(res, 502, { message: 'Bad Gateway' }),
+        html: () => {
+          res.writeHead(503, { 'content-type': 'text/html' });
+          res.end('<html><body>Service Unavailable</body></html>');
+        },
+        garbled: () => {
+          res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+          res.end('{"AuthenticationResult":');
+        },
+        slow: async () => {
+          await new Promise((r) => setTimeout(r, 1500));
+          json(res, 200, { AuthenticationResult: { AccessToken: 'late' } });
+        },
+      };
+      return (answers[kind] ?? answers.wrong)();
+    });
+  });
+  afterAll(() => close(stub.server));
+  const source = (clientSecret?: string, endpointUrl = stub.url) => cognitoSource({ clientId: CLIENT_ID, clientSecret, endpointUrl, timeoutMs: 500 });
+
+  it('posts InitiateAuth (USER_PASSWORD_AUTH) unsigned in the JSON protocol, the email as USERNAME, no SECRET_HASH without a secret', async () => {
+    expect(await source().check(check('tokens@example.com'))).toEqual({ kind: 'match' });
+    const hit = stub.hits.at(-1)!;
+    expect(hit.headers).toMatchObject({ 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSCognitoIdentityProviderService.InitiateAuth' });
+    expect(hit.headers.authorization).toBeUndefined();
+    expect(JSON.parse(hit.body)).toEqual({
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: CLIENT_ID,
+      AuthParameters: { USERNAME: 'tokens@example.com', PASSWORD: PASSWORD },
+    });
+  });
+
+  it('sends SECRET_HASH = base64(HMAC-SHA256(secret, USERNAME + ClientId)) with a secret, which the stub checks; another secret is refused', async () => {
+    expect(await source(CLIENT_SECRET).check(check('secret@example.com'))).toEqual({ kind: 'match' });
+    const sent = JSON.parse(stub.hits.at(-1)!.body).AuthParameters.SECRET_HASH;
+    expect(sent).toBe(createHmac('sha256', CLIENT_SECRET).update(`secret@example.com${CLIENT_ID}`).digest('base64'));
+    // Cognito answers a wrong secret hash with NotAuthorizedException, which SPEC §16b reads as a mismatch.
+    expect(await source('not-the-secret').check(check('secret@example.com'))).toEqual({ kind: 'mismatch', code: 'NotAuthorizedException' });
+  });
+
+  it.each([
+    ['tokens (AuthenticationResult)', 'tokens', { kind: 'match' }],
+    ['a NEW_PASSWORD_REQUIRED challenge (FORCE_CHANGE_PASSWORD)', 'newpassword', { kind: 'match' }],
+    ['a SOFTWARE_TOKEN_MFA challenge', 'totp', { kind: 'match' }],
+    ['NotAuthorizedException (wrong password)', 'wrong', { kind: 'mismatch', code: 'NotAuthorizedException' }],
+    ['a __type with a namespace before #', 'namespaced', { kind: 'mismatch', code: 'NotAuthorizedException' }],
+    ['UserNotFoundException', 'gone', { kind: 'mismatch', code: 'UserNotFoundException' }],
+    ["InvalidPasswordException (cognito-local's wrong password)", 'local', { kind: 'mismatch', code: 'InvalidPasswordException' }],
+    ['PasswordResetRequiredException', 'reset', { kind: 'mismatch', code: 'PasswordResetRequiredException' }],
+    ['UserNotConfirmedException', 'unconfirmed', { kind: 'mismatch', code: 'UserNotConfirmedException' }],
+    [
+      'NotAuthorizedException "Password attempts exceeded"',
+      'locked',
+      { kind: 'unavailable', reason: 'Cognito answered 400 NotAuthorizedException: Password attempts exceeded' },
+    ],
+    ['TooManyRequestsException', 'throttled', { kind: 'unavailable', reason: 'Cognito answered 400 TooManyRequestsException' }],
+    ['LimitExceededException', 'limit', { kind: 'unavailable', reason: 'Cognito answered 400 LimitExceededException' }],
+    ['InternalErrorException (500)', 'internal', { kind: 'unavailable', reason: 'Cognito answered 500 InternalErrorException' }],
+    [
+      'InvalidParameterException (the client lacks ALLOW_USER_PASSWORD_AUTH)',
+      'flow',
+      {
+        kind: 'unavailable',
+        reason: 'Cognito answered 400 InvalidParameterException (a configuration error: USER_PASSWORD_AUTH flow not enabled for this client)',
+      },
+    ],
+    [
+      'ResourceNotFoundException',
+      'pool',
+      { kind: 'unavailable', reason: 'Cognito answered 400 ResourceNotFoundException (a configuration error: User pool client 3n4b5 does not exist.)' },
+    ],
+    [
+      'InvalidUserPoolConfigurationException',
+      'config',
+      {
+        kind: 'unavailable',
+        reason: 'Cognito answered 400 InvalidUserPoolConfigurationException (a configuration error: Cognito invalid user pool configuration)',
+      },
+    ],
+    ['any other __type', 'other', { kind: 'unavailable', reason: 'Cognito answered 400 CodeMismatchException' }],
+    ['a 502 without __type', 'gateway', { kind: 'unavailable', reason: 'Cognito answered 502' }],
+    ['a 503 in HTML', 'html', { kind: 'unavailable', reason: 'Cognito answered 503 without JSON' }],
+    ['a 200 cut short (not JSON)', 'garbled', { kind: 'unavailable', reason: 'Cognito answered 200 without JSON' }],
+    ['a 200 without tokens or a challenge', 'empty', { kind: 'unavailable', reason: 'Cognito answered 200 without a result or a challenge' }],
+    ['an answer later than the timeout', 'slow', { kind: 'unavailable', reason: 'no answer within 500 ms' }],
+  ])('%s', async (_name, kind, verdict) => {
+    const v = await source().check(check(`${kind}@example.com`));
+    expect(v).toEqual(verdict);
+    noPassword(v);
+    // Nothing of the tokens or the challenge's session leaves the source.
+    expect(JSON.stringify(v)).not.toMatch(/a\.b\.c|session-blob|late/);
+  });
+
+  it('a Cognito endpoint that does not listen is an outage after one retry', async () => {
+    let connections = 0;
+    const gone = await serve(() => undefined);
+    await close(gone.server);
+    const flaky = await serve((_req, _body, res) => json(res, 200, { AuthenticationResult: { AccessToken: 'a.b.c' } }));
+    flaky.server.prependListener('connection', (socket) => {
+      if (++connections === 1) socket.destroy();
+    });
+    try {
+      expect(await source(undefined, gone.url).check(check('tokens@example.com'))).toEqual({ kind: 'unavailable', reason: 'request failed (ECONNREFUSED)' });
+      expect([await source(undefined, flaky.url).check(check('tokens@example.com')), connections, flaky.hits.length]).toEqual([{ kind: 'match' }, 2, 1]);
+    } finally {
+      await close(flaky.server);
+    }
+  });
+
+  it('is what the configuration names (PASSWORD_MIGRATION_SOURCE=cognito), with the secret from COGNITO_CLIENT_SECRET locally', async () => {
+    const env = {
+      PASSWORD_MIGRATION_SOURCE: 'cognito',
+      COGNITO_USER_POOL_ID: 'local_AbCd1234',
+      COGNITO_REGION: 'us-east-1',
+      COGNITO_CLIENT_ID: CLIENT_ID,
+      COGNITO_ENDPOINT_URL: stub.url,
+    };
+    const configured = passwordMigrationSource(configFromEnv(env, { passwordMigration: CLIENT_SECRET }).passwordMigration)!;
+    expect([configured.kind, await configured.check(check('secret@example.com'))]).toEqual(['cognito', { kind: 'match' }]);
   });
 });

@@ -85,8 +85,60 @@ describe('the password migration source (SPEC §16)', () => {
     expect(() => passwordMigrationFromEnv(env, undefined)).toThrow('needs PASSWORD_MIGRATION_WEBHOOK_SECRET');
   });
 
+  it("cognito (SPEC §16b): the pool and the app client, the region from the pool's id, AWS's endpoint unless an emulator's locally", () => {
+    const env = { PASSWORD_MIGRATION_SOURCE: 'cognito', COGNITO_USER_POOL_ID: 'eu-west-1_AbC123xyz', COGNITO_CLIENT_ID: 'client123' };
+    expect(passwordMigrationFromEnv(env, undefined)).toEqual({
+      source: 'cognito',
+      userPoolId: 'eu-west-1_AbC123xyz',
+      clientId: 'client123',
+      region: 'eu-west-1',
+      endpointUrl: 'https://cognito-idp.eu-west-1.amazonaws.com/',
+      clientSecret: undefined,
+      clientSecretElsewhere: false,
+      timeoutMs: 5000,
+    });
+    // The secret is optional; the official endpoint may be named, also in Lambda.
+    const inLambda = {
+      ...env,
+      AWS_LAMBDA_FUNCTION_NAME: 'auth-core-dev-emailpassword-signin',
+      COGNITO_ENDPOINT_URL: 'https://cognito-idp.eu-west-1.amazonaws.com',
+    };
+    expect(passwordMigrationFromEnv(inLambda, ' s3cret ')).toMatchObject({
+      clientSecret: 's3cret',
+      endpointUrl: 'https://cognito-idp.eu-west-1.amazonaws.com/',
+    });
+    expect(passwordMigrationFromEnv(inLambda, undefined, true)).toMatchObject({ clientSecret: undefined, clientSecretElsewhere: true });
+    // cognito-local: its pool ids start with `local_`, so the region is given, beside its endpoint; never in Lambda.
+    const local = { ...env, COGNITO_USER_POOL_ID: 'local_4fZ7w0Qa', COGNITO_REGION: 'us-east-1', COGNITO_ENDPOINT_URL: 'http://127.0.0.1:9229/' };
+    expect(passwordMigrationFromEnv(local, undefined)).toMatchObject({
+      userPoolId: 'local_4fZ7w0Qa',
+      region: 'us-east-1',
+      endpointUrl: 'http://127.0.0.1:9229',
+    });
+    expect(() => passwordMigrationFromEnv({ ...local, AWS_LAMBDA_FUNCTION_NAME: 'signin' }, undefined)).toThrow(
+      'COGNITO_ENDPOINT_URL can be overridden only locally (for an emulator)',
+    );
+    const regionError = "COGNITO_REGION (default: COGNITO_USER_POOL_ID's prefix) must be the pool's AWS region";
+    expect(() => passwordMigrationFromEnv({ ...local, COGNITO_REGION: undefined }, undefined)).toThrow(regionError);
+    expect(() => passwordMigrationFromEnv({ ...local, COGNITO_ENDPOINT_URL: undefined }, undefined)).toThrow(regionError);
+    expect(() => passwordMigrationFromEnv({ ...env, COGNITO_REGION: 'us-east-1' }, undefined)).toThrow(regionError);
+    expect(() => passwordMigrationFromEnv({ ...local, COGNITO_REGION: 'Europe' }, undefined)).toThrow(regionError);
+    expect(() => passwordMigrationFromEnv({ ...local, COGNITO_ENDPOINT_URL: 'not a url' }, undefined)).toThrow('COGNITO_ENDPOINT_URL must be a URL');
+    for (const [name, text] of [
+      ['COGNITO_USER_POOL_ID', 'PASSWORD_MIGRATION_SOURCE=cognito needs COGNITO_USER_POOL_ID'],
+      ['COGNITO_CLIENT_ID', 'PASSWORD_MIGRATION_SOURCE=cognito needs COGNITO_CLIENT_ID'],
+    ]) {
+      expect(() => passwordMigrationFromEnv({ ...env, [name]: ' ' }, undefined)).toThrow(text);
+    }
+    for (const id of ['AbC123xyz', 'eu-west-1-AbC123', 'eu-west-1_', 'EU-WEST-1_AbC', 'eu-west-1_a/b']) {
+      expect(() => passwordMigrationFromEnv({ ...env, COGNITO_USER_POOL_ID: id }, undefined)).toThrow('COGNITO_USER_POOL_ID must be <region>_<id>');
+    }
+  });
+
   it('anything else is a configuration error naming the choices; a bad timeout names its bounds', () => {
-    expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'cognito' }, 'k')).toThrow('PASSWORD_MIGRATION_SOURCE must be off, firebase or webhook');
+    expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'auth0' }, 'k')).toThrow(
+      'PASSWORD_MIGRATION_SOURCE must be off, firebase, webhook or cognito',
+    );
     expect(() => passwordMigrationFromEnv({ PASSWORD_MIGRATION_SOURCE: 'firebase', PASSWORD_MIGRATION_TIMEOUT_MS: '60000' }, 'k')).toThrow(
       'PASSWORD_MIGRATION_TIMEOUT_MS must be an integer from 100 to 10000',
     );
@@ -100,6 +152,11 @@ describe('the password migration source (SPEC §16)', () => {
       FIREBASE_WEB_API_KEY: 'not-this',
     });
     expect((await local()).passwordMigration).toMatchObject({ source: 'webhook', secret: 'from-env' });
+    const cognito = { PASSWORD_MIGRATION_SOURCE: 'cognito', COGNITO_USER_POOL_ID: 'eu-west-1_AbC123xyz', COGNITO_CLIENT_ID: 'c' };
+    expect((await createConfigLoader({ ...cognito, COGNITO_CLIENT_SECRET: 'client-secret' })()).passwordMigration).toMatchObject({
+      clientSecret: 'client-secret',
+    });
+    expect((await createConfigLoader(cognito)()).passwordMigration).toMatchObject({ clientSecret: undefined, clientSecretElsewhere: false });
     const extension = await startParametersExtension({ '/auth/dev/pwmig': 'from-ssm' });
     try {
       const aws = createConfigLoader({
@@ -110,6 +167,23 @@ describe('the password migration source (SPEC §16)', () => {
       });
       expect((await aws()).passwordMigration).toMatchObject({ source: 'firebase', webApiKey: 'from-ssm' });
       expect(extension.requests.map((r) => r.name)).toEqual(['/auth/dev/pwmig']);
+      // Cognito's app client secret is optional: sign-in reads the parameter, and without it sends no SECRET_HASH.
+      const cognito = {
+        ...extension.env,
+        AWS_LAMBDA_FUNCTION_NAME: 'auth-core-dev-emailpassword-signin',
+        PASSWORD_MIGRATION_SOURCE: 'cognito',
+        COGNITO_USER_POOL_ID: 'eu-west-1_AbC123xyz',
+        COGNITO_CLIENT_ID: 'c',
+      };
+      const withSecret = (await createConfigLoader({ ...cognito, PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/pwmig' })()).passwordMigration;
+      expect(withSecret).toMatchObject({ clientSecret: 'from-ssm', clientSecretElsewhere: false });
+      const without = (await createConfigLoader({ ...cognito, PASSWORD_MIGRATION_SECRET_PARAMETER: '/auth/dev/none' })()).passwordMigration;
+      expect(without).toMatchObject({ clientSecret: undefined, clientSecretElsewhere: false });
+      expect(passwordMigrationSource(without)?.kind).toBe('cognito');
+      // Every other function: no parameter, so the source is known but cannot be asked.
+      const elsewhere = (await createConfigLoader(cognito)()).passwordMigration;
+      expect(elsewhere).toMatchObject({ clientSecret: undefined, clientSecretElsewhere: true });
+      expect(() => passwordMigrationSource(elsewhere)).toThrow(ConfigError);
     } finally {
       await extension.close();
     }

@@ -1,3 +1,4 @@
+import type { PasswordMigrationConfig } from '../../config/config';
 import type { Deps } from '../deps';
 
 export interface PasswordMigrationCount {
@@ -8,7 +9,7 @@ export interface PasswordMigrationCount {
    * The configured source (beyond SPEC §16's `{status, count}`): an operator, and the migration
    * command's `--no-hash migrate-on-signin`, see whether users can be imported without a hash.
    */
-  source: 'off' | 'firebase' | 'webhook';
+  source: PasswordMigrationConfig['source'];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { startApi, type ApiResponse, type TestApi } from '../support/api';
 import { useCognitoLocal, type CognitoClient } from '../support/cognito-local';
 import { uniqueEmail } from '../support/flows';
+import { CHEAP_OWN_HASH, COUNT_PATH, IMPORT_PATH, SOURCE_UNAVAILABLE, waitForLog } from '../support/password-migration';
 import { readStoredUser } from '../support/table';
 
 /**
@@ -15,10 +16,6 @@ import { readStoredUser } from '../support/table';
 
 const PASSWORD = 'Cognito-pässword-1';
 const TEMPORARY = 'Temporary-Passw0rd!';
-const OWN = { ARGON2_MEMORY_KIB: '4096', ARGON2_ITERATIONS: '3', ARGON2_PARALLELISM: '1' };
-const UNAVAILABLE = 'Password migration source is unavailable, try again later';
-const IMPORT = '/recipe/user/passwordhash/import';
-const COUNT = '/recipe/user/passwordmigration/count';
 
 const passwords = new Set<string>([PASSWORD, TEMPORARY]);
 const responses: ApiResponse[] = [];
@@ -38,7 +35,7 @@ const email = {
 const ids = new Map<string, string>();
 
 async function start(env: Record<string, string>): Promise<TestApi> {
-  const started = await startApi({ ...OWN, ...env });
+  const started = await startApi({ ...CHEAP_OWN_HASH, ...env });
   servers.push(started);
   return started;
 }
@@ -50,14 +47,8 @@ async function call(on: TestApi, method: 'post' | 'get', path: string, body?: Re
   return res;
 }
 const signIn = (on: TestApi, who: string, password: string) => call(on, 'post', '/recipe/signin', { email: who, password });
-const pending = async (): Promise<number> => (await call(api, 'get', COUNT)).json.count;
+const pending = async (): Promise<number> => (await call(api, 'get', COUNT_PATH)).json.count;
 const stored = (who: string) => readStoredUser(api.tableName, ids.get(who)!);
-
-async function waitForLog(on: TestApi, match: (line: string) => boolean): Promise<boolean> {
-  const until = Date.now() + 5000;
-  while (!on.logs.some(match) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-  return on.logs.some(match);
-}
 
 const cognitoIt = useCognitoLocal('the Cognito password migration tests', async (cognito) => {
   pool = await cognito.createUserPool();
@@ -82,7 +73,7 @@ const cognitoIt = useCognitoLocal('the Cognito password migration tests', async 
     PASSWORD_MIGRATION_TIMEOUT_MS: '3000',
   });
   for (const who of Object.values(email)) {
-    const imported = await call(api, 'post', IMPORT, { email: who, migratePasswordOnSignIn: true });
+    const imported = await call(api, 'post', IMPORT_PATH, { email: who, migratePasswordOnSignIn: true });
     expect(imported.json).toMatchObject({ status: 'OK', didUserAlreadyExist: false });
     ids.set(who, imported.json.user.id);
   }
@@ -101,7 +92,7 @@ afterAll(async () => {
 
 describe('password migration at sign-in against cognito-local (SPEC §16b)', () => {
   cognitoIt('imported without a hash: waiting, counted, and the count names the source', async () => {
-    expect((await call(api, 'get', COUNT)).json).toEqual({ status: 'OK', count: 5, source: 'cognito' });
+    expect((await call(api, 'get', COUNT_PATH)).json).toEqual({ status: 'OK', count: 5, source: 'cognito' });
     expect((await stored(email.right))?.passwordMigration).toEqual({ markedAt: expect.any(Number) });
   });
 
@@ -178,7 +169,7 @@ describe('password migration at sign-in against cognito-local (SPEC §16b)', () 
     const before = await stored(email.later);
     const count = await pending();
     const res = await signIn(api, email.later, PASSWORD);
-    expect([res.status, res.text]).toEqual([503, UNAVAILABLE]);
+    expect([res.status, res.text]).toEqual([503, SOURCE_UNAVAILABLE]);
     expect(await stored(email.later)).toEqual(before);
     expect(await pending()).toBe(count);
     expect(

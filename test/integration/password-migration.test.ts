@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { startApi, type ApiResponse, type TestApi } from '../support/api';
 import { useFirebaseEmulator } from '../support/firebase-emulator';
 import { uniqueEmail } from '../support/flows';
+import { CHEAP_OWN_HASH, COUNT_PATH, IMPORT_PATH, SOURCE_UNAVAILABLE, waitForLog } from '../support/password-migration';
 import { readStoredUser } from '../support/table';
 import { BCRYPT_VECTORS } from '../fixtures/password-vectors';
 
@@ -17,10 +18,6 @@ import { BCRYPT_VECTORS } from '../fixtures/password-vectors';
 
 const SECRET = 'webhook-secret-0123456789';
 const OLD_PASSWORD = 'Old-provider-pässword-1';
-const OWN = { ARGON2_MEMORY_KIB: '4096', ARGON2_ITERATIONS: '3', ARGON2_PARALLELISM: '1' };
-const UNAVAILABLE = 'Password migration source is unavailable, try again later';
-const IMPORT = '/recipe/user/passwordhash/import';
-const COUNT = '/recipe/user/passwordmigration/count';
 
 /** Every password a test sent: none may show in any log line or response of this file. */
 const passwords = new Set<string>([OLD_PASSWORD]);
@@ -28,7 +25,7 @@ const responses: ApiResponse[] = [];
 const servers: TestApi[] = [];
 
 async function api(env: Record<string, string>): Promise<TestApi> {
-  const started = await startApi({ ...OWN, ...env });
+  const started = await startApi({ ...CHEAP_OWN_HASH, ...env });
   servers.push(started);
   return started;
 }
@@ -41,20 +38,13 @@ async function call(on: TestApi, method: 'post' | 'put' | 'get', path: string, b
   return res;
 }
 
-const importMarked = (on: TestApi, email: string, tenant = '') => call(on, 'post', `${tenant}${IMPORT}`, { email, migratePasswordOnSignIn: true });
+const importMarked = (on: TestApi, email: string, tenant = '') => call(on, 'post', `${tenant}${IMPORT_PATH}`, { email, migratePasswordOnSignIn: true });
 const signIn = (on: TestApi, email: string, password: string, tenant = '') => call(on, 'post', `${tenant}/recipe/signin`, { email, password });
 const pending = async (on: TestApi, tenant = ''): Promise<number> => {
-  const res = await call(on, 'get', `${tenant}${COUNT}`);
+  const res = await call(on, 'get', `${tenant}${COUNT_PATH}`);
   expect(res.status).toBe(200);
   return res.json.count;
 };
-
-/** Whether a line the server wrote matches, waiting up to 5 s for its stdout to come through the pipe. */
-async function waitForLog(on: TestApi, match: (line: string) => boolean): Promise<boolean> {
-  const until = Date.now() + 5000;
-  while (!on.logs.some(match) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-  return on.logs.some(match);
-}
 
 const parseLine = (line: string): any => {
   try {
@@ -136,12 +126,12 @@ describe('password migration at sign-in through a webhook', () => {
     expect(again.json).toMatchObject({ status: 'OK', didUserAlreadyExist: true, user: { id: first.json.user.id } });
     expect((await readStoredUser(ep.tableName, first.json.user.id))?.version).toBe(stored?.version);
     expect(await pending(ep)).toBe(before + 1);
-    expect((await call(ep, 'get', COUNT)).json).toEqual({ status: 'OK', count: before + 1, source: 'webhook' });
+    expect((await call(ep, 'get', COUNT_PATH)).json).toEqual({ status: 'OK', count: before + 1, source: 'webhook' });
   });
 
   it('keeps the hash of a user that has one; a hash imported later ends the wait', async () => {
     const withHash = uniqueEmail('has-hash');
-    const imported = await call(ep, 'post', IMPORT, { email: withHash, passwordHash: BCRYPT_VECTORS[0].hash });
+    const imported = await call(ep, 'post', IMPORT_PATH, { email: withHash, passwordHash: BCRYPT_VECTORS[0].hash });
     const kept = await importMarked(ep, withHash);
     expect(kept.json).toMatchObject({ status: 'OK', didUserAlreadyExist: true, user: { id: imported.json.user.id } });
     expect((await readStoredUser(ep.tableName, imported.json.user.id))?.passwordHash).toBe(BCRYPT_VECTORS[0].hash);
@@ -149,7 +139,7 @@ describe('password migration at sign-in through a webhook', () => {
     const email = uniqueEmail('then-hash');
     const marked = await importMarked(ep, email);
     const count = await pending(ep);
-    const hashed = await call(ep, 'post', IMPORT, { email, passwordHash: BCRYPT_VECTORS[1].hash });
+    const hashed = await call(ep, 'post', IMPORT_PATH, { email, passwordHash: BCRYPT_VECTORS[1].hash });
     expect(hashed.json).toMatchObject({ status: 'OK', didUserAlreadyExist: true, user: { id: marked.json.user.id } });
     const stored = await readStoredUser(ep.tableName, marked.json.user.id);
     expect([stored?.passwordHash, stored?.passwordMigration]).toEqual([BCRYPT_VECTORS[1].hash, undefined]);
@@ -174,7 +164,7 @@ describe('password migration at sign-in through a webhook', () => {
       [{ migratePasswordOnSignIn: true }, "Field name 'email' is invalid in JSON input"],
     ];
     for (const [body, text] of cases) {
-      const res = await call(ep, 'post', IMPORT, body);
+      const res = await call(ep, 'post', IMPORT_PATH, body);
       expect([res.status, res.text]).toEqual([400, text]);
     }
     expect((await signIn(ep, email, OLD_PASSWORD)).json.status).toBe('WRONG_CREDENTIALS_ERROR');
@@ -223,7 +213,7 @@ describe('password migration at sign-in through a webhook', () => {
     const { json } = await importMarked(ep, email);
     const before = await readStoredUser(ep.tableName, json.user.id);
     const res = await signIn(ep, email, OLD_PASSWORD);
-    expect([res.status, res.text]).toEqual([503, UNAVAILABLE]);
+    expect([res.status, res.text]).toEqual([503, SOURCE_UNAVAILABLE]);
     expect(await readStoredUser(ep.tableName, json.user.id)).toEqual(before);
     expect(await waitForLog(ep, (l) => l.includes('password migration source unavailable') && l.includes(json.user.id))).toBe(true);
   });
@@ -246,7 +236,7 @@ describe('password migration at sign-in through a webhook', () => {
     const { json } = await importMarked(ep, email);
     const before = await readStoredUser(ep.tableName, json.user.id);
     const res = await signIn(wrongSecret, email, OLD_PASSWORD);
-    expect([res.status, res.text]).toEqual([503, UNAVAILABLE]);
+    expect([res.status, res.text]).toEqual([503, SOURCE_UNAVAILABLE]);
     expect(hitsFor(email)).toBe(0);
     expect(await readStoredUser(ep.tableName, json.user.id)).toEqual(before);
     expect((await signIn(ep, email, OLD_PASSWORD)).json.status).toBe('OK');
@@ -347,7 +337,7 @@ describe('password migration at sign-in through a webhook', () => {
 
   it('with no source configured: imports without a hash are refused, and a waiting user gets 503, unchanged', async () => {
     const off = await api({ TABLE_NAME: ep.tableName });
-    const refused = await call(off, 'post', IMPORT, { email: uniqueEmail('off'), migratePasswordOnSignIn: true });
+    const refused = await call(off, 'post', IMPORT_PATH, { email: uniqueEmail('off'), migratePasswordOnSignIn: true });
     expect([refused.status, refused.text]).toEqual([400, 'Password migration at sign-in is not configured']);
     const staged = await call(off, 'post', '/bulk-import/users', {
       users: [{ loginMethods: [{ recipeId: 'emailpassword', email: uniqueEmail('off'), migratePasswordOnSignIn: true }] }],
@@ -356,12 +346,12 @@ describe('password migration at sign-in through a webhook', () => {
       400,
       [{ index: 0, errors: ['Password migration at sign-in is not configured for an emailpassword recipe.'] }],
     ]);
-    expect((await call(off, 'get', COUNT)).json).toMatchObject({ status: 'OK', source: 'off' });
+    expect((await call(off, 'get', COUNT_PATH)).json).toMatchObject({ status: 'OK', source: 'off' });
     const email = uniqueEmail('waiting');
     const { json } = await importMarked(ep, email);
     const before = await readStoredUser(ep.tableName, json.user.id);
     const res = await signIn(off, email, OLD_PASSWORD);
-    expect([res.status, res.text]).toEqual([503, UNAVAILABLE]);
+    expect([res.status, res.text]).toEqual([503, SOURCE_UNAVAILABLE]);
     expect(await readStoredUser(ep.tableName, json.user.id)).toEqual(before);
   });
 });
@@ -403,7 +393,7 @@ describe('password migration at sign-in against the real Firebase Auth emulator'
       await emulator.stop();
       const before = await readStoredUser(fb.tableName, ids.get(later)!);
       const down = await signIn(fb, later, OLD_PASSWORD);
-      expect([down.status, down.text]).toEqual([503, UNAVAILABLE]);
+      expect([down.status, down.text]).toEqual([503, SOURCE_UNAVAILABLE]);
       expect(await readStoredUser(fb.tableName, ids.get(later)!)).toEqual(before);
       // Migrated users no longer need the old provider.
       expect((await signIn(fb, right, OLD_PASSWORD)).json).toMatchObject({ status: 'OK', user: { id: ids.get(right) } });

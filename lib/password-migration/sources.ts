@@ -169,6 +169,13 @@ const COGNITO_MISMATCH = new Set([
 const COGNITO_CONFIG_ERRORS = new Set(['InvalidParameterException', 'ResourceNotFoundException', 'InvalidUserPoolConfigurationException']);
 /** The one `NotAuthorizedException` that is no answer about the password: the user is locked out for a while. */
 const PASSWORD_ATTEMPTS_EXCEEDED = 'Password attempts exceeded';
+/**
+ * Unlike SPEC §16b's letter: a `NotAuthorizedException` about the client secret (`Unable to verify
+ * secret hash for client …`, `Client … is configured for secret but secret was not received`) says
+ * nothing about the password. As a mismatch it would refuse every waiting user's right password
+ * and raise no alarm; as the configuration error it is, it is an outage (503, logged, alarmed).
+ */
+const ABOUT_THE_SECRET = /\bsecret\b/i;
 
 export interface CognitoSourceConfig extends SourceOptions {
   readonly clientId: string;
@@ -221,10 +228,12 @@ function cognitoVerdict({ status, body }: Answer): Verdict {
   }
   const type = typeof answer.__type === 'string' ? (answer.__type.split('#').at(-1) ?? '') : '';
   const message = String(answer.message ?? answer.Message ?? '').trim();
-  if (status === 400 && COGNITO_MISMATCH.has(type) && !(type === 'NotAuthorizedException' && message.startsWith(PASSWORD_ATTEMPTS_EXCEEDED))) {
-    return { kind: 'mismatch', code: type };
-  }
+  const notAnAnswer = type === 'NotAuthorizedException' && (message.startsWith(PASSWORD_ATTEMPTS_EXCEEDED) || ABOUT_THE_SECRET.test(message));
+  if (status === 400 && COGNITO_MISMATCH.has(type) && !notAnAnswer) return { kind: 'mismatch', code: type };
   const said = `Cognito answered ${status}${type ? ` ${type.slice(0, 80)}` : ''}`;
+  if (status === 400 && type === 'NotAuthorizedException' && ABOUT_THE_SECRET.test(message)) {
+    return { kind: 'unavailable', reason: `${said} (a configuration error: the app client's secret, COGNITO_CLIENT_SECRET)` };
+  }
   if (status === 400 && type === 'NotAuthorizedException') return { kind: 'unavailable', reason: `${said}: ${PASSWORD_ATTEMPTS_EXCEEDED}` };
   if (COGNITO_CONFIG_ERRORS.has(type)) return { kind: 'unavailable', reason: `${said} (a configuration error: ${message.slice(0, 160)})` };
   return { kind: 'unavailable', reason: said };

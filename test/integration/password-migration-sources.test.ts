@@ -293,8 +293,12 @@ describe('the Cognito source against a stub answering as Cognito does (SPEC §16
     expect(await source(CLIENT_SECRET).check(check('secret@example.com'))).toEqual({ kind: 'match' });
     const sent = JSON.parse(stub.hits.at(-1)!.body).AuthParameters.SECRET_HASH;
     expect(sent).toBe(createHmac('sha256', CLIENT_SECRET).update(`secret@example.com${CLIENT_ID}`).digest('base64'));
-    // Cognito answers a wrong secret hash with NotAuthorizedException, which SPEC §16b reads as a mismatch.
-    expect(await source('not-the-secret').check(check('secret@example.com'))).toEqual({ kind: 'mismatch', code: 'NotAuthorizedException' });
+    // Cognito answers a wrong secret hash with NotAuthorizedException; unlike SPEC §16b's letter it is
+    // the configuration error it is (an outage, alarmed), not every waiting user's wrong password.
+    expect(await source('not-the-secret').check(check('secret@example.com'))).toEqual({
+      kind: 'unavailable',
+      reason: "Cognito answered 400 NotAuthorizedException (a configuration error: the app client's secret, COGNITO_CLIENT_SECRET)",
+    });
   });
 
   it.each([

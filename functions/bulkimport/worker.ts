@@ -7,10 +7,10 @@ import { DynamoBulkUserImportStore } from '../../lib/storage/dynamo/dynamo-bulk-
 import { DynamoBulkWorkerStore } from '../../lib/storage/dynamo/dynamo-bulk-worker-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
 import { DynamoRoleReader } from '../../lib/storage/dynamo/dynamo-role-reader';
-import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
+import { DynamoUserAccounts } from '../../lib/storage/dynamo/dynamo-user-accounts';
 
 const loadDeps = createRuntimeDeps({
-  users: DynamoUserStore,
+  userAccounts: DynamoUserAccounts,
   bulkUserImport: DynamoBulkUserImportStore,
   bulkWorker: DynamoBulkWorkerStore,
   metadata: DynamoMetadataStore,

@@ -12,6 +12,7 @@ import type {
   RoleStore,
   SessionStore,
   TenantStore,
+  UserAccounts,
   UserSearch,
   UserStore,
 } from '../storage/ports';
@@ -32,6 +33,8 @@ export interface RandomSource {
 /** Everything a recipe function may depend on; each takes only the part it needs (`Pick`). */
 export interface Deps {
   readonly users: UserStore;
+  /** What bulk import needs of users (`UserAccounts`): the same table as `users`. */
+  readonly userAccounts: UserAccounts;
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;
   readonly passwordReset: PasswordResetStore;

@@ -129,8 +129,13 @@ export interface UserWithLogin {
   readonly loginMethod: UserRecord;
 }
 
-/** Users, their login methods, their uniqueness guards and the account info of primary users. */
-export interface UserStore {
+/**
+ * A user by its id and a login method by its account info, read consistently through their keys,
+ * and the writes of users: all that bulk import needs of users, apart from `UserStore`'s index reads
+ * (lists, counts, look-ups by index), so that its functions bundle none of those (esbuild keeps
+ * every method of a class it keeps).
+ */
+export interface UserAccounts {
   /**
    * The user with this id, read consistently: a primary user by its own id or by the recipe user
    * id of any of its login methods, or a login method on its own. `as` (default `ANY`) says what
@@ -147,32 +152,8 @@ export interface UserStore {
    * this one read.
    */
   getLoginByThirdParty(tenantId: string, thirdPartyId: string, thirdPartyUserId: string): Promise<FoundLogin | undefined>;
-  /** Users with a login method in the tenant that has this email (any recipe), each once. */
-  listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
-  /**
-   * The passwordless login method with this email or phone number in the tenant, found through
-   * gsi2 (login method items by email, else by phone, and entries with a snapshot where the item is
-   * not indexed so): one Query, where the guard takes two reads (the guard, then the user's
-   * partition). **Eventually consistent**: the answer may be stale, or miss a login method just
-   * made, so a caller writes only on conditions that catch that (the login method's version, a new
-   * guard being free) and reads through the guard (`getLoginByEmail`, `getLoginByPhone`) when they
-   * fail.
-   */
-  findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<LoginSnapshot | undefined>;
-  /**
-   * The primary user claiming each piece of account info in its tenant, read consistently
-   * (`undefined` where none does), in the order asked.
-   */
-  getPrimaryHolders(claims: readonly TenantAccountInfo[]): Promise<(string | undefined)[]>;
   /** Creates a login method on its own, with its guards, in one transaction. */
   createUser(loginMethod: UserRecord): Promise<UserWriteResult>;
-  /**
-   * Writes a mark on a login method of a primary user from its snapshot, without the user
-   * (`LoginMark`): its item at the next version, on the condition that it still holds the version
-   * read, with its snapshots, in one transaction; `STALE` otherwise (unlinked, removed or changed
-   * since: read again).
-   */
-  writeLoginMark(mark: LoginMark): Promise<UserWriteResult>;
   /**
    * Replaces the stored state of the `before` users with the `after` users in one transaction:
    * login methods, links, guards and primary-user claims all follow from the users, so linking,
@@ -190,6 +171,34 @@ export interface UserStore {
    * again.
    */
   replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult>;
+}
+
+/** Users, their login methods, their uniqueness guards and the account info of primary users. */
+export interface UserStore extends UserAccounts {
+  /** Users with a login method in the tenant that has this email (any recipe), each once. */
+  listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
+  /**
+   * The passwordless login method with this email or phone number in the tenant, found through
+   * gsi2 (login method items by email, else by phone, and entries with a snapshot where the item is
+   * not indexed so): one Query, where the guard takes two reads (the guard, then the user's
+   * partition). **Eventually consistent**: the answer may be stale, or miss a login method just
+   * made, so a caller writes only on conditions that catch that (the login method's version, a new
+   * guard being free) and reads through the guard (`getLoginByEmail`, `getLoginByPhone`) when they
+   * fail.
+   */
+  findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<LoginSnapshot | undefined>;
+  /**
+   * The primary user claiming each piece of account info in its tenant, read consistently
+   * (`undefined` where none does), in the order asked.
+   */
+  getPrimaryHolders(claims: readonly TenantAccountInfo[]): Promise<(string | undefined)[]>;
+  /**
+   * Writes a mark on a login method of a primary user from its snapshot, without the user
+   * (`LoginMark`): its item at the next version, on the condition that it still holds the version
+   * read, with its snapshots, in one transaction; `STALE` otherwise (unlinked, removed or changed
+   * since: read again).
+   */
+  writeLoginMark(mark: LoginMark): Promise<UserWriteResult>;
   /**
    * The email-password login of an email in a tenant, read consistently from its guard: the hash,
    * and the login method's snapshot (one on its own, `SNAPSHOT_CARRIERS`), so sign-in answers from
@@ -566,6 +575,7 @@ export interface Stores {
   readonly roles: RoleStore;
   readonly roleReader: RoleReader;
   readonly users: UserStore;
+  readonly userAccounts: UserAccounts;
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;
   readonly passwordReset: PasswordResetStore;

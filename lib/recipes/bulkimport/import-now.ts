@@ -10,7 +10,7 @@ import { validationContext } from './stage-users';
  * a staged row (SPEC §15). A 400 `{"errors":[…]}` lists what is invalid, or why the import failed.
  */
 export async function importUserNow(
-  deps: Pick<Deps, 'users' | 'bulkUserImport' | 'metadata' | 'roleReader' | 'tenants' | 'clock' | 'random' | 'config'>,
+  deps: Pick<Deps, 'userAccounts' | 'bulkUserImport' | 'metadata' | 'roleReader' | 'tenants' | 'clock' | 'random' | 'config'>,
   raw: unknown,
 ): Promise<{ status: 'OK'; user: ApiUser }> {
   const refused = (errors: string[]) => new InvalidInputDocumentError({ errors }, errors[0]);

@@ -17,7 +17,7 @@ export type BulkImportOutcome =
   | { readonly status: 'FAILED'; readonly errors: string[] }
   | { readonly status: 'ROW_GONE' };
 
-type ImportDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'metadata' | 'roleReader' | 'config' | 'clock'>;
+type ImportDeps = Pick<Deps, 'userAccounts' | 'bulkUserImport' | 'metadata' | 'roleReader' | 'config' | 'clock'>;
 
 /** The core's failure texts (`E0nn: …`), by what was taken. */
 export const BULK_ERRORS = {
@@ -72,16 +72,18 @@ function usersOf(bulk: BulkUser, hashes: ReadonlyMap<string, string>, now: numbe
 }
 
 /** Who holds a bulk login method's identity, in the first of its tenants that has it. */
-async function holderOf(deps: Pick<Deps, 'users'>, lm: BulkLoginMethod): Promise<LoginRef | undefined> {
+async function holderOf(deps: Pick<Deps, 'userAccounts'>, lm: BulkLoginMethod): Promise<LoginRef | undefined> {
   for (const tenantId of lm.tenantIds) {
     const ref =
       lm.recipeId === 'emailpassword'
-        ? await deps.users.getLoginByEmail(tenantId, 'emailpassword', lm.email as string)
+        ? await deps.userAccounts.getLoginByEmail(tenantId, 'emailpassword', lm.email as string)
         : lm.recipeId === 'thirdparty'
-          ? await deps.users.getLoginByThirdParty(tenantId, lm.thirdPartyId as string, lm.thirdPartyUserId as string).then((found) => found && refOf(found))
+          ? await deps.userAccounts
+              .getLoginByThirdParty(tenantId, lm.thirdPartyId as string, lm.thirdPartyUserId as string)
+              .then((found) => found && refOf(found))
           : lm.email !== undefined
-            ? await deps.users.getLoginByEmail(tenantId, 'passwordless', lm.email)
-            : await deps.users.getLoginByPhone(tenantId, lm.phoneNumber as string);
+            ? await deps.userAccounts.getLoginByEmail(tenantId, 'passwordless', lm.email)
+            : await deps.userAccounts.getLoginByPhone(tenantId, lm.phoneNumber as string);
     if (ref) return ref;
   }
   return undefined;
@@ -95,7 +97,7 @@ type Existing = { readonly kind: 'NONE' } | { readonly kind: 'SAME'; readonly us
  * as they would be grouped. Anything else already holding one of its identities or its external
  * id is a conflict, with the core's text.
  */
-async function existing(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<Existing> {
+async function existing(deps: Pick<Deps, 'userAccounts'>, bulk: BulkUser): Promise<Existing> {
   const first = await readExisting(deps, bulk);
   // Its reads are separate: a transaction that commits between them (the same user imported at
   // this very moment by another request) shows half a user, which looks like a conflict. So a
@@ -103,10 +105,10 @@ async function existing(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<Exis
   return first.kind === 'CONFLICT' ? readExisting(deps, bulk) : first;
 }
 
-async function readExisting(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<Existing> {
+async function readExisting(deps: Pick<Deps, 'userAccounts'>, bulk: BulkUser): Promise<Existing> {
   const [holders, byExternalId] = await Promise.all([
     Promise.all(bulk.loginMethods.map((lm) => holderOf(deps, lm))),
-    bulk.externalUserId !== undefined ? deps.users.getUser(bulk.externalUserId, 'EXTERNAL') : Promise.resolve(undefined),
+    bulk.externalUserId !== undefined ? deps.userAccounts.getUser(bulk.externalUserId, 'EXTERNAL') : Promise.resolve(undefined),
   ]);
   const primaryIndex = bulk.loginMethods.indexOf(primaryLoginMethodOf(bulk.loginMethods));
   const linked = bulk.loginMethods.some((lm) => lm.isPrimary);
@@ -115,7 +117,7 @@ async function readExisting(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<
     const grouped = linked ? holders.every((h) => h?.userId === owner) : new Set(holders.map((h) => h?.userId)).size === holders.length;
     const externalIdMatches = bulk.externalUserId === undefined || byExternalId?.id === owner;
     // The user is read only when it is the same one (the user its external id names is it).
-    const user = grouped && externalIdMatches ? (byExternalId ?? (await deps.users.getUser(owner, 'SUPERTOKENS'))) : undefined;
+    const user = grouped && externalIdMatches ? (byExternalId ?? (await deps.userAccounts.getUser(owner, 'SUPERTOKENS'))) : undefined;
     if (user) return { kind: 'SAME', user };
   }
   if (byExternalId) return { kind: 'CONFLICT', error: BULK_ERRORS.externalIdTaken(bulk.externalUserId as string) };
@@ -128,16 +130,16 @@ async function readExisting(deps: Pick<Deps, 'users'>, bulk: BulkUser): Promise<
  * hash also ends a wait for password migration). A login method of the run without a hash leaves
  * the stored one as it is (SPEC §16: a user that has a hash keeps it).
  */
-async function replaceChangedHashes(deps: Pick<Deps, 'users'>, user: AuthUser, bulk: BulkUser): Promise<boolean> {
+async function replaceChangedHashes(deps: Pick<Deps, 'userAccounts'>, user: AuthUser, bulk: BulkUser): Promise<boolean> {
   let current: AuthUser | undefined = user;
   for (const lm of bulk.loginMethods) {
     if (lm.recipeId !== 'emailpassword' || lm.passwordHash === undefined) continue;
     const stored = current?.loginMethods.find((s) => s.recipeId === 'emailpassword' && s.email === lm.email);
     if (!current || !stored || stored.passwordHash === lm.passwordHash) continue;
-    if ((await deps.users.replacePasswordHash(current, stored, lm.passwordHash)).status !== 'OK') return false;
+    if ((await deps.userAccounts.replacePasswordHash(current, stored, lm.passwordHash)).status !== 'OK') return false;
     // Ending a wait writes the user at the versions read: the next write needs the user as it is
     // now. (So does a new hash of a login method on its own, but that is its user's only one.)
-    if (stored.passwordMigration) current = await deps.users.getUser(current.id, 'SUPERTOKENS');
+    if (stored.passwordMigration) current = await deps.userAccounts.getUser(current.id, 'SUPERTOKENS');
   }
   return true;
 }
@@ -185,7 +187,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
       if (found.kind === 'CONFLICT') return { status: 'FAILED', errors: [found.error] };
       if (found.kind === 'SAME') {
         if (!(await replaceChangedHashes(deps, found.user, bulk))) return undefined;
-        const now = await deps.users.getUser(found.user.id, 'SUPERTOKENS');
+        const now = await deps.userAccounts.getUser(found.user.id, 'SUPERTOKENS');
         return now ? { status: 'OK', user: toApiUser(now), rowDone: false } : undefined;
       }
     }

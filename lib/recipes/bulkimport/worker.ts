@@ -10,7 +10,7 @@ import { importBulkUser } from './import-user';
 import { LaneRoles } from './lane-roles';
 import { STALE_AFTER_MS, THROTTLED_RETRY_WINDOW_MS } from './limits';
 
-type WorkerDeps = Pick<Deps, 'users' | 'bulkUserImport' | 'bulkWorker' | 'metadata' | 'roleReader' | 'config' | 'clock'>;
+type WorkerDeps = Pick<Deps, 'userAccounts' | 'bulkUserImport' | 'bulkWorker' | 'metadata' | 'roleReader' | 'config' | 'clock'>;
 
 /** Lanes one invocation works on at once (each lane's rows one after another). */
 export const LANES_IN_FLIGHT = 16;

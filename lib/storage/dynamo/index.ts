@@ -11,6 +11,7 @@ import { DynamoRoleStore } from './dynamo-role-store';
 import { DynamoSessionStore } from './dynamo-session-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
 import { DynamoUserSearch } from './dynamo-user-search';
+import { DynamoUserAccounts } from './dynamo-user-accounts';
 import { DynamoUserStore } from './dynamo-user-store';
 import { createDynamoContext, type DynamoContext } from './transact';
 
@@ -20,6 +21,7 @@ export { createDynamoContext, type DynamoContext };
 export function createDynamoStores(ctx: DynamoContext): Stores {
   return {
     users: new DynamoUserStore(ctx),
+    userAccounts: new DynamoUserAccounts(ctx),
     metadata: new DynamoMetadataStore(ctx),
     emailVerification: new DynamoEmailVerificationStore(ctx),
     roles: new DynamoRoleStore(ctx),

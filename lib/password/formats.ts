@@ -1,6 +1,7 @@
 import { argon2Format } from './argon2';
 import { bcryptFormat } from './bcrypt';
 import { SIGNER_KEY_NOT_CONFIGURED_MESSAGE } from './errors';
+import { detectForm, familyNamed, storedFormOf, type FoundForm, type HashFamily } from './families';
 import type { PasswordLimits } from './limits';
 import { findProviderPrefix, providerPrefixMessage } from './provider-prefix';
 import type { HashAlgorithm, HashFormat } from './types';
@@ -8,7 +9,8 @@ import { vendorScryptFormat } from './vendor-scrypt';
 
 /*
  * Recognising, parsing and bounding imported hashes, with no hashing library: what the import
- * routes and bulk staging bundle. Checking a password is `./verify.ts`.
+ * routes and bulk staging bundle. The core's three formats are here; SPEC §7b's families are the
+ * table of `./families.ts`. Checking a password is `./verify.ts`.
  */
 
 /** Every format, each recognised by its own anchored prefix. */
@@ -18,7 +20,7 @@ const FORMATS: ReadonlyArray<HashFormat<unknown>> = [
   vendorScryptFormat as HashFormat<unknown>,
 ];
 
-/** `hashingAlgorithm` values (lower-cased) and the algorithm each one names. */
+/** The core's `hashingAlgorithm` values (lower-cased) and the algorithm each one names (SPEC §7). */
 const ALGORITHM_NAMES: Readonly<Record<string, HashAlgorithm>> = {
   bcrypt: 'bcrypt',
   argon2: 'argon2',
@@ -37,8 +39,16 @@ export interface ValidateImportedHashOptions {
   signerKeyConfigured: boolean;
 }
 
-/** Outcome of {@link validateImportedHash}: what to store, or a 400 message. */
-export type ValidateImportedHashResult = { ok: true; algorithm: HashAlgorithm; stored: string } | { ok: false; message: string };
+/**
+ * Outcome of {@link validateImportedHash}: what to store and the `hashingAlgorithm` value it was
+ * taken as (a core algorithm, or a SPEC §7b family's value), or a 400 message.
+ */
+export type ValidateImportedHashResult = { ok: true; algorithm: string; stored: string } | { ok: false; message: string };
+
+/** Whether a `hashingAlgorithm` value (any case) names an algorithm or family this service imports. */
+export function isKnownHashingAlgorithm(value: string): boolean {
+  return Object.hasOwn(ALGORITHM_NAMES, value.toLowerCase()) || familyNamed(value) !== undefined;
+}
 
 function formatFor(algorithm: HashAlgorithm): HashFormat<unknown> {
   const format = FORMATS.find((candidate) => candidate.name === algorithm);
@@ -53,13 +63,50 @@ function invalidFormat(formatName: string | undefined, reason: string): { ok: fa
   return { ok: false, message: `Password hash is in ${label}: ${reason}` };
 }
 
+/** `a`/`an` before a family's name as read aloud (`an LDAP`, `an MD5-crypt`, `a PBKDF2`, `a scrypt`). */
+function article(name: string): string {
+  return /^[AEIOU]|^[FHLMNRSX][A-Z0-9]/.test(name) ? 'an' : 'a';
+}
+
+/** The 400 for a hash of another family than the one named (SPEC §7b). */
+function otherFamily(given: string, other: { name: string; value: string }): { ok: false; message: string } {
+  return invalidFormat(given, `this is ${article(other.name)} ${other.name} hash, import it with hashingAlgorithm ${other.value}`);
+}
+
+/** The core format's own value in texts (`firebase_scrypt`, the name the core documents). */
+function coreValue(format: HashFormat<unknown>): string {
+  return format.name === 'vendor_scrypt' ? 'firebase_scrypt' : format.name;
+}
+
+/** Parses and bounds a hash of a §7b form, its 400 naming `family` (the one named or detected). */
+function validateForm(passwordHash: string, family: HashFamily, { form }: FoundForm): ValidateImportedHashResult {
+  const parsed = form.parse(passwordHash);
+  const reason = parsed.ok ? form.bound(parsed.params) : parsed.reason;
+  if (reason !== undefined) return invalidFormat(family.name, reason);
+  return { ok: true, algorithm: family.value, stored: passwordHash };
+}
+
+/** A hash named as a §7b family: one of its forms, another family's (say which), or neither. */
+function validateAsFamily(passwordHash: string, family: HashFamily, detected: FoundForm | undefined): ValidateImportedHashResult {
+  if (passwordHash === '') return invalidFormat(family.name, 'it is empty');
+  const core = FORMATS.find((format) => format.matches(passwordHash));
+  if (core) return otherFamily(family.name, { name: core.formatName, value: coreValue(core) });
+  if (detected && !family.forms.includes(detected.form)) return otherFamily(family.name, detected.family);
+  const form = detected?.form ?? family.forms.find((candidate) => candidate.marker.test(passwordHash));
+  if (form) return validateForm(passwordHash, family, { family, form });
+  const prefixed = findProviderPrefix(passwordHash);
+  return prefixed ? { ok: false, message: providerPrefixMessage(prefixed) } : invalidFormat(family.name, family.expected);
+}
+
 /**
- * Validates a hash given to the import operation (SPEC section 7): the algorithm name,
- * the full format, the cost limits and the signer key for vendor scrypt. Computes no hash.
+ * Validates a hash given to the import operation (SPEC sections 7 and 7b): the algorithm name,
+ * the full format, the cost limits and the signer key for vendor scrypt. Computes no hash. A
+ * §7b family (`./families.ts`) is taken by its value or detected by its marker; a hash of another
+ * family than the one named is refused saying which value imports it.
  *
  * @param passwordHash - the hash as imported.
  * @param hashingAlgorithm - optional, case-insensitive: `bcrypt`, `argon2`,
- *   `vendor_scrypt` or its synonym `firebase_scrypt`; without it the format is detected.
+ *   `vendor_scrypt` or its synonym `firebase_scrypt`, or a §7b family's value; without it the format is detected.
  * @returns the algorithm and the normalised hash to store, or a 400 message that never
  *   contains the hash.
  */
@@ -69,17 +116,27 @@ export function validateImportedHash(
   opts: ValidateImportedHashOptions,
 ): ValidateImportedHashResult {
   let requested: HashFormat<unknown> | undefined;
+  let family: HashFamily | undefined;
   if (hashingAlgorithm !== undefined) {
     const key = hashingAlgorithm.toLowerCase();
+    family = familyNamed(key);
     // hasOwn, not `in` or indexing: `constructor` or `__proto__` must not name an algorithm.
-    if (!Object.hasOwn(ALGORITHM_NAMES, key)) {
+    if (family === undefined && !Object.hasOwn(ALGORITHM_NAMES, key)) {
       return { ok: false, message: UNSUPPORTED_ALGORITHM };
     }
-    requested = formatFor(ALGORITHM_NAMES[key]);
+    requested = family === undefined ? formatFor(ALGORITHM_NAMES[key]) : undefined;
   }
 
   if (passwordHash !== passwordHash.trim()) {
-    return invalidFormat(requested?.formatName, 'it has leading or trailing whitespace');
+    return invalidFormat(family?.name ?? requested?.formatName, 'it has leading or trailing whitespace');
+  }
+
+  const detectedForm = detectForm(passwordHash);
+  if (family !== undefined) {
+    return validateAsFamily(passwordHash, family, detectedForm);
+  }
+  if (detectedForm !== undefined) {
+    return requested === undefined ? validateForm(passwordHash, detectedForm.family, detectedForm) : otherFamily(requested.formatName, detectedForm.family);
   }
 
   const detected = FORMATS.find((format) => format.matches(passwordHash));
@@ -113,7 +170,7 @@ export function hashFormatOf(stored: string): HashFormat<unknown> | undefined {
   return FORMATS.find((candidate) => candidate.matches(stored));
 }
 
-/** The algorithm of a stored hash, by its format (`undefined` for none this service knows). */
-export function hashAlgorithmOf(stored: string): HashAlgorithm | undefined {
-  return hashFormatOf(stored)?.name;
+/** The algorithm or §7b family of a stored hash, by its form (`undefined` for none this service knows). */
+export function hashAlgorithmOf(stored: string): string | undefined {
+  return hashFormatOf(stored)?.name ?? storedFormOf(stored)?.family.value;
 }

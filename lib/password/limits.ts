@@ -68,3 +68,28 @@ export const DEFAULT_OWN_HASH_PARAMS: OwnHashParams = Object.freeze({
 
 /** Passwords are bounded in UTF-8 bytes: hashing cost grows with length. */
 export const MAX_PASSWORD_BYTES = 1024;
+
+/*
+ * Bounds of SPEC §7b's families (its limits table). An imported hash past one is refused at import,
+ * never accepted and then slow at sign-in; the check pays whatever the hash names.
+ */
+
+/** PBKDF2 and ASP.NET Identity: Django 6 writes 1,200,000 and OWASP's SHA-1 figure is 1,300,000; 2M SHA-256 is about 1.2 s here. */
+export const PBKDF2_MAX_ITERATIONS = 2_000_000;
+/** A key shorter than 16 bytes is guessable by chance; each digest block of a longer key repeats all the iterations. */
+export const PBKDF2_MIN_KEY_BYTES = 16;
+/** 64 bytes: one SHA-512 block, two SHA-256 blocks; every real writer stays within. */
+export const PBKDF2_MAX_KEY_BYTES = 64;
+/** scrypt's N up to 2^20 (passlib 2^16, Werkzeug 2^15, Django 2^14 fit). */
+export const SCRYPT_MAX_N = 2 ** 20;
+/** scrypt's block size r: memory and time are linear in it (every writer uses 8, some 16). */
+export const SCRYPT_MAX_R = 32;
+/** scrypt's parallelism p: time is linear in it (Django 5). */
+export const SCRYPT_MAX_P = 16;
+/** scrypt holds 128·N·r bytes during a check: 256 MiB, as Argon2's m bound. */
+export const SCRYPT_MAX_MEMORY_BYTES = 268_435_456;
+/** scrypt's work is N·r·p block mixes: 2^22 is about Django's default (2^14·8·5) times six. */
+export const SCRYPT_MAX_WORK = 4_194_304;
+/** A derived key shorter than 16 bytes is guessable by chance; longer than 64 adds nothing any writer uses. */
+export const SCRYPT_MIN_KEY_BYTES = 16;
+export const SCRYPT_MAX_KEY_BYTES = 64;

@@ -16,9 +16,10 @@ const STANDARD_IDENTIFIER = /\$2[abxy]\$|\$argon2(?:id|i|d)\$|\$f_scrypt\$/;
  */
 const HARMLESS_PREFIX = /^[A-Za-z0-9{}_:.-]{1,32}\$?$/;
 /**
- * Wrappers that hash the password before the standard algorithm (Django's
- * `bcrypt_sha256$`): removing them gives a hash no plain password can match, so they are
- * refused as unsupported rather than with "remove the prefix".
+ * Wrappers that hash the password before the standard algorithm (`bcrypt_sha512$`): removing
+ * them gives a hash no plain password can match, so they are refused as unsupported rather than
+ * with "remove the prefix". (Django's `bcrypt_sha256$` is a family of its own, SPEC §7b, found
+ * before this rule.)
  */
 const PRE_HASH_MARKER = /sha|md5|pbkdf/i;
 

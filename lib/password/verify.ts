@@ -2,7 +2,9 @@ import { verify as argon2Verify } from '@node-rs/argon2';
 import { compare } from 'bcryptjs';
 import { formatArgon2, type Argon2Params } from './argon2';
 import type { BcryptParams } from './bcrypt';
+import { FORM_CHECKS } from './checks';
 import { UnrecognisedStoredHashError } from './errors';
+import { storedFormOf } from './families';
 import { hashFormatOf } from './formats';
 import type { HashAlgorithm, PasswordCheck, VerifyContext } from './types';
 import { verifyVendorScrypt } from './vendor-scrypt';
@@ -52,7 +54,7 @@ const CHECKS = {
 export async function verifyPassword(password: string, stored: string, ctx: VerifyContext): Promise<boolean> {
   const format = hashFormatOf(stored);
   if (format === undefined) {
-    throw new UnrecognisedStoredHashError('it is in no known format');
+    return verifyFamilyForm(password, stored);
   }
   const parsed = format.parse(stored);
   if (!parsed.ok) {
@@ -60,4 +62,22 @@ export async function verifyPassword(password: string, stored: string, ctx: Veri
   }
   // The format named the algorithm and parsed its parameters, so they are that check's.
   return (CHECKS[format.name] as PasswordCheck<unknown>)(password, parsed.params, ctx);
+}
+
+/**
+ * A SPEC §7b form: parsed and bounded again (a hash written around the import validation must not
+ * cost more than the bounds allow), then checked by its form's check.
+ */
+async function verifyFamilyForm(password: string, stored: string): Promise<boolean> {
+  const found = storedFormOf(stored);
+  const check = found && FORM_CHECKS.get(found.form);
+  if (found === undefined || check === undefined) {
+    throw new UnrecognisedStoredHashError('it is in no known format');
+  }
+  const parsed = found.form.parse(stored);
+  const reason = parsed.ok ? found.form.bound(parsed.params) : parsed.reason;
+  if (!parsed.ok || reason !== undefined) {
+    throw new UnrecognisedStoredHashError(`it is in invalid ${found.family.name} format: ${reason}`);
+  }
+  return check(password, parsed.params);
 }

@@ -1,6 +1,7 @@
 import { parseBulkUser, primaryLoginMethodOf, type BulkValidationContext } from '../../lib/recipes/bulkimport/bulk-user';
 import { DEFAULT_PASSWORD_LIMITS } from '../../lib/password/limits';
 import { ARGON2_VECTORS, BCRYPT_VECTORS, VENDOR_SCRYPT_VECTORS } from '../fixtures/password-vectors';
+import { FAMILY_VECTORS } from '../fixtures/hash-family-vectors';
 
 /** The bulk user of SPEC §15: every rule and text, without DynamoDB. */
 const NOW = 1_700_000_000_000;
@@ -90,6 +91,25 @@ describe('a valid bulk user', () => {
       loginMethods: [ep({ hashingAlgorithm: undefined, plainTextPassword: 'secret-1', passwordHash: ARGON2_VECTORS[1].hash })],
     }).loginMethods;
     expect([both.passwordHash, both.hashingAlgorithm, both.plainTextPassword]).toEqual([ARGON2_VECTORS[1].hash, 'ARGON2', undefined]);
+  });
+
+  it('takes every SPEC §7b family, the row showing its value upper-cased, with the same 400 texts', () => {
+    for (const vector of FAMILY_VECTORS.filter((v) => v.hashingAlgorithm !== null)) {
+      const name = vector.hashingAlgorithm as string;
+      const [lm] = userOf({ loginMethods: [ep({ passwordHash: vector.hash, hashingAlgorithm: name === 'pbkdf2' ? 'Pbkdf2' : name })] }).loginMethods;
+      expect([lm.passwordHash, lm.hashingAlgorithm]).toEqual([vector.hash, name.toUpperCase()]);
+    }
+    expect(errorsOf({ loginMethods: [ep({ passwordHash: 'pbkdf2_sha256$0$salt$c2FsdHNhbHRzYWx0c2FsdA==', hashingAlgorithm: 'pbkdf2' })] })).toEqual([
+      'Password hash is in invalid PBKDF2 format: iterations must be between 1 and 2000000',
+    ]);
+    expect(errorsOf({ loginMethods: [ep({ hashingAlgorithm: 'scrypt' })] })).toEqual([
+      'Password hash is in invalid scrypt format: this is a BCrypt hash, import it with hashingAlgorithm bcrypt',
+    ]);
+    for (const unknown of ['sha256', 'md5', 'pbkdf2_sha256']) {
+      expect(errorsOf({ loginMethods: [ep({ hashingAlgorithm: unknown })] })).toEqual([
+        'Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!',
+      ]);
+    }
   });
 
   it('ignores unknown fields', () => {
@@ -472,10 +492,10 @@ describe('the password hash of a bulk user: the texts of SPEC §7 and the bounds
       "Password hash starts with the provider prefix '{ARGON2}': remove it and import the hash from '$argon2id$' on",
     ],
     [
-      'a pre-hashed variant',
+      'a BCrypt-SHA256 hash named bcrypt',
       `bcrypt_sha256$${bcrypt.hash}`,
       'bcrypt',
-      "Password hash starts with the provider prefix 'bcrypt_sha256$', which marks a pre-hashed variant that cannot be imported",
+      'Password hash is in invalid BCrypt format: this is a BCrypt-SHA256 hash, import it with hashingAlgorithm bcrypt_sha256',
     ],
     ['a bcrypt cost over 16', bcrypt.hash.replace('$10$', '$17$'), 'bcrypt', 'Password hash bcrypt cost 17 is above the maximum of 16'],
     [

@@ -1,6 +1,5 @@
 import { toE164 } from '../../phone/e164';
-import { validateImportedHash, type ValidateImportedHashOptions } from '../../password/formats';
-import type { HashAlgorithm } from '../../password/types';
+import { isKnownHashingAlgorithm, validateImportedHash, type ValidateImportedHashOptions } from '../../password/formats';
 import { MAX_PASSWORD_BYTES } from '../../password/limits';
 import type { BulkLoginMethod, BulkUser, JsonObject, RecipeId } from '../../storage/model';
 import { jsonValueProblems } from '../usermetadata/json-value';
@@ -48,14 +47,11 @@ const MAX_THIRD_PARTY_ID = 28;
 const MAX_THIRD_PARTY_USER_ID = 256;
 const MAX_PASSWORD_HASH = 512;
 
-/** The core's names of the hashing algorithms (`hashingAlgorithm` of a row). */
-const ALGORITHM_NAMES: Readonly<Record<string, HashAlgorithm>> = {
-  BCRYPT: 'bcrypt',
-  ARGON2: 'argon2',
-  FIREBASE_SCRYPT: 'vendor_scrypt',
-  VENDOR_SCRYPT: 'vendor_scrypt',
-};
-const ALGORITHM_LABEL: Readonly<Record<HashAlgorithm, string>> = { bcrypt: 'BCRYPT', argon2: 'ARGON2', vendor_scrypt: 'FIREBASE_SCRYPT' };
+/**
+ * A row's `hashingAlgorithm`: the value upper-cased (`BCRYPT`, `PBKDF2`, `SHA_CRYPT`), the vendor's
+ * scrypt by the core's name for it.
+ */
+const algorithmLabel = (algorithm: string): string => (algorithm === 'vendor_scrypt' ? 'FIREBASE_SCRYPT' : algorithm.toUpperCase());
 
 /**
  * A value as an error text echoes it: in full up to 300 characters (every value within its bound),
@@ -243,10 +239,10 @@ function parsePassword(
   const hash = new FieldReader(obj, hashErrors, sfx).string('passwordHash');
   const algorithmName = new FieldReader(obj, algorithmErrors, sfx).string('hashingAlgorithm');
   const plainTextPassword = new FieldReader(obj, passwordErrors, sfx).string('plainTextPassword');
-  let algorithm: HashAlgorithm | undefined;
+  let algorithm: string | undefined;
   if (algorithmName !== undefined) {
-    const key = algorithmName.trim().toUpperCase();
-    if (Object.hasOwn(ALGORITHM_NAMES, key)) algorithm = ALGORITHM_NAMES[key];
+    const key = algorithmName.trim().toLowerCase();
+    if (isKnownHashingAlgorithm(key)) algorithm = key;
     else algorithmErrors.push('Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!');
   }
   if (plainTextPassword !== undefined && Buffer.byteLength(plainTextPassword, 'utf8') > MAX_PASSWORD_BYTES) {
@@ -262,7 +258,7 @@ function parsePassword(
     } else {
       const checked = validateImportedHash(hash.trim(), algorithm, ctx.hashOptions);
       if (!checked.ok) hashErrors.push(checked.message);
-      else password = { passwordHash: checked.stored, hashingAlgorithm: ALGORITHM_LABEL[checked.algorithm] };
+      else password = { passwordHash: checked.stored, hashingAlgorithm: algorithmLabel(checked.algorithm) };
     }
   }
   errors.push(...hashErrors, ...algorithmErrors, ...passwordErrors);

@@ -8,7 +8,7 @@ const ARGON2 = ARGON2_VECTORS[0].hash;
 const SCRYPT = VENDOR_SCRYPT_VECTORS[0].hash;
 
 describe('validateImportedHash: the algorithm name', () => {
-  it.each(['md5', 'scrypt', 'argon2id', 'pbkdf2', '', ' bcrypt', 'constructor', '__proto__', 'toString'])(
+  it.each(['md5', 'sha1', 'sha256', 'argon2id', 'pbkdf2_sha256', '', ' bcrypt', 'constructor', '__proto__', 'toString'])(
     "answers 'Unsupported password hashing algorithm' for %j",
     (algorithm) => {
       expect(validateImportedHash(BCRYPT, algorithm, OPTS)).toEqual({ ok: false, message: 'Unsupported password hashing algorithm' });
@@ -64,11 +64,15 @@ describe('validateImportedHash: provider prefixes', () => {
     expect(message).not.toContain('prefix');
   });
 
-  it('refuses a pre-hashing wrapper such as Django’s bcrypt_sha256 instead of suggesting to strip it', () => {
-    const message = expectRefused(`bcrypt_sha256$${BCRYPT_2B}`, undefined, [
-      "provider prefix 'bcrypt_sha256$', which marks a pre-hashed variant that cannot be imported",
+  it('refuses an unknown pre-hashing wrapper instead of suggesting to strip it', () => {
+    const message = expectRefused(`bcrypt_sha512$${BCRYPT_2B}`, undefined, [
+      "provider prefix 'bcrypt_sha512$', which marks a pre-hashed variant that cannot be imported",
     ]);
     expect(message).not.toContain('remove it');
+  });
+
+  it('takes Django’s bcrypt_sha256$ as its own family (SPEC §7b), not a prefix', () => {
+    expect(validateImportedHash(`bcrypt_sha256$${BCRYPT_2B}`, undefined, OPTS)).toMatchObject({ ok: true, algorithm: 'bcrypt_sha256' });
   });
 
   it('does not repeat a long prefix, only its length', () => {

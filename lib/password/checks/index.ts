@@ -1,0 +1,26 @@
+import { aspnetIdentityForm } from '../forms/aspnet-identity';
+import { djangoBcryptSha256Form, passlibBcryptSha256Form } from '../forms/bcrypt-sha256';
+import type { FormCheck, HashForm } from '../forms/form';
+import { djangoPbkdf2Form, passlibPbkdf2Form, werkzeugPbkdf2Form } from '../forms/pbkdf2';
+import { djangoScryptForm, phcScryptForm, werkzeugScryptForm } from '../forms/scrypt';
+import { checkBcryptSha256 } from './bcrypt-sha256';
+import { checkPbkdf2 } from './pbkdf2';
+import { checkScrypt } from './scrypt';
+
+/*
+ * The check of every form in `../families.ts`, for sign-in only (the import functions bundle the
+ * forms, never this). A unit test fails when a form of the table has no check here.
+ */
+
+type Entry = readonly [HashForm<unknown>, FormCheck<unknown>];
+
+/** The forms that one check verifies: their parameters are the check's. */
+function checkedBy<P>(check: FormCheck<P>, ...forms: HashForm<P>[]): Entry[] {
+  return forms.map((form) => [form as HashForm<unknown>, check as FormCheck<unknown>] as const);
+}
+
+export const FORM_CHECKS: ReadonlyMap<HashForm<unknown>, FormCheck<unknown>> = new Map([
+  ...checkedBy(checkPbkdf2, djangoPbkdf2Form, passlibPbkdf2Form, werkzeugPbkdf2Form, aspnetIdentityForm),
+  ...checkedBy(checkScrypt, phcScryptForm, djangoScryptForm, werkzeugScryptForm),
+  ...checkedBy(checkBcryptSha256, djangoBcryptSha256Form, passlibBcryptSha256Form),
+]);

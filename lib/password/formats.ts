@@ -2,6 +2,7 @@ import { argon2Format } from './argon2';
 import { bcryptFormat } from './bcrypt';
 import { SIGNER_KEY_NOT_CONFIGURED_MESSAGE } from './errors';
 import { detectForm, familyNamed, storedFormOf, type FoundForm, type HashFamily } from './families';
+import type { HashForm } from './forms/form';
 import type { PasswordLimits } from './limits';
 import { findProviderPrefix, providerPrefixMessage } from './provider-prefix';
 import type { HashAlgorithm, HashFormat } from './types';
@@ -86,13 +87,20 @@ function validateForm(passwordHash: string, family: HashFamily, { form }: FoundF
   return { ok: true, algorithm: family.value, stored: passwordHash };
 }
 
-/** A hash named as a §7b family: one of its forms, another family's (say which), or neither. */
+/**
+ * A hash named as a §7b family: one of its forms (a form several families list, such as `$P$`,
+ * is each one's), another family's (say which), or neither. A family never detected (ASP.NET
+ * Identity) claims only what no other family does.
+ */
 function validateAsFamily(passwordHash: string, family: HashFamily, detected: FoundForm | undefined): ValidateImportedHashResult {
   if (passwordHash === '') return invalidFormat(family.name, 'it is empty');
+  const marked = (candidate: HashForm<unknown>) => candidate.marker.test(passwordHash);
+  const own = family.detected === false ? undefined : family.forms.find(marked);
+  if (own) return validateForm(passwordHash, family, { family, form: own });
   const core = FORMATS.find((format) => format.matches(passwordHash));
   if (core) return otherFamily(family.name, { name: core.formatName, value: coreValue(core) });
-  if (detected && !family.forms.includes(detected.form)) return otherFamily(family.name, detected.family);
-  const form = detected?.form ?? family.forms.find((candidate) => candidate.marker.test(passwordHash));
+  if (detected) return otherFamily(family.name, detected.family);
+  const form = family.forms.find(marked);
   if (form) return validateForm(passwordHash, family, { family, form });
   const prefixed = findProviderPrefix(passwordHash);
   return prefixed ? { ok: false, message: providerPrefixMessage(prefixed) } : invalidFormat(family.name, family.expected);

@@ -167,7 +167,53 @@ export function partitionsWithoutDescriptions(text: string): string {
   return `export const partitionsInfo = ${JSON.stringify(info)};`;
 }
 
-/** The SDK stubs, the client's package.json reduced to the version its user agent reads. */
+/** The one line `models/errors.js` of the DynamoDB client starts with. */
+const ERRORS_IMPORT = 'import { DynamoDBServiceException as __BaseException } from "./DynamoDBServiceException";';
+/** The lines of one exception class of `models/errors.js`, besides its header and its field copies. */
+const ERROR_CLASS_LINE =
+  /^\s*(?:static shapeId = "[^"]+";|name = "\w+";|\$fault = "\w+";|\$retryable = \{\};|\w+;|constructor\(opts\) \{|super\(\{|name: "\w+",|\$fault: "\w+",|\.\.\.opts,|\}\);|Object\.setPrototypeOf\(this, \w+\.prototype\);|this\.(\w+) = opts\.\1;|\})?\s*$/;
+
+/**
+ * The DynamoDB client's exception classes (`models/errors.js`: 35 classes of one pattern, 9.5 KB
+ * minified in every bundle) as one function that makes each: the same name, `shapeId`, `$fault`,
+ * prototype chain and fields copied from the answer, read from the file itself. A file that is not
+ * exactly that pattern (another SDK version) is left as it is (`undefined`).
+ */
+export function compactErrorClasses(source: string): string | undefined {
+  const [head, ...blocks] = source.split(/^export class /m);
+  if (head.trim() !== ERRORS_IMPORT || blocks.length === 0) return undefined;
+  const lines: string[] = [];
+  for (const block of blocks) {
+    const name = /^(\w+) extends __BaseException \{\n/.exec(block)?.[1];
+    const fault = /^\s*\$fault = "(client|server)";$/m.exec(block)?.[1];
+    const body = block.split('\n').slice(1);
+    if (!name || !fault || !block.includes(`static shapeId = "com.amazonaws.dynamodb#${name}";`)) return undefined;
+    if (!body.every((line) => ERROR_CLASS_LINE.test(line))) return undefined;
+    const fields = [...block.matchAll(/this\.(\w+) = opts\.\1;/g)].map((m) => m[1]);
+    const retryable = /^\s*\$retryable = \{\};$/m.test(block) ? ', 1' : '';
+    lines.push(`export const ${name} = /* @__PURE__ */ define(${JSON.stringify(name)}, "${fault}", ${JSON.stringify(fields)}${retryable});`);
+  }
+  return [
+    ERRORS_IMPORT,
+    'function define(name, $fault, fields, retryable) {',
+    '  const C = { [name]: class extends __BaseException {',
+    '    constructor(opts) {',
+    '      super({ name, $fault, ...opts });',
+    '      Object.setPrototypeOf(this, C.prototype);',
+    '      this.name = name;',
+    '      this.$fault = $fault;',
+    '      if (retryable) this.$retryable = {};',
+    '      for (const field of fields) this[field] = opts[field];',
+    '    }',
+    '  } }[name];',
+    '  C.shapeId = "com.amazonaws.dynamodb#" + name;',
+    '  return C;',
+    '}',
+    ...lines,
+  ].join('\n');
+}
+
+/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, the partitions table without descriptions. */
 function sdkStubs(): Plugin {
   return {
     name: 'sdk-stubs',
@@ -190,6 +236,10 @@ function sdkStubs(): Plugin {
       build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]package\.json$/ }, (args) => {
         const { version } = JSON.parse(readFileSync(args.path, 'utf8')) as { version: string };
         return { contents: JSON.stringify({ version }), loader: 'json' };
+      });
+      build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]dist-es[\\/]models[\\/]errors\.js$/ }, (args) => {
+        const compact = compactErrorClasses(readFileSync(args.path, 'utf8'));
+        return compact === undefined ? undefined : { contents: compact, loader: 'js' };
       });
     },
   };

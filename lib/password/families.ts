@@ -1,8 +1,14 @@
 import { aspnetIdentityForm } from './forms/aspnet-identity';
 import { djangoBcryptSha256Form, passlibBcryptSha256Form } from './forms/bcrypt-sha256';
+import { drupalForm } from './forms/drupal';
 import type { HashForm } from './forms/form';
+import { ldapCryptForm, ldapMd5Form, ldapShaForm, ldapSmd5Form, ldapSsha256Form, ldapSsha512Form, ldapSshaForm } from './forms/ldap';
+import { apr1Form, md5CryptForm } from './forms/md5-crypt';
 import { djangoPbkdf2Form, passlibPbkdf2Form, werkzeugPbkdf2Form } from './forms/pbkdf2';
+import { phpassHForm, phpassPForm } from './forms/phpass';
 import { djangoScryptForm, phcScryptForm, werkzeugScryptForm } from './forms/scrypt';
+import { sha256CryptForm, sha512CryptForm } from './forms/sha-crypt';
+import { wordpressBcryptForm } from './forms/wordpress';
 
 /** A family of SPEC §7b: what `hashingAlgorithm` names, and the forms it accepts. */
 export interface HashFamily {
@@ -37,7 +43,43 @@ export const FAMILIES: readonly HashFamily[] = [
     expected: 'it must be the base64 (with padding) of a v2 or v3 blob',
     detected: false,
   },
-  // md5_crypt, sha_crypt, phpass, wordpress, drupal, ldap: their rows go here, in SPEC §7b's order.
+  {
+    value: 'md5_crypt',
+    name: 'MD5-crypt',
+    forms: [md5CryptForm, apr1Form],
+    expected: 'expected $1$<salt>$<hash> or $apr1$<salt>$<hash>',
+  },
+  {
+    value: 'sha_crypt',
+    name: 'SHA-crypt',
+    forms: [sha256CryptForm, sha512CryptForm],
+    expected: 'expected $5$[rounds=<n>$]<salt>$<hash> or $6$[rounds=<n>$]<salt>$<hash>',
+  },
+  {
+    value: 'phpass',
+    name: 'phpass',
+    forms: [phpassPForm, phpassHForm],
+    expected: 'expected $P$ or $H$, a count character, 8 salt characters and 22 hash characters',
+  },
+  // WordPress and Drupal also verify phpass's forms; detection gives those to phpass (the row above).
+  {
+    value: 'wordpress',
+    name: 'WordPress',
+    forms: [wordpressBcryptForm, phpassPForm],
+    expected: 'expected $wp followed by a bcrypt hash, or a phpass $P$ hash',
+  },
+  {
+    value: 'drupal',
+    name: 'Drupal',
+    forms: [drupalForm, phpassPForm, phpassHForm],
+    expected: 'expected $S$, a count character, 8 salt characters and 43 hash characters, or a phpass $P$ or $H$ hash',
+  },
+  {
+    value: 'ldap',
+    name: 'LDAP',
+    forms: [ldapSshaForm, ldapSsha256Form, ldapSsha512Form, ldapSmd5Form, ldapShaForm, ldapMd5Form, ldapCryptForm],
+    expected: 'expected {SSHA}, {SSHA256}, {SSHA512}, {SMD5}, {SHA}, {MD5} or {CRYPT} followed by the hash',
+  },
   {
     value: 'scrypt',
     name: 'scrypt',

@@ -144,7 +144,12 @@ export function validateImportedHash(
     return validateAsFamily(passwordHash, family, detectedForm);
   }
   if (detectedForm !== undefined) {
-    return requested === undefined ? validateForm(passwordHash, detectedForm.family, detectedForm) : otherFamily(requested.formatName, detectedForm.family);
+    if (requested !== undefined) return otherFamily(requested.formatName, detectedForm.family);
+    const valid = validateForm(passwordHash, detectedForm.family, detectedForm);
+    // Seed rule 2 before a marker's family: a standard BCrypt/Argon2 hash behind a tag that is also
+    // a marker (LDAP's `{CRYPT}$2b$…`) is a prefix to remove, which says more than LDAP's refusal.
+    const prefixed = valid.ok || detectedForm.family.value !== 'ldap' ? undefined : findProviderPrefix(passwordHash);
+    return prefixed ? { ok: false, message: providerPrefixMessage(prefixed) } : valid;
   }
 
   const detected = FORMATS.find((format) => format.matches(passwordHash));

@@ -1,11 +1,12 @@
+import { CRYPT_FAMILY_VECTORS } from '../fixtures/crypt-hash-vectors';
 import { FAMILY_VECTORS, type FamilyVector } from '../fixtures/hash-family-vectors';
 import { startApi, type ApiResponse, type TestApi } from '../support/api';
 import { uniqueEmail } from '../support/flows';
 import { readStoredUser } from '../support/table';
 
 /**
- * SPEC §7b on the real server: the PBKDF2, ASP.NET Identity, scrypt, BCrypt-SHA256 and Werkzeug
- * families imported (`POST /recipe/user/passwordhash/import`, detected and named; bulk import
+ * SPEC §7b on the real server: every family (PBKDF2, ASP.NET Identity, MD5-crypt, SHA-crypt,
+ * phpass, WordPress, Drupal, LDAP, scrypt, BCrypt-SHA256, Werkzeug) imported (`POST /recipe/user/passwordhash/import`, detected and named; bulk import
  * and staging), signed in with byte for byte, then rehashed to the own Argon2id; every kind of
  * 400, none repeating the hash.
  */
@@ -22,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // No answer carries a hash or a password it was given.
   const all = responses.map((r) => r.text).join('\n');
-  for (const v of FAMILY_VECTORS) {
+  for (const v of [...FAMILY_VECTORS, ...CRYPT_VECTORS]) {
     expect(all).not.toContain(v.hash);
     // Short or numeric passwords (`x`, `000000`) turn up inside ids and times.
     if (v.password.length >= 8) expect(all).not.toContain(v.password);
@@ -38,10 +39,24 @@ async function post(path: string, body: unknown): Promise<ApiResponse> {
 const importHash = (body: Record<string, unknown>) => post('/recipe/user/passwordhash/import', body);
 const signIn = (email: string, password: string) => post('/recipe/signin', { email, password });
 
+/** The crypt-style families' vectors, as the others'. */
+const CRYPT_VECTORS: FamilyVector[] = CRYPT_FAMILY_VECTORS.map((v) => ({
+  format: v.format,
+  password: v.password,
+  hash: v.hash,
+  hashingAlgorithm: v.hashingAlgorithm,
+  family: v.hashingAlgorithm,
+  tool: v.source,
+}));
+/** A crypt-style vector near its bound: SHA-crypt's 1,000,000 rounds, a phpass/Drupal log2 count of 17 or more. */
+const slowCrypt = (v: FamilyVector) => /rounds=1000000\$|^\$[PHS]\$[F-Z]/.test(v.hash);
+
 /** One vector of each form, none of the slow ones at a bound (the unit tests verify those). */
 const ONE_PER_FORM: FamilyVector[] = [
   ...new Map(
-    FAMILY_VECTORS.filter((v) => v.hashingAlgorithm !== null && !v.note?.includes('max')).map((v) => [`${v.format}/${v.hashingAlgorithm}`, v]),
+    [...FAMILY_VECTORS, ...CRYPT_VECTORS]
+      .filter((v) => v.hashingAlgorithm !== null && !v.note?.includes('max') && !slowCrypt(v))
+      .map((v) => [`${v.format}/${v.hashingAlgorithm}`, v]),
   ).values(),
 ];
 
@@ -77,6 +92,8 @@ const DJANGO_PBKDF2 = ONE_PER_FORM.find((v) => v.format === 'django_pbkdf2_sha25
 const ASPNET = ONE_PER_FORM.find((v) => v.family === 'aspnet')?.hash as string;
 const BCRYPT_SHA256 = ONE_PER_FORM.find((v) => v.format === 'django_bcrypt_sha256')?.hash as string;
 const DJANGO_ARGON2 = FAMILY_VECTORS.find((v) => v.format === 'django_argon2_prefixed')?.hash as string;
+/** The first crypt-style vector whose hash starts so. */
+const CRYPT_HASH = (start: string): string => (CRYPT_VECTORS.find((v) => v.hash.startsWith(start)) as FamilyVector).hash;
 
 describe('every kind of 400, as one text/plain sentence', () => {
   it.each([
@@ -109,6 +126,31 @@ describe('every kind of 400, as one text/plain sentence', () => {
     ['an ASP.NET blob without its value', { passwordHash: ASPNET }, 'Password hash is in invalid format: it is not a BCrypt'],
     ['an unknown value', { passwordHash: DJANGO_PBKDF2, hashingAlgorithm: 'sha256' }, 'Unsupported password hashing algorithm'],
     ["Django's argon2$ prefix (seed rule 2)", { passwordHash: DJANGO_ARGON2 }, "Password hash starts with the provider prefix 'argon2': remove it"],
+    [
+      "a BCrypt hash behind LDAP's {CRYPT} (seed rule 2 before the marker)",
+      { passwordHash: `{CRYPT}${CRYPT_HASH('$wp$').slice(3)}` },
+      "Password hash starts with the provider prefix '{CRYPT}': remove it",
+    ],
+    [
+      'SHA-crypt past its bound',
+      { passwordHash: '$6$rounds=1000001$saltsalt$' + 'a'.repeat(85) + '.' },
+      'Password hash is in invalid SHA-crypt format: rounds must be between 1000 and 1000000',
+    ],
+    [
+      'Drupal past its bound',
+      { passwordHash: CRYPT_HASH('$S$').replace(/^\$S\$./, '$S$J') },
+      'Password hash is in invalid Drupal format: the log2 count must be between 7 and 20',
+    ],
+    [
+      'LDAP {SSHA} too short for its digest',
+      { passwordHash: '{SSHA}AAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+      'Password hash is in invalid LDAP format: {SSHA} must hold a 20-byte SHA-1 digest followed by a salt',
+    ],
+    [
+      'phpass of the wrong length, named wordpress',
+      { passwordHash: '$P$BvaY44NqvIV80p3u56stiTb1HbP3zq', hashingAlgorithm: 'wordpress' },
+      'Password hash is in invalid WordPress format: the hash must be 34 characters',
+    ],
   ])('%s', async (_what, body, text) => {
     const res = await importHash({ email: uniqueEmail('bad'), ...body });
     expect(res.status).toBe(400);

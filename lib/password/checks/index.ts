@@ -1,9 +1,21 @@
 import { aspnetIdentityForm } from '../forms/aspnet-identity';
 import { djangoBcryptSha256Form, passlibBcryptSha256Form } from '../forms/bcrypt-sha256';
+import { drupalForm } from '../forms/drupal';
 import type { FormCheck, HashForm } from '../forms/form';
+import { ldapCryptForm, ldapMd5Form, ldapShaForm, ldapSmd5Form, ldapSsha256Form, ldapSsha512Form, ldapSshaForm } from '../forms/ldap';
+import { apr1Form, md5CryptForm } from '../forms/md5-crypt';
+import { phpassHForm, phpassPForm } from '../forms/phpass';
+import { sha256CryptForm, sha512CryptForm } from '../forms/sha-crypt';
+import { wordpressBcryptForm } from '../forms/wordpress';
 import { djangoPbkdf2Form, passlibPbkdf2Form, werkzeugPbkdf2Form } from '../forms/pbkdf2';
 import { djangoScryptForm, phcScryptForm, werkzeugScryptForm } from '../forms/scrypt';
 import { checkBcryptSha256 } from './bcrypt-sha256';
+import { drupalCheck } from './drupal';
+import { ldapCryptCheck, ldapDigestCheck } from './ldap';
+import { md5CryptCheck } from './md5-crypt';
+import { phpassCheck } from './phpass';
+import { shaCryptCheck } from './sha-crypt';
+import { wordpressBcryptCheck } from './wordpress';
 import { checkPbkdf2 } from './pbkdf2';
 import { checkScrypt } from './scrypt';
 
@@ -23,4 +35,11 @@ export const FORM_CHECKS: ReadonlyMap<HashForm<unknown>, FormCheck<unknown>> = n
   ...checkedBy(checkPbkdf2, djangoPbkdf2Form, passlibPbkdf2Form, werkzeugPbkdf2Form, aspnetIdentityForm),
   ...checkedBy(checkScrypt, phcScryptForm, djangoScryptForm, werkzeugScryptForm),
   ...checkedBy(checkBcryptSha256, djangoBcryptSha256Form, passlibBcryptSha256Form),
+  ...checkedBy(md5CryptCheck, md5CryptForm, apr1Form),
+  ...checkedBy(shaCryptCheck, sha256CryptForm, sha512CryptForm),
+  ...checkedBy(phpassCheck, phpassPForm, phpassHForm),
+  ...checkedBy(drupalCheck, drupalForm),
+  ...checkedBy(wordpressBcryptCheck, wordpressBcryptForm),
+  ...checkedBy(ldapDigestCheck, ldapSshaForm, ldapSsha256Form, ldapSsha512Form, ldapSmd5Form, ldapShaForm, ldapMd5Form),
+  ...checkedBy(ldapCryptCheck, ldapCryptForm),
 ]);

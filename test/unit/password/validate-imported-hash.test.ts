@@ -93,12 +93,25 @@ describe('validateImportedHash: provider prefixes', () => {
 
 describe('validateImportedHash: unrecognised input', () => {
   it.each([
-    'not-a-hash',
-    '$1$saltsalt$abcdefghijklmnopqrstuv',
-    '$5$rounds=5000$saltsalt$abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG',
-    '{SSHA}abcdefghijklmnopqrstuvwxyz012345',
-    '5f4dcc3b5aa765d61d8327deb882cf99',
-  ])('answers the generic invalid-format message listing the accepted formats for %s', (hash) => {
+    // Hashes of SPEC §7b's families are no longer unrecognised: each is its family's (its 400 here).
+    ['$1$saltsalt$abcdefghijklmnopqrstuv', 'Password hash is in invalid MD5-crypt format: the last character of the hash has unused bits set'],
+    [
+      '$5$rounds=5000$saltsalt$abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG',
+      'Password hash is in invalid SHA-crypt format: the last character of the hash has unused bits set',
+    ],
+  ])("gives %s its family's 400 once the family is known", (hash, message) => {
+    expectRefused(hash, undefined, [message]);
+  });
+
+  it('takes a well-formed {SSHA} as LDAP', () => {
+    expect(validateImportedHash('{SSHA}abcdefghijklmnopqrstuvwxyz012345', undefined, OPTS)).toEqual({
+      ok: true,
+      algorithm: 'ldap',
+      stored: '{SSHA}abcdefghijklmnopqrstuvwxyz012345',
+    });
+  });
+
+  it.each(['not-a-hash', '5f4dcc3b5aa765d61d8327deb882cf99'])('answers the generic invalid-format message listing the accepted formats for %s', (hash) => {
     expectRefused(hash, undefined, [
       'Password hash is in invalid format: it is not a BCrypt ($2a$, $2b$, $2x$, $2y$), Argon2 ($argon2id$, $argon2i$, $argon2d$) or vendor scrypt ($f_scrypt$) hash',
     ]);

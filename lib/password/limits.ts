@@ -93,3 +93,17 @@ export const SCRYPT_MAX_WORK = 4_194_304;
 /** A derived key shorter than 16 bytes is guessable by chance; longer than 64 adds nothing any writer uses. */
 export const SCRYPT_MIN_KEY_BYTES = 16;
 export const SCRYPT_MAX_KEY_BYTES = 64;
+/**
+ * glibc's minimum: it raises a lower count to 1,000, so no tool writes one. Refused at import rather
+ * than verified as 1,000 (SPEC §7b's limits).
+ */
+export const SHA_CRYPT_MIN_ROUNDS = 1000;
+/** passlib's defaults (535,000 and 656,000) fit; 1,000,000 costs about what bcrypt cost 16 does. */
+export const SHA_CRYPT_MAX_ROUNDS = 1_000_000;
+/** phpass's own minimum (`crypt_private` refuses a lower count), and Drupal 7's. */
+export const PHPASS_MIN_LOG2_COUNT = 7;
+/**
+ * 2^20 digests per sign-in; WordPress (13), phpBB (11), Drupal (15–16) and passlib (19) fit, where
+ * phpass itself would run 2^30.
+ */
+export const PHPASS_MAX_LOG2_COUNT = 20;

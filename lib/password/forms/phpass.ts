@@ -1,3 +1,4 @@
+import { PHPASS_MAX_LOG2_COUNT, PHPASS_MIN_LOG2_COUNT } from '../limits';
 import { CRYPT64_ALPHABET, CRYPT64_CHARACTERS, CRYPT64_TEXT, crypt64FieldProblem } from './crypt64';
 import type { FormParse, HashForm } from './form';
 
@@ -12,14 +13,6 @@ export interface PhpassParams {
   /** The crypt64 digest (22 characters; Drupal's 43 are the first half of its 86). */
   hash: string;
 }
-
-/** phpass's own minimum (`crypt_private` refuses a lower count), and Drupal 7's. */
-export const PHPASS_MIN_LOG2_COUNT = 7;
-/**
- * 2^20 digests per sign-in; WordPress (13), phpBB (11), Drupal (15–16) and passlib (19) fit, where
- * phpass itself would run 2^30.
- */
-export const PHPASS_MAX_LOG2_COUNT = 20;
 
 /** Where the salt and the digest start: after the identifier and the count character. */
 const SALT_START = 4;

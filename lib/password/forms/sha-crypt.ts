@@ -1,3 +1,4 @@
+import { SHA_CRYPT_MAX_ROUNDS, SHA_CRYPT_MIN_ROUNDS } from '../limits';
 import { crypt64FieldProblem } from './crypt64';
 import type { FormParse, HashForm } from './form';
 
@@ -15,13 +16,6 @@ export interface ShaCryptParams {
 
 /** Drepper's specification: the rounds when `rounds=` is absent. */
 export const SHA_CRYPT_IMPLICIT_ROUNDS = 5000;
-/**
- * glibc's minimum: it raises a lower count to 1,000, so no tool writes one. Refused at import rather
- * than verified as 1,000 (SPEC §7b's limits).
- */
-export const SHA_CRYPT_MIN_ROUNDS = 1000;
-/** passlib's defaults (535,000 and 656,000) fit; 1,000,000 costs about what bcrypt cost 16 does. */
-export const SHA_CRYPT_MAX_ROUNDS = 1_000_000;
 /** Drepper's specification reads at most 16 salt characters: a longer salt is never written. */
 export const SHA_CRYPT_MAX_SALT = 16;
 

@@ -10,12 +10,12 @@ import { wordpressBcryptForm } from '../forms/wordpress';
 import { djangoPbkdf2Form, passlibPbkdf2Form, werkzeugPbkdf2Form } from '../forms/pbkdf2';
 import { djangoScryptForm, phcScryptForm, werkzeugScryptForm } from '../forms/scrypt';
 import { checkBcryptSha256 } from './bcrypt-sha256';
-import { drupalCheck } from './drupal';
-import { ldapCryptCheck, ldapDigestCheck } from './ldap';
-import { md5CryptCheck } from './md5-crypt';
-import { phpassCheck } from './phpass';
-import { shaCryptCheck } from './sha-crypt';
-import { wordpressBcryptCheck } from './wordpress';
+import { checkDrupal } from './drupal';
+import { checkLdapCrypt, checkLdapDigest } from './ldap';
+import { checkMd5Crypt } from './md5-crypt';
+import { checkPhpass } from './phpass';
+import { checkShaCrypt } from './sha-crypt';
+import { checkWordpressBcrypt } from './wordpress';
 import { checkPbkdf2 } from './pbkdf2';
 import { checkScrypt } from './scrypt';
 
@@ -35,11 +35,11 @@ export const FORM_CHECKS: ReadonlyMap<HashForm<unknown>, FormCheck<unknown>> = n
   ...checkedBy(checkPbkdf2, djangoPbkdf2Form, passlibPbkdf2Form, werkzeugPbkdf2Form, aspnetIdentityForm),
   ...checkedBy(checkScrypt, phcScryptForm, djangoScryptForm, werkzeugScryptForm),
   ...checkedBy(checkBcryptSha256, djangoBcryptSha256Form, passlibBcryptSha256Form),
-  ...checkedBy(md5CryptCheck, md5CryptForm, apr1Form),
-  ...checkedBy(shaCryptCheck, sha256CryptForm, sha512CryptForm),
-  ...checkedBy(phpassCheck, phpassPForm, phpassHForm),
-  ...checkedBy(drupalCheck, drupalForm),
-  ...checkedBy(wordpressBcryptCheck, wordpressBcryptForm),
-  ...checkedBy(ldapDigestCheck, ldapSshaForm, ldapSsha256Form, ldapSsha512Form, ldapSmd5Form, ldapShaForm, ldapMd5Form),
-  ...checkedBy(ldapCryptCheck, ldapCryptForm),
+  ...checkedBy(checkMd5Crypt, md5CryptForm, apr1Form),
+  ...checkedBy(checkShaCrypt, sha256CryptForm, sha512CryptForm),
+  ...checkedBy(checkPhpass, phpassPForm, phpassHForm),
+  ...checkedBy(checkDrupal, drupalForm),
+  ...checkedBy(checkWordpressBcrypt, wordpressBcryptForm),
+  ...checkedBy(checkLdapDigest, ldapSshaForm, ldapSsha256Form, ldapSsha512Form, ldapSmd5Form, ldapShaForm, ldapMd5Form),
+  ...checkedBy(checkLdapCrypt, ldapCryptForm),
 ]);

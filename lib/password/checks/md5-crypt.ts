@@ -51,5 +51,5 @@ export function md5CryptHash(password: Buffer, magic: string, salt: Buffer): str
 }
 
 /** Recomputes an MD5-crypt or `$apr1$` hash and compares it in constant time. */
-export const md5CryptCheck: FormCheck<Md5CryptParams> = async (password, params) =>
+export const checkMd5Crypt: FormCheck<Md5CryptParams> = async (password, params) =>
   sameSecret(md5CryptHash(Buffer.from(password, 'utf8'), params.magic, Buffer.from(params.salt, 'utf8')), params.hash);

@@ -34,4 +34,4 @@ export function iteratedDigestCheck(algorithm: IteratedDigest): FormCheck<Phpass
 }
 
 /** Recomputes a `$P$`/`$H$` hash (MD5) and compares it in constant time. */
-export const phpassCheck = iteratedDigestCheck('md5');
+export const checkPhpass = iteratedDigestCheck('md5');

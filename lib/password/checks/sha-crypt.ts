@@ -65,5 +65,5 @@ export function shaCryptHash(digest: ShaCryptParams['digest'], password: Buffer,
 }
 
 /** Recomputes a `$5$`/`$6$` hash and compares it in constant time. */
-export const shaCryptCheck: FormCheck<ShaCryptParams> = async (password, params) =>
+export const checkShaCrypt: FormCheck<ShaCryptParams> = async (password, params) =>
   sameSecret(shaCryptHash(params.digest, Buffer.from(password, 'utf8'), Buffer.from(params.salt, 'utf8'), params.rounds), params.hash);

@@ -11,7 +11,7 @@ const HMAC_KEY = 'wp-sha384';
  * `wp_check_password`. The 64 base64 characters are under bcrypt's 72 bytes, so every revision
  * computes the same; bcryptjs compares in constant time. The password is used as given (SPEC §7b).
  */
-export const wordpressBcryptCheck: FormCheck<BcryptParams> = async (password, params) => {
+export const checkWordpressBcrypt: FormCheck<BcryptParams> = async (password, params) => {
   const key = createHmac('sha384', HMAC_KEY).update(password, 'utf8').digest('base64');
   return compare(key, `$2${params.revision}$${String(params.cost).padStart(2, '0')}$${params.saltAndHash}`);
 };

@@ -1,9 +1,9 @@
-import { drupalCheck } from '../../../lib/password/checks/drupal';
-import { ldapCryptCheck, ldapDigestCheck } from '../../../lib/password/checks/ldap';
-import { md5CryptCheck } from '../../../lib/password/checks/md5-crypt';
-import { phpassCheck } from '../../../lib/password/checks/phpass';
-import { shaCryptCheck } from '../../../lib/password/checks/sha-crypt';
-import { wordpressBcryptCheck } from '../../../lib/password/checks/wordpress';
+import { checkDrupal } from '../../../lib/password/checks/drupal';
+import { checkLdapCrypt, checkLdapDigest } from '../../../lib/password/checks/ldap';
+import { checkMd5Crypt } from '../../../lib/password/checks/md5-crypt';
+import { checkPhpass } from '../../../lib/password/checks/phpass';
+import { checkShaCrypt } from '../../../lib/password/checks/sha-crypt';
+import { checkWordpressBcrypt } from '../../../lib/password/checks/wordpress';
 import { drupalForm } from '../../../lib/password/forms/drupal';
 import type { FormCheck, HashForm } from '../../../lib/password/forms/form';
 import { ldapCryptForm, ldapMd5Form, ldapShaForm, ldapSmd5Form, ldapSsha256Form, ldapSsha512Form, ldapSshaForm } from '../../../lib/password/forms/ldap';
@@ -37,21 +37,21 @@ function entry<P>(label: string, form: HashForm<P>, check: FormCheck<P>): FormUn
 
 /** Every form of this branch, with its check: the pairs the registry lists. */
 export const CRYPT_FORMS: readonly FormUnderTest[] = [
-  entry('$1$', md5CryptForm, md5CryptCheck),
-  entry('$apr1$', apr1Form, md5CryptCheck),
-  entry('$5$', sha256CryptForm, shaCryptCheck),
-  entry('$6$', sha512CryptForm, shaCryptCheck),
-  entry('$P$', phpassPForm, phpassCheck),
-  entry('$H$', phpassHForm, phpassCheck),
-  entry('$S$', drupalForm, drupalCheck),
-  entry('$wp$', wordpressBcryptForm, wordpressBcryptCheck),
-  entry('{SSHA}', ldapSshaForm, ldapDigestCheck),
-  entry('{SSHA256}', ldapSsha256Form, ldapDigestCheck),
-  entry('{SSHA512}', ldapSsha512Form, ldapDigestCheck),
-  entry('{SMD5}', ldapSmd5Form, ldapDigestCheck),
-  entry('{SHA}', ldapShaForm, ldapDigestCheck),
-  entry('{MD5}', ldapMd5Form, ldapDigestCheck),
-  entry('{CRYPT}', ldapCryptForm, ldapCryptCheck),
+  entry('$1$', md5CryptForm, checkMd5Crypt),
+  entry('$apr1$', apr1Form, checkMd5Crypt),
+  entry('$5$', sha256CryptForm, checkShaCrypt),
+  entry('$6$', sha512CryptForm, checkShaCrypt),
+  entry('$P$', phpassPForm, checkPhpass),
+  entry('$H$', phpassHForm, checkPhpass),
+  entry('$S$', drupalForm, checkDrupal),
+  entry('$wp$', wordpressBcryptForm, checkWordpressBcrypt),
+  entry('{SSHA}', ldapSshaForm, checkLdapDigest),
+  entry('{SSHA256}', ldapSsha256Form, checkLdapDigest),
+  entry('{SSHA512}', ldapSsha512Form, checkLdapDigest),
+  entry('{SMD5}', ldapSmd5Form, checkLdapDigest),
+  entry('{SHA}', ldapShaForm, checkLdapDigest),
+  entry('{MD5}', ldapMd5Form, checkLdapDigest),
+  entry('{CRYPT}', ldapCryptForm, checkLdapCrypt),
 ];
 
 /** SPEC §7b's `accepts` column for these families: `hashingAlgorithm` → the labels of its forms. */

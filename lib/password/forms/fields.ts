@@ -46,6 +46,22 @@ export function adaptedBase64(text: string): Buffer | undefined {
   return /^[A-Za-z0-9./]*$/.test(text) ? decodeBase64Strict(text.replace(/\./g, '+'), 'standard') : undefined;
 }
 
+/**
+ * Werkzeug's `<method>$<salt text>$<hex key>` (its PBKDF2 and scrypt forms): the method's match
+ * by `method`, the salt's UTF-8 bytes and the key from hex (`undefined` when it is no hex), or
+ * `expected` when the string is not of that shape.
+ */
+export function werkzeugFields(
+  encoded: string,
+  method: RegExp,
+  expected: string,
+): FormParse<{ method: RegExpExecArray; salt: Buffer; key: Buffer | undefined }> {
+  const parts = encoded.split('$');
+  const matched = method.exec(parts[0]);
+  if (parts.length !== 3 || !matched) return refuse(expected);
+  return accept({ method: matched, salt: Buffer.from(parts[1], 'utf8'), key: hexBytes(parts[2]) });
+}
+
 /** The password digests PBKDF2 forms name. */
 export type Digest = 'sha1' | 'sha256' | 'sha512';
 

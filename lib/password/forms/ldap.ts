@@ -1,4 +1,4 @@
-import { decodeBase64Strict } from '../base64';
+import { accept, paddedBase64, refuse } from './fields';
 import type { FormParse, HashForm } from './form';
 import { type Md5CryptParams, md5CryptForm } from './md5-crypt';
 import { type ShaCryptParams, sha256CryptForm, sha512CryptForm } from './sha-crypt';
@@ -15,9 +15,6 @@ export interface LdapDigestParams {
 
 /** A parsed `{CRYPT}` value: the crypt(3) hash after the scheme. */
 export type LdapCryptParams = { crypt: 'md5'; params: Md5CryptParams } | { crypt: 'sha'; params: ShaCryptParams };
-
-/** Base64 with its padding, in whole quartets (the decoder then checks the unused bits). */
-const PADDED_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** The scheme's text, case-insensitive (`{ssha}` is `{SSHA}`), anchored at the start. */
 function schemeMarker(scheme: string): RegExp {
@@ -42,17 +39,17 @@ function ldapDigestForm(scheme: string, algorithm: LdapDigestParams['algorithm']
 
     parse(encoded: string): FormParse<LdapDigestParams> {
       if (!marker.test(encoded)) {
-        return { ok: false, reason: `expected {${scheme}} followed by base64` };
+        return refuse(`expected {${scheme}} followed by base64`);
       }
       const value = encoded.slice(scheme.length + 2);
-      const bytes = PADDED_BASE64.test(value) ? decodeBase64Strict(value, 'standard') : undefined;
+      const bytes = paddedBase64(value);
       if (bytes === undefined) {
-        return { ok: false, reason: `the value after {${scheme}} must be base64 with padding` };
+        return refuse(`the value after {${scheme}} must be base64 with padding`);
       }
       if (salted ? bytes.length <= digestBytes : bytes.length !== digestBytes) {
-        return { ok: false, reason: shape };
+        return refuse(shape);
       }
-      return { ok: true, params: { algorithm, digest: bytes.subarray(0, digestBytes), salt: bytes.subarray(digestBytes) } };
+      return accept({ algorithm, digest: bytes.subarray(0, digestBytes), salt: bytes.subarray(digestBytes) });
     },
 
     // A digest or two per sign-in; the 512-character passwordHash bound covers the salt.
@@ -86,15 +83,15 @@ export const ldapCryptForm: HashForm<LdapCryptParams> = {
       for (const form of [sha256CryptForm, sha512CryptForm]) {
         if (form.marker.test(inner)) {
           const parsed = form.parse(inner);
-          return parsed.ok ? { ok: true, params: { crypt: 'sha', params: parsed.params } } : parsed;
+          return parsed.ok ? accept({ crypt: 'sha', params: parsed.params }) : parsed;
         }
       }
       if (md5CryptForm.marker.test(inner)) {
         const parsed = md5CryptForm.parse(inner);
-        return parsed.ok ? { ok: true, params: { crypt: 'md5', params: parsed.params } } : parsed;
+        return parsed.ok ? accept({ crypt: 'md5', params: parsed.params }) : parsed;
       }
     }
-    return { ok: false, reason: '{CRYPT} must be followed by a $1$, $5$ or $6$ hash (DES crypt is not accepted)' };
+    return refuse('{CRYPT} must be followed by a $1$, $5$ or $6$ hash (DES crypt is not accepted)');
   },
 
   bound(params: LdapCryptParams): string | undefined {

@@ -1,3 +1,4 @@
+import { accept, refuse } from './fields';
 import { CRYPT64_CHARACTERS, CRYPT64_TEXT, crypt64FieldProblem } from './crypt64';
 import type { FormParse, HashForm } from './form';
 
@@ -25,21 +26,21 @@ function md5CryptStyleForm(magic: Md5CryptParams['magic']): HashForm<Md5CryptPar
     parse(encoded: string): FormParse<Md5CryptParams> {
       const end = encoded.indexOf('$', magic.length);
       if (!encoded.startsWith(magic) || end < 0) {
-        return { ok: false, reason: expected };
+        return refuse(expected);
       }
       const salt = encoded.slice(magic.length, end);
       const hash = encoded.slice(end + 1);
       if (salt.length > MD5_CRYPT_MAX_SALT) {
-        return { ok: false, reason: `the salt must be at most ${MD5_CRYPT_MAX_SALT} characters` };
+        return refuse(`the salt must be at most ${MD5_CRYPT_MAX_SALT} characters`);
       }
       if (!CRYPT64_TEXT.test(salt)) {
-        return { ok: false, reason: `the salt may only contain the characters ${CRYPT64_CHARACTERS}` };
+        return refuse(`the salt may only contain the characters ${CRYPT64_CHARACTERS}`);
       }
       const problem = crypt64FieldProblem(hash, 'hash', HASH_LENGTH, DIGEST_BYTES);
       if (problem !== undefined) {
-        return { ok: false, reason: problem };
+        return refuse(problem);
       }
-      return { ok: true, params: { magic, salt, hash } };
+      return accept({ magic, salt, hash });
     },
 
     // 1,000 fixed rounds: nothing to bound (SPEC §7b's limits).

@@ -1,5 +1,5 @@
 import { PBKDF2_MAX_ITERATIONS, PBKDF2_MAX_KEY_BYTES, PBKDF2_MIN_KEY_BYTES } from '../limits';
-import { accept, adaptedBase64, base64, decimal, type Digest, digestNamed, hexBytes, paddedBase64, refuse } from './fields';
+import { accept, adaptedBase64, base64, decimal, type Digest, digestNamed, paddedBase64, refuse, werkzeugFields } from './fields';
 import type { FormParse, HashForm } from './form';
 
 /** A parsed PBKDF2 hash of any form: `PBKDF2-HMAC-<digest>(password, salt, iterations, key.length) = key`. */
@@ -79,12 +79,12 @@ const WERKZEUG_METHOD = /^pbkdf2:([^:]*):(.*)$/;
 export const werkzeugPbkdf2Form: HashForm<Pbkdf2Params> = {
   marker: /^pbkdf2:/,
   parse(encoded) {
-    const parts = encoded.split('$');
-    const method = WERKZEUG_METHOD.exec(parts[0]);
-    if (parts.length !== 3 || !method) return refuse('expected pbkdf2:<digest>:<iterations>$<salt>$<hex>');
+    const fields = werkzeugFields(encoded, WERKZEUG_METHOD, 'expected pbkdf2:<digest>:<iterations>$<salt>$<hex>');
+    if (!fields.ok) return fields;
+    const { method, salt, key } = fields.params;
     const digest = digestNamed(method[1]);
     if (digest === undefined) return refuse(`the digest must be ${DIGESTS}`);
-    return pbkdf2(digest, method[2], Buffer.from(parts[1], 'utf8'), hexBytes(parts[2]));
+    return pbkdf2(digest, method[2], salt, key);
   },
   bound: pbkdf2Bound,
 };

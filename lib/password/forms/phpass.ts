@@ -1,3 +1,4 @@
+import { accept, refuse } from './fields';
 import { PHPASS_MAX_LOG2_COUNT, PHPASS_MIN_LOG2_COUNT } from '../limits';
 import { CRYPT64_ALPHABET, CRYPT64_CHARACTERS, CRYPT64_TEXT, crypt64FieldProblem } from './crypt64';
 import type { FormParse, HashForm } from './form';
@@ -28,25 +29,25 @@ export function phpassStyleForm(ident: PhpassParams['ident'], length: number, di
 
     parse(encoded: string): FormParse<PhpassParams> {
       if (!encoded.startsWith(ident)) {
-        return { ok: false, reason: `expected ${ident}<count><salt><hash>` };
+        return refuse(`expected ${ident}<count><salt><hash>`);
       }
       if (encoded.length !== length) {
-        return { ok: false, reason: `the hash must be ${length} characters` };
+        return refuse(`the hash must be ${length} characters`);
       }
       const log2Count = CRYPT64_ALPHABET.indexOf(encoded[3]);
       if (log2Count < 0) {
-        return { ok: false, reason: `the log2 count must be one of the characters ${CRYPT64_CHARACTERS}` };
+        return refuse(`the log2 count must be one of the characters ${CRYPT64_CHARACTERS}`);
       }
       const salt = encoded.slice(SALT_START, DIGEST_START);
       if (!CRYPT64_TEXT.test(salt)) {
-        return { ok: false, reason: `the salt may only contain the characters ${CRYPT64_CHARACTERS}` };
+        return refuse(`the salt may only contain the characters ${CRYPT64_CHARACTERS}`);
       }
       const hash = encoded.slice(DIGEST_START);
       const problem = crypt64FieldProblem(hash, 'digest', length - DIGEST_START, digestBytes);
       if (problem !== undefined) {
-        return { ok: false, reason: problem };
+        return refuse(problem);
       }
-      return { ok: true, params: { ident, log2Count, salt, hash } };
+      return accept({ ident, log2Count, salt, hash });
     },
 
     bound(params: PhpassParams): string | undefined {

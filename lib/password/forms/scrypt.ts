@@ -1,5 +1,5 @@
 import { SCRYPT_MAX_KEY_BYTES, SCRYPT_MAX_MEMORY_BYTES, SCRYPT_MAX_N, SCRYPT_MAX_P, SCRYPT_MAX_R, SCRYPT_MAX_WORK, SCRYPT_MIN_KEY_BYTES } from '../limits';
-import { accept, base64, decimal, hexBytes, paddedBase64, refuse } from './fields';
+import { accept, base64, decimal, paddedBase64, refuse, werkzeugFields } from './fields';
 import type { FormParse, HashForm } from './form';
 
 /** A parsed scrypt hash of any form: `scrypt(password, salt, N, r, p, key.length) = key`. */
@@ -74,10 +74,10 @@ const WERKZEUG_METHOD = /^scrypt:([^:]*):([^:]*):(.*)$/;
 export const werkzeugScryptForm: HashForm<ScryptParams> = {
   marker: /^scrypt:/,
   parse(encoded) {
-    const parts = encoded.split('$');
-    const method = WERKZEUG_METHOD.exec(parts[0]);
-    if (parts.length !== 3 || !method) return refuse('expected scrypt:<N>:<r>:<p>$<salt>$<hex>');
-    return scrypt({ N: decimal(method[1]), r: method[2], p: method[3] }, Buffer.from(parts[1], 'utf8'), hexBytes(parts[2]));
+    const fields = werkzeugFields(encoded, WERKZEUG_METHOD, 'expected scrypt:<N>:<r>:<p>$<salt>$<hex>');
+    if (!fields.ok) return fields;
+    const { method, salt, key } = fields.params;
+    return scrypt({ N: decimal(method[1]), r: method[2], p: method[3] }, salt, key);
   },
   bound: scryptBound,
 };

@@ -1,3 +1,4 @@
+import { accept, refuse } from './fields';
 import { SHA_CRYPT_MAX_ROUNDS, SHA_CRYPT_MIN_ROUNDS } from '../limits';
 import { crypt64FieldProblem } from './crypt64';
 import type { FormParse, HashForm } from './form';
@@ -32,39 +33,39 @@ function shaCryptStyleForm(magic: '$5$' | '$6$'): HashForm<ShaCryptParams> {
 
     parse(encoded: string): FormParse<ShaCryptParams> {
       if (!encoded.startsWith(magic)) {
-        return { ok: false, reason: expected };
+        return refuse(expected);
       }
       let rest = encoded.slice(magic.length);
       let rounds = SHA_CRYPT_IMPLICIT_ROUNDS;
       if (rest.startsWith(ROUNDS_PREFIX)) {
         const end = rest.indexOf('$');
         if (end < 0) {
-          return { ok: false, reason: expected };
+          return refuse(expected);
         }
         const text = rest.slice(ROUNDS_PREFIX.length, end);
         if (!DECIMAL.test(text)) {
-          return { ok: false, reason: 'rounds must be a decimal number without sign or leading zero' };
+          return refuse('rounds must be a decimal number without sign or leading zero');
         }
         rounds = Number(text);
         rest = rest.slice(end + 1);
       }
       const end = rest.indexOf('$');
       if (end < 0) {
-        return { ok: false, reason: expected };
+        return refuse(expected);
       }
       const salt = rest.slice(0, end);
       const hash = rest.slice(end + 1);
       if (salt.length > SHA_CRYPT_MAX_SALT) {
-        return { ok: false, reason: `the salt must be at most ${SHA_CRYPT_MAX_SALT} characters` };
+        return refuse(`the salt must be at most ${SHA_CRYPT_MAX_SALT} characters`);
       }
       if (!SALT.test(salt)) {
-        return { ok: false, reason: 'the salt may only contain printable ASCII characters' };
+        return refuse('the salt may only contain printable ASCII characters');
       }
       const problem = crypt64FieldProblem(hash, 'hash', hashLength, digestBytes);
       if (problem !== undefined) {
-        return { ok: false, reason: problem };
+        return refuse(problem);
       }
-      return { ok: true, params: { digest, rounds, salt, hash } };
+      return accept({ digest, rounds, salt, hash });
     },
 
     bound(params: ShaCryptParams): string | undefined {

@@ -1,3 +1,4 @@
+import { accept, refuse } from './fields';
 import { type BcryptParams, bcryptFormat } from '../bcrypt';
 import { BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '../limits';
 import type { FormParse, HashForm } from './form';
@@ -17,13 +18,13 @@ export const wordpressBcryptForm: HashForm<BcryptParams> = {
 
   parse(encoded: string): FormParse<BcryptParams> {
     if (!SHAPE.test(encoded)) {
-      return { ok: false, reason: 'expected $wp followed by a bcrypt hash' };
+      return refuse('expected $wp followed by a bcrypt hash');
     }
     const parsed = bcryptFormat.parse(encoded.slice('$wp'.length));
     if (!parsed.ok) {
-      return { ok: false, reason: parsed.message.replace(BCRYPT_TEXT_PREFIX, '') };
+      return refuse(parsed.message.replace(BCRYPT_TEXT_PREFIX, ''));
     }
-    return { ok: true, params: parsed.params };
+    return accept(parsed.params);
   },
 
   bound(params: BcryptParams): string | undefined {

@@ -29,15 +29,31 @@ function startBulkWorker(bundleDir: string, tableName: string): { stop(): Promis
     maxRetries: knobFrom(process.env, 'BULK_STREAM_MAX_RETRIES', 3),
     parallelization: knobFrom(process.env, 'BULK_STREAM_PARALLELIZATION', WORKER_PARALLELIZATION, 1, 10),
   });
-  const timer = setInterval(
-    () => void sweeper().catch((err: unknown) => log(`bulk sweeper: ${err instanceof Error ? err.message : String(err)}`)),
-    LOCAL_SWEEP_MS,
-  );
-  timer.unref();
+  // The next sweep is timed from the end of the last one: on a busy machine a sweep can outlast
+  // the interval, and sweeps piling up on one another would slow DynamoDB Local further.
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> = Promise.resolve();
+  const sweepLater = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      sweeping = sweeper()
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            log(`bulk sweeper: ${err instanceof Error ? err.message : String(err)}`);
+          },
+        )
+        .finally(sweepLater);
+    }, LOCAL_SWEEP_MS);
+    timer.unref();
+  };
+  sweepLater();
   return {
     stop: async () => {
-      clearInterval(timer);
-      await poller.stop();
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.all([sweeping, poller.stop()]);
     },
   };
 }

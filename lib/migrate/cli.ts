@@ -4,21 +4,17 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { DuplicatesMode } from './collisions';
 import { InterruptedBeforeWriting, UsageError } from './errors';
-import { readHashConfig } from './hash-config';
-import type { MapOptions, NoHashMode, Source } from './model';
+import type { CompanionName, Companions, MapOptions, NoHashMode, Source, SourceDefinition } from './model';
 import { assertReadableFile, contentId } from './read';
 import { Ledger, ReportWriter } from './report';
 import { runMigration, type Progress } from './run';
 import { ServiceClient } from './service';
-import { auth0Source, HashIndex } from './sources/auth0';
-import { firebaseSource } from './sources/firebase';
-import { IdentityIndex, supabaseSource } from './sources/supabase';
-import { supertokensSource } from './sources/supertokens';
+import { SOURCES } from './sources';
 
 /**
- * `npm run migrate -- firebase|auth0|supabase|supertokens <file> [options]` and the `auth-core-migrate`
- * bin (SPEC §17). Exit code 0 when nothing failed or was skipped for a reason that needs action,
- * 1 otherwise, 2 on a usage or configuration error before anything is written.
+ * `npm run migrate -- <source> <file> [options]` and the `auth-core-migrate` bin (SPEC §17, §17b;
+ * the sources: `./sources/index.ts`). Exit code 0 when nothing failed or was skipped for a reason
+ * that needs action, 1 otherwise, 2 on a usage or configuration error before anything is written.
  */
 
 export interface CliIo {
@@ -32,36 +28,39 @@ export interface CliIo {
   readonly signal: AbortSignal;
 }
 
-const SOURCES = ['firebase', 'auth0', 'supabase', 'supertokens'] as const;
+/** Each companion's option, and whether it names a file (read into the ledger's key). */
+const COMPANION_FLAGS: Record<CompanionName, { flag: string; file: boolean }> = {
+  hashConfig: { flag: '--hash-config', file: true },
+  hashes: { flag: '--hashes', file: true },
+  identities: { flag: '--identities', file: true },
+  groups: { flag: '--groups', file: true },
+  assumeVerified: { flag: '--assume-verified', file: false },
+};
 
 function program(): Command {
   return new Command()
     .name('auth-core-migrate')
-    .description('Moves a Firebase, Auth0 or Supabase user base (or a SuperTokens bulk file) into the service through its bulk-import API.')
-    .addArgument(new Argument('<source>', 'where the file comes from').choices(SOURCES))
-    .addArgument(
-      new Argument(
-        '<file>',
-        'the export: Firebase auth:export JSON or CSV, Auth0 user export NDJSON (plain or gzipped), Supabase auth.users (psql CSV with header or JSON), or {"users":[…]}',
-      ),
-    )
+    .description('Moves a user base from another provider (or a SuperTokens bulk file) into the service through its bulk-import API.')
+    .addArgument(new Argument('<source>', 'where the file comes from').choices(SOURCES.map((s) => s.name)))
+    .addArgument(new Argument('<file>', `the export: ${SOURCES.map((s) => `${s.file} (${s.name})`).join(', ')}`))
     .option('--url <u>', 'the service', 'http://localhost:3567')
     .option('--api-key <k>', 'the API key (default: env AUTH_CORE_API_KEY, else .data/dev-api-key for a local --url)')
     .option('--hash-config <file>', "firebase: the project's password hash parameters (the console's text or JSON)")
     .option('--hashes <file>', "auth0: the password-hash export (NDJSON), joined to the users on their database identity's id")
     .option('--identities <file>', 'supabase: auth.identities, in the same format as the users file (CSV with header, or JSON)')
+    .option('--groups <file>', 'cognito: {"<group>": <list-users-in-group output>, …}; django: a dumpdata auth.group file')
+    .option('--assume-verified', 'django, wordpress: mark every imported email verified (neither keeps that fact)')
     .option('--tenant <t>', 'the target tenant', 'public')
     .addOption(
-      new Option('--no-hash <mode>', 'a user with an email but no password hash and no social identity (default passwordless)').choices([
-        'passwordless',
-        'migrate-on-signin',
-        'skip',
-      ]),
+      new Option(
+        '--no-hash <mode>',
+        'a user with an email but no password hash and no social identity (default passwordless; cognito: migrate-on-signin)',
+      ).choices(['passwordless', 'migrate-on-signin', 'skip']),
     )
     .addOption(
       new Option('--duplicates <mode>', 'users that share an identity: fail them all, or import the oldest').choices(['fail', 'oldest']).default('fail'),
     )
-    .option('--include-disabled', 'import disabled (Firebase), blocked (Auth0) and banned (Supabase) users, with userMetadata.disabled = true')
+    .option('--include-disabled', 'import disabled (blocked, banned) users, with userMetadata.disabled = true')
     .option('--dry-run', 'read, map and check everything; write nothing but the report')
     .option('--offline', 'with --dry-run: do not ask the service anything (no existing-user check)')
     .option('--report <file>', 'the report (default migration-report-<timestamp>.json)')
@@ -71,12 +70,9 @@ function program(): Command {
     .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
 }
 
-interface Options {
+interface Options extends Companions {
   url: string;
   apiKey?: string;
-  hashConfig?: string;
-  hashes?: string;
-  identities?: string;
   tenant: string;
   hash: true | NoHashMode;
   duplicates: DuplicatesMode;
@@ -99,25 +95,30 @@ function apiKeyOf(opts: Options, io: CliIo): string | undefined {
   return undefined;
 }
 
-async function sourceOf(name: (typeof SOURCES)[number], file: string, opts: Options, map: MapOptions): Promise<Source> {
+/**
+ * The companions given, checked against what the source takes (any other: exit 2) and readable,
+ * with the key that names this export in the ledger: the export's content, and each companion
+ * file's (the same users file with another hash export is another run).
+ */
+async function companionsOf(source: SourceDefinition, file: string, opts: Options): Promise<{ companions: Companions; content: string }> {
   assertReadableFile(file, 'the export');
-  if (opts.identities && name !== 'supabase') throw new UsageError('--identities is for supabase.');
-  if (name === 'supabase') {
-    if (opts.hashConfig || opts.hashes) throw new UsageError('a Supabase export carries its hashes: --hash-config and --hashes do not apply.');
-    if (opts.identities) assertReadableFile(opts.identities, '--identities');
-    return supabaseSource(file, { opts: map, ...(opts.identities ? { identities: await IdentityIndex.read(opts.identities) } : {}) });
+  const companions: Record<string, unknown> = {};
+  const parts: string[] = [];
+  for (const [name, { flag, file: isFile }] of Object.entries(COMPANION_FLAGS) as [CompanionName, { flag: string; file: boolean }][]) {
+    const value = opts[name];
+    if (value === undefined) continue;
+    if (!source.companions.includes(name)) {
+      const takers = SOURCES.filter((s) => s.companions.includes(name)).map((s) => s.name);
+      throw new UsageError(`${flag} does not apply to ${source.name}: it is for ${takers.join(' and ')}.`);
+    }
+    if (isFile) {
+      assertReadableFile(value as string, flag);
+      parts.push(`${flag}=${await contentId(value as string)}`);
+    }
+    companions[name] = value;
   }
-  if (name === 'firebase') {
-    if (opts.hashes) throw new UsageError('--hashes is for auth0; firebase takes --hash-config.');
-    return firebaseSource(file, { opts: map, ...(opts.hashConfig ? { hashConfig: readHashConfig(opts.hashConfig) } : {}) });
-  }
-  if (name === 'auth0') {
-    if (opts.hashConfig) throw new UsageError('--hash-config is for firebase; auth0 takes --hashes.');
-    if (opts.hashes) assertReadableFile(opts.hashes, '--hashes');
-    return auth0Source(file, { opts: map, ...(opts.hashes ? { hashes: await HashIndex.read(opts.hashes) } : {}) });
-  }
-  if (opts.hashConfig || opts.hashes) throw new UsageError('a SuperTokens bulk file carries its hashes: --hash-config and --hashes do not apply.');
-  return supertokensSource(file);
+  const content = await contentId(file);
+  return { companions, content: parts.length === 0 ? content : [content, ...parts].join(' ') };
 }
 
 /** Progress on a terminal: a bar; otherwise one line every 5 s. */
@@ -170,7 +171,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     throw err;
   }
-  const [sourceName, fileArg] = cmd.processedArgs as [(typeof SOURCES)[number], string];
+  const [sourceName, fileArg] = cmd.processedArgs as [string, string];
   const file = resolve(io.cwd, fileArg);
   const opts = cmd.opts<Options>();
   try {
@@ -185,8 +186,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       throw new UsageError(`--url ${opts.url} is not a URL.`);
     }
     const tenant = opts.tenant.trim().toLowerCase();
-    const map: MapOptions = { tenant, noHash: opts.hash === true ? 'passwordless' : opts.hash, includeDisabled: opts.includeDisabled === true };
-    const source = await sourceOf(sourceName, file, opts, map);
+    const definition = SOURCES.find((s) => s.name === sourceName)!;
+    const map: MapOptions = {
+      tenant,
+      noHash: opts.hash === true ? (definition.noHash ?? 'passwordless') : opts.hash,
+      includeDisabled: opts.includeDisabled === true,
+    };
+    const { companions, content } = await companionsOf(definition, file, opts);
+    const source: Source = await definition.open(file, map, companions);
 
     const service = opts.offline ? undefined : new ServiceClient(opts.url, apiKeyOf(opts, io));
     await service?.preflight(tenant);
@@ -198,7 +205,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
     const reportFile = resolve(io.cwd, opts.report ?? `migration-report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const report = new ReportWriter(reportFile);
-    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, content: await contentId(file), url: opts.url, tenant }));
+    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, content, url: opts.url, tenant }));
     const progress = progressReporter(io);
     let result;
     try {

@@ -94,3 +94,35 @@ export interface Source {
    */
   readonly createsRoles?: boolean;
 }
+
+/**
+ * What a source takes beside its export, from the command line: companion files (paths, checked
+ * readable before the source opens them) and flags. A source says which it takes; any other given
+ * is refused with exit 2.
+ */
+export interface Companions {
+  /** firebase: the project's password hash parameters. */
+  readonly hashConfig?: string;
+  /** auth0: the password-hash export. */
+  readonly hashes?: string;
+  /** supabase: `auth.identities`. */
+  readonly identities?: string;
+  /** cognito: `list-users-in-group` per group; django: a `dumpdata auth.group` file. */
+  readonly groups?: string;
+  /** django, wordpress: every imported email is verified. */
+  readonly assumeVerified?: boolean;
+}
+
+export type CompanionName = keyof Companions;
+
+/** One `<source>` of the command: its name, what it reads and takes, and how it opens its export. */
+export interface SourceDefinition {
+  readonly name: string;
+  /** What `<file>` is for this source, for `--help` (e.g. `Auth0 user export NDJSON`). */
+  readonly file: string;
+  /** The companions it takes (SPEC §17, §17b). */
+  readonly companions: readonly CompanionName[];
+  /** `--no-hash` when the option is not given (SPEC §17b: cognito migrates passwords at sign-in). */
+  readonly noHash?: NoHashMode;
+  open(file: string, map: MapOptions, companions: Companions): Promise<Source>;
+}

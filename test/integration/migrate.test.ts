@@ -1,5 +1,5 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { startCountingProxy } from '../support/dynamo-proxy';
-import { expectedSet, MIGRATION_FIXTURES, type ExpectedSet, type ExpectedUser } from '../support/migration';
+import { expectedSet, MIGRATION_FIXTURES, type ExpectedUser } from '../support/migration';
+import { checkImported, checkNotThere, expectedOutcomes, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
 
 /**
  * The migration command end to end (SPEC §17): the built command (the package's bin) against the
@@ -23,106 +24,8 @@ const FIREBASE = join(MIGRATION_FIXTURES, 'firebase');
 const AUTH0 = join(MIGRATION_FIXTURES, 'auth0');
 const SUPABASE = join(MIGRATION_FIXTURES, 'supabase');
 const EMULATOR = join(MIGRATION_FIXTURES, '..', 'firebase-emulator');
-const CLI = join(__dirname, '..', '..', 'dist', 'cli', 'migrate.js');
 const SIGNER_KEY = expectedSet(FIREBASE).service!.vendor_password_hashing_signer_key;
 const ENV = { VENDOR_PASSWORD_HASHING_SIGNER_KEY: SIGNER_KEY, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on' };
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  report: any;
-}
-
-/** Runs the built command in a child process; `onStart` may signal it. */
-function migrate(api: TestApi | undefined, dir: string, args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
-  const report = join(dir, `report-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
-  const service = api ? ['--url', api.baseUrl, '--api-key', TEST_API_KEY] : [];
-  const child = spawn(process.execPath, [CLI, ...args, ...service, '--report', report], {
-    cwd: dir,
-    env: { PATH: process.env.PATH },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  onStart?.(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      let parsed: any;
-      try {
-        parsed = JSON.parse(readFileSync(report, 'utf8'));
-      } catch {
-        parsed = undefined;
-      }
-      resolve({ code, stdout, stderr, report: parsed });
-    }),
-  );
-}
-
-const outcomes = (report: any) => Object.fromEntries(report.users.map((u: any) => [u.sourceId, [u.outcome, u.reasonCode]]));
-const expectedOutcomes = (set: ExpectedSet, variant?: string) =>
-  Object.fromEntries(
-    set.users.map((u) => {
-      const o = variant ? (u.withOptions?.[variant] ?? u) : u;
-      return [u.sourceId, [o.outcome, o.outcome === 'imported' ? undefined : o.reasonCode]];
-    }),
-  );
-
-/** What the service holds for one expected user: same id, time, login methods, flags, metadata, roles; it signs in. */
-async function checkImported(api: TestApi, want: ExpectedUser): Promise<void> {
-  const where = want.label;
-  const got = await api.get(`/user/id?userId=${encodeURIComponent(want.sourceId)}`);
-  expect([where, got.json.status]).toEqual([where, 'OK']);
-  const user = got.json.user;
-  expect([where, user.id, user.timeJoined]).toEqual([where, want.sourceId, want.timeJoined]);
-  const view = (lm: any) => ({
-    recipeId: lm.recipeId,
-    ...(lm.email ? { email: lm.email } : {}),
-    ...(lm.phoneNumber ? { phoneNumber: lm.phoneNumber } : {}),
-    ...(lm.thirdParty ? { thirdPartyId: lm.thirdParty.id, thirdPartyUserId: lm.thirdParty.userId } : {}),
-    verified: lm.verified,
-  });
-  const wanted = want.loginMethods.map(({ recipeId, email, phoneNumber, thirdPartyId, thirdPartyUserId, verified }) =>
-    JSON.parse(JSON.stringify({ recipeId, email, phoneNumber, thirdPartyId, thirdPartyUserId, verified })),
-  );
-  const sort = (a: any[]) => a.map((x) => JSON.stringify(x)).sort();
-  expect([where, sort(user.loginMethods.map(view))]).toEqual([where, sort(wanted)]);
-  expect([where, user.isPrimaryUser]).toEqual([where, want.loginMethods.length > 1]);
-
-  const metadata = await api.get(`/recipe/user/metadata?userId=${encodeURIComponent(want.sourceId)}`);
-  expect([where, metadata.json.metadata]).toEqual([where, want.metadata ?? {}]);
-  const roles = await api.get(`/recipe/user/roles?userId=${encodeURIComponent(want.sourceId)}`);
-  expect([where, roles.json.roles]).toEqual([where, want.roles ?? []]);
-
-  for (const lm of want.loginMethods) {
-    if (lm.recipeId === 'emailpassword' && want.password !== undefined) {
-      const signin = await api.post('/recipe/signin', { email: lm.email, password: want.password });
-      expect([where, signin.json.status, signin.json.user?.id]).toEqual([where, 'OK', want.sourceId]);
-      const wrong = await api.post('/recipe/signin', { email: lm.email, password: `${want.password}!` });
-      expect([where, wrong.json.status]).toEqual([where, 'WRONG_CREDENTIALS_ERROR']);
-    }
-    if (lm.recipeId === 'thirdparty') {
-      const signin = await api.post('/recipe/signinup', {
-        thirdPartyId: lm.thirdPartyId,
-        thirdPartyUserId: lm.thirdPartyUserId,
-        email: { id: lm.email, isVerified: lm.verified },
-      });
-      expect([where, signin.json.status, signin.json.createdNewUser, signin.json.user?.id]).toEqual([where, 'OK', false, want.sourceId]);
-    }
-    if (lm.recipeId === 'passwordless') {
-      const q = lm.phoneNumber ? `phoneNumber=${encodeURIComponent(lm.phoneNumber)}` : `email=${encodeURIComponent(lm.email!)}`;
-      const found = await api.get(`/users/by-accountinfo?${q}`);
-      expect([where, q, found.json.users.some((u: any) => u.id === want.sourceId)]).toEqual([where, q, true]);
-    }
-  }
-}
-
-async function checkNotThere(api: TestApi, want: ExpectedUser): Promise<void> {
-  const got = await api.get(`/user/id?userId=${encodeURIComponent(want.sourceId)}`);
-  expect([want.label, got.json.status]).toEqual([want.label, 'UNKNOWN_USER_ID_ERROR']);
-}
 
 /** The rows ever staged into a table: the sum of its staging counters (`BULKCOUNT#STAGE#<n>`, which only grow). */
 async function stagedEver(endpoint: string, tableName: string): Promise<number> {
@@ -136,9 +39,6 @@ async function stagedEver(endpoint: string, tableName: string): Promise<number> 
     client.destroy();
   }
 }
-
-const rowCount = async (api: TestApi, status?: string) => (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
-const userCount = async (api: TestApi) => (await api.get('/users/count')).json.count as number;
 
 let dynamo: DynamoDbLocal;
 const dir = mkdtempSync(join(tmpdir(), 'migrate-e2e-'));
@@ -434,6 +334,15 @@ describe('migrating the Auth0 fixture (gzipped user export + hash export)', () =
     expect(imported.length).toBe(set.summary.imported);
     expect(imported.filter((u: any) => u.fromLedger !== true)).toEqual([]);
   });
+
+  it('knows the export by its companion files too: the same users with another hash export are not answered by the ledger', async () => {
+    const hashes = readFileSync(join(AUTH0, 'password-hashes.ndjson'), 'utf8').trimEnd().split('\n');
+    const fewer = join(mkdtempSync(join(dir, 'hashes-')), 'password-hashes.ndjson');
+    writeFileSync(fewer, `${hashes.slice(1).join('\n')}\n`);
+    const run = await migrate(api, dir, ['auth0', join(AUTH0, 'users.ndjson'), '--hashes', fewer]);
+    expect(run.report.users.filter((u: any) => u.fromLedger === true)).toEqual([]);
+    expect(run.report.summary.total).toBe(set.summary.total);
+  });
 });
 
 describe('migrating the Supabase fixture (auth.users and auth.identities as row_to_json lines)', () => {
@@ -452,7 +361,7 @@ describe('migrating the Supabase fixture (auth.users and auth.identities as row_
     expect([wrong.code, wrong.stderr]).toEqual([2, expect.stringContaining(`${join(SUPABASE, 'identities.ndjson')} is not an auth.users export`)]);
     expect(wrong.report).toBeUndefined();
     const hashConfig = await migrate(api, dir, [...args, '--hash-config', join(FIREBASE, 'hash-config.txt')]);
-    expect([hashConfig.code, hashConfig.stderr]).toEqual([2, expect.stringContaining('--hash-config and --hashes do not apply')]);
+    expect([hashConfig.code, hashConfig.stderr]).toEqual([2, expect.stringContaining('--hash-config does not apply to supabase: it is for firebase.')]);
     expect(await userCount(api)).toBe(0);
     expect(await rowCount(api)).toBe(0);
   });

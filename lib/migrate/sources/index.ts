@@ -1,0 +1,38 @@
+import { readHashConfig } from '../hash-config';
+import type { SourceDefinition } from '../model';
+import { auth0Source, HashIndex } from './auth0';
+import { firebaseSource } from './firebase';
+import { IdentityIndex, supabaseSource } from './supabase';
+import { supertokensSource } from './supertokens';
+
+/**
+ * Every `<source>` of the migration command (SPEC §17, §17b), in `--help`'s order. A source is a
+ * module of pure mappers (a provider's record → a bulk user) and one definition here; the command
+ * checks its companions, and reading, collisions, staging, the report and the ledger are shared.
+ */
+export const SOURCES: readonly SourceDefinition[] = [
+  {
+    name: 'firebase',
+    file: 'Firebase auth:export JSON or CSV',
+    companions: ['hashConfig'],
+    open: async (file, opts, { hashConfig }) => firebaseSource(file, { opts, ...(hashConfig ? { hashConfig: readHashConfig(hashConfig) } : {}) }),
+  },
+  {
+    name: 'auth0',
+    file: 'Auth0 user export NDJSON (plain or gzipped)',
+    companions: ['hashes'],
+    open: async (file, opts, { hashes }) => auth0Source(file, { opts, ...(hashes ? { hashes: await HashIndex.read(hashes) } : {}) }),
+  },
+  {
+    name: 'supabase',
+    file: 'Supabase auth.users (psql CSV with header or JSON)',
+    companions: ['identities'],
+    open: async (file, opts, { identities }) => supabaseSource(file, { opts, ...(identities ? { identities: await IdentityIndex.read(identities) } : {}) }),
+  },
+  {
+    name: 'supertokens',
+    file: 'a SuperTokens bulk file {"users":[…]}',
+    companions: [],
+    open: async (file) => supertokensSource(file),
+  },
+];

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestApi } from './api';
+import { TEST_API_KEY } from './api';
+import type { ExpectedSet, ExpectedUser } from './migration';
+
+/**
+ * The migration command end to end (SPEC §17, §17b): the built command run in a child process
+ * against a local service, and the checks of what the service then holds, user by user, against a
+ * fixture's expected.json. Shared by every source's suite.
+ */
+export const CLI = join(__dirname, '..', '..', 'dist', 'cli', 'migrate.js');
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  report: any;
+}
+
+/** Runs the built command in a child process; `onStart` may signal it. */
+export function migrate(api: TestApi | undefined, dir: string, args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
+  const report = join(dir, `report-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
+  const service = api ? ['--url', api.baseUrl, '--api-key', TEST_API_KEY] : [];
+  const child = spawn(process.execPath, [CLI, ...args, ...service, '--report', report], {
+    cwd: dir,
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onStart?.(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      let parsed: any;
+      try {
+        parsed = JSON.parse(readFileSync(report, 'utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      resolve({ code, stdout, stderr, report: parsed });
+    }),
+  );
+}
+
+export const outcomes = (report: any) => Object.fromEntries(report.users.map((u: any) => [u.sourceId, [u.outcome, u.reasonCode]]));
+export const expectedOutcomes = (set: ExpectedSet, variant?: string) =>
+  Object.fromEntries(
+    set.users.map((u) => {
+      const o = variant ? (u.withOptions?.[variant] ?? u) : u;
+      return [u.sourceId, [o.outcome, o.outcome === 'imported' ? undefined : o.reasonCode]];
+    }),
+  );
+
+/** What the service holds for one expected user: same id, time, login methods, flags, metadata, roles; it signs in. */
+export async function checkImported(api: TestApi, want: ExpectedUser): Promise<void> {
+  const where = want.label;
+  const got = await api.get(`/user/id?userId=${encodeURIComponent(want.sourceId)}`);
+  expect([where, got.json.status]).toEqual([where, 'OK']);
+  const user = got.json.user;
+  expect([where, user.id, user.timeJoined]).toEqual([where, want.sourceId, want.timeJoined]);
+  const view = (lm: any) => ({
+    recipeId: lm.recipeId,
+    ...(lm.email ? { email: lm.email } : {}),
+    ...(lm.phoneNumber ? { phoneNumber: lm.phoneNumber } : {}),
+    ...(lm.thirdParty ? { thirdPartyId: lm.thirdParty.id, thirdPartyUserId: lm.thirdParty.userId } : {}),
+    verified: lm.verified,
+  });
+  const wanted = want.loginMethods.map(({ recipeId, email, phoneNumber, thirdPartyId, thirdPartyUserId, verified }) =>
+    JSON.parse(JSON.stringify({ recipeId, email, phoneNumber, thirdPartyId, thirdPartyUserId, verified })),
+  );
+  const sort = (a: any[]) => a.map((x) => JSON.stringify(x)).sort();
+  expect([where, sort(user.loginMethods.map(view))]).toEqual([where, sort(wanted)]);
+  expect([where, user.isPrimaryUser]).toEqual([where, want.loginMethods.length > 1]);
+
+  const metadata = await api.get(`/recipe/user/metadata?userId=${encodeURIComponent(want.sourceId)}`);
+  expect([where, metadata.json.metadata]).toEqual([where, want.metadata ?? {}]);
+  const roles = await api.get(`/recipe/user/roles?userId=${encodeURIComponent(want.sourceId)}`);
+  expect([where, roles.json.roles]).toEqual([where, want.roles ?? []]);
+
+  for (const lm of want.loginMethods) {
+    if (lm.recipeId === 'emailpassword' && want.password !== undefined) {
+      const signin = await api.post('/recipe/signin', { email: lm.email, password: want.password });
+      expect([where, signin.json.status, signin.json.user?.id]).toEqual([where, 'OK', want.sourceId]);
+      const wrong = await api.post('/recipe/signin', { email: lm.email, password: `${want.password}!` });
+      expect([where, wrong.json.status]).toEqual([where, 'WRONG_CREDENTIALS_ERROR']);
+    }
+    if (lm.recipeId === 'thirdparty') {
+      const signin = await api.post('/recipe/signinup', {
+        thirdPartyId: lm.thirdPartyId,
+        thirdPartyUserId: lm.thirdPartyUserId,
+        email: { id: lm.email, isVerified: lm.verified },
+      });
+      expect([where, signin.json.status, signin.json.createdNewUser, signin.json.user?.id]).toEqual([where, 'OK', false, want.sourceId]);
+    }
+    if (lm.recipeId === 'passwordless') {
+      const q = lm.phoneNumber ? `phoneNumber=${encodeURIComponent(lm.phoneNumber)}` : `email=${encodeURIComponent(lm.email!)}`;
+      const found = await api.get(`/users/by-accountinfo?${q}`);
+      expect([where, q, found.json.users.some((u: any) => u.id === want.sourceId)]).toEqual([where, q, true]);
+    }
+  }
+}
+
+export async function checkNotThere(api: TestApi, want: ExpectedUser): Promise<void> {
+  const got = await api.get(`/user/id?userId=${encodeURIComponent(want.sourceId)}`);
+  expect([want.label, got.json.status]).toEqual([want.label, 'UNKNOWN_USER_ID_ERROR']);
+}
+
+export const rowCount = async (api: TestApi, status?: string) =>
+  (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
+export const userCount = async (api: TestApi) => (await api.get('/users/count')).json.count as number;

@@ -1,6 +1,7 @@
 import { readHashConfig } from '../hash-config';
 import type { SourceDefinition } from '../model';
 import { auth0Source, HashIndex } from './auth0';
+import { djangoSource, DumpIndex } from './django';
 import { firebaseSource } from './firebase';
 import { IdentityIndex, supabaseSource } from './supabase';
 import { supertokensSource } from './supertokens';
@@ -28,6 +29,13 @@ export const SOURCES: readonly SourceDefinition[] = [
     file: 'Supabase auth.users (psql CSV with header or JSON)',
     companions: ['identities'],
     open: async (file, opts, { identities }) => supabaseSource(file, { opts, ...(identities ? { identities: await IdentityIndex.read(identities) } : {}) }),
+  },
+  {
+    name: 'django',
+    file: 'Django manage.py dumpdata auth.user (JSON or JSONL, optionally with auth.group)',
+    companions: ['groups', 'assumeVerified'],
+    open: async (file, opts, { groups, assumeVerified }) =>
+      djangoSource(file, { opts, index: await DumpIndex.read(file, groups), assumeVerified: assumeVerified === true }),
   },
   {
     name: 'supertokens',

@@ -32,18 +32,29 @@ beforeAll(async () => {
 afterAll(async () => {
   await dynamo.stop();
 });
-const serviceEnv = () => ({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
 
-describe('migrating the Django fixture (dumpdata auth.group auth.user)', () => {
+/** A service of its own (a fresh table) for the suite that calls it. */
+function freshService(): () => TestApi {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(serviceEnv());
+    api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });
   });
   afterAll(async () => {
     await api.stop();
   });
+  return () => api;
+}
+/** The fixture's records of one model, as a dump of their own. */
+const dumpOfModel = (model: string): string => {
+  const records = RECORDS.filter((r) => r.model === model);
+  return file(`${model}.json`, JSON.stringify(records, null, 2));
+};
+
+describe('migrating the Django fixture (dumpdata auth.group auth.user)', () => {
+  const service = freshService();
 
   it('refuses a dump cut short, another source file and --hashes: exit 2, one line naming the file, nothing written', async () => {
+    const api = service();
     const text = readFileSync(DUMP, 'utf8');
     const cut = file('cut.json', text.slice(0, text.length - 200));
     const realm = file('demo-realm.json', JSON.stringify({ realm: 'demo', users: [{ id: 'k1', username: 'kc', email: 'kc@x.example' }] }, null, 2));
@@ -64,6 +75,7 @@ describe('migrating the Django fixture (dumpdata auth.group auth.user)', () => {
   });
 
   it('imports every user as the fixture expects: each password signs in, the group is a role', async () => {
+    const api = service();
     const run = await migrate(api, dir, ['django', DUMP]);
     expect([run.code, run.report.summary]).toEqual([SET.exitCode, SET.summary]);
     expect(outcomes(run.report)).toEqual(expectedOutcomes(SET));
@@ -74,10 +86,12 @@ describe('migrating the Django fixture (dumpdata auth.group auth.user)', () => {
     }
     // No hash (nor its salt) on the terminal or in the report.
     const printed = run.stdout + run.stderr + JSON.stringify(run.report);
-    for (const secret of ['14a84d23cd1df77db20db8', 'NnVOODljc3BFMmVvODFkbHIzS1dSMg', 'MyKuPAnC61yTIUqTtTsJSe', '0eoo0CX1Odbwnnop']) expect(printed).not.toContain(secret);
+    const salts = ['14a84d23cd1df77db20db8', 'NnVOODljc3BFMmVvODFkbHIzS1dSMg', 'MyKuPAnC61yTIUqTtTsJSe', '0eoo0CX1Odbwnnop'];
+    for (const salt of salts) expect(printed).not.toContain(salt);
   });
 
   it('a second run adds nothing: the ledger answers for every imported user', async () => {
+    const api = service();
     const before = await userCount(api);
     const run = await migrate(api, dir, ['django', DUMP]);
     expect([run.code, run.report.summary]).toEqual([SET.exitCode, SET.summary]);
@@ -88,17 +102,12 @@ describe('migrating the Django fixture (dumpdata auth.group auth.user)', () => {
 });
 
 describe('the users dumped alone, the groups given with --groups, --assume-verified', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi(serviceEnv());
-  });
-  afterAll(async () => {
-    await api.stop();
-  });
+  const service = freshService();
 
   it('imports the same users, verified, with the group as a role', async () => {
-    const users = file('users.json', JSON.stringify(RECORDS.filter((r) => r.model === 'auth.user'), null, 2));
-    const groups = file('groups.json', JSON.stringify(RECORDS.filter((r) => r.model === 'auth.group'), null, 2));
+    const api = service();
+    const users = dumpOfModel('auth.user');
+    const groups = dumpOfModel('auth.group');
     const alone = await migrate(api, dir, ['django', users]);
     expect([alone.code, alone.stderr]).toEqual([2, expect.stringContaining('user 1 is in group 1 but the dump holds no auth.group record of that id')]);
     expect(await rowCount(api)).toBe(0);

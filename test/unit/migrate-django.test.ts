@@ -214,6 +214,13 @@ describe('each Django hasher', () => {
     expect((await mapOne({ password: hash }, { noHash: 'skip' })).reasonCode).toBe('no-password-hash');
   });
 
+  it('a password of no hasher Django names is hash-unsupported too, the warning naming none of it', async () => {
+    const got = await mapOne({ password: 'c2VjcmV0LWhhc2g=' });
+    expect(got.mapped.warnings.map((w) => w.code)).toEqual(['hash-unsupported', 'no-password-hash']);
+    expect(got.mapped.warnings[0].text).toContain('of no hasher Django names');
+    expect(JSON.stringify(got.mapped)).not.toContain('c2VjcmV0');
+  });
+
   it('an unusable password (!…) and an empty one are no hash: the --no-hash mode, nothing sent', async () => {
     for (const password of ['!0eoo0CX1OdbwnnopY6DLQsVG1ePgy36cIMla2Y9I', '']) {
       const got = await mapOne({ password });
@@ -305,7 +312,13 @@ describe('a file that is not a dumpdata export of auth.user: exit 2, nothing rea
     await refused(written('stray.json', text.replace('"pk": 3,', '"pk": 3,,')), /not a Django dumpdata file/);
   });
 
-  it('an empty dump is zero users, not an error', async () => {
-    expect(await planned(dumpOf('nothing.json', []))).toEqual([]);
+  it('an empty dump is zero users, not an error, with or without --groups', async () => {
+    const nothing = dumpOf('nothing.json', []);
+    expect(await planned(nothing)).toEqual([]);
+    const groupsFile = dumpOf(
+      'groups-beside-nothing.json',
+      RECORDS.filter((r) => r.model === 'auth.group'),
+    );
+    expect(await planned(nothing, {}, { groups: groupsFile })).toEqual([]);
   });
 });

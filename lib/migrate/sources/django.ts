@@ -113,8 +113,10 @@ export class DumpIndex {
         );
     }
     const referenced = new Map<number, string>();
+    let groupRecords = 0;
     for await (const { at, record } of dumpRecords(dump)) {
       if (record.model === GROUP_MODEL) {
+        groupRecords++;
         index.addGroup(dump, record);
       } else if (record.model === USER_MODEL) {
         index.users++;
@@ -131,8 +133,8 @@ export class DumpIndex {
         index.ignored.set(record.model, (index.ignored.get(record.model) ?? 0) + 1);
       }
     }
-    if (index.users === 0 && (index.groups.size > 0 || index.ignored.size > 0)) {
-      const models = [...(index.groups.size > 0 ? [GROUP_MODEL] : []), ...index.ignored.keys()];
+    if (index.users === 0 && (groupRecords > 0 || index.ignored.size > 0)) {
+      const models = [...(groupRecords > 0 ? [GROUP_MODEL] : []), ...index.ignored.keys()];
       const hint =
         index.ignored.size === 0
           ? ': give the auth.group dump with --groups and the auth.user dump as the file'
@@ -165,7 +167,8 @@ export class DumpIndex {
 export type DjangoPassword =
   | { readonly hash: string; readonly hashingAlgorithm: string }
   | { readonly none: 'unusable' | 'empty' }
-  | { readonly unsupported: string };
+  /** `hasher`: Django's name for it (`md5`, `unsalted_md5`, a custom tag), when it has one. */
+  | { readonly unsupported: true; readonly hasher?: string };
 
 /**
  * Django's hashers (`django.contrib.auth.hashers`) → §7b's families. `strip`: the tag Django puts
@@ -182,21 +185,22 @@ const HASHERS: Readonly<Record<string, { readonly hashingAlgorithm: string; read
 };
 
 /** The hasher's name as Django's `identify_hasher` finds it; never more of the string than its tag. */
-function hasherOf(password: string): string {
-  if (!password.includes('$')) return password.length === 32 ? 'unsalted_md5' : 'an unknown hasher';
+function hasherOf(password: string): string | undefined {
+  if (!password.includes('$')) return password.length === 32 ? 'unsalted_md5' : undefined;
   if (password.length === 37 && password.startsWith('md5$$')) return 'unsalted_md5';
   if (password.length === 46 && password.startsWith('sha1$$')) return 'unsalted_sha1';
   const tag = password.slice(0, password.indexOf('$'));
-  return /^[A-Za-z0-9_]{1,32}$/.test(tag) ? tag : 'an unknown hasher';
+  return /^[A-Za-z0-9_]{1,32}$/.test(tag) ? tag : undefined;
 }
 
+/** Reads a Django `password` by its hasher's tag; computes nothing and changes only the two tags §7b asks to remove. */
 export function djangoPassword(password: unknown): DjangoPassword {
   if (typeof password !== 'string' || password === '') return { none: 'empty' };
   // UNUSABLE_PASSWORD_PREFIX: set_unusable_password() writes `!` and 40 random characters.
   if (password.startsWith('!')) return { none: 'unusable' };
   const hasher = hasherOf(password);
-  const known = Object.hasOwn(HASHERS, hasher) ? HASHERS[hasher] : undefined;
-  if (known === undefined) return { unsupported: hasher };
+  const known = hasher !== undefined && Object.hasOwn(HASHERS, hasher) ? HASHERS[hasher] : undefined;
+  if (hasher === undefined || known === undefined) return { unsupported: true, ...(hasher !== undefined ? { hasher } : {}) };
   if (!known.strip) return { hash: password, hashingAlgorithm: known.hashingAlgorithm };
   // Django writes `argon2` + `$argon2id$…` but `bcrypt$` + `$2b$…`; `bcrypt$2a$…` is seen too.
   const rest = password.slice(hasher.length + 1);
@@ -266,7 +270,7 @@ export function mapDjangoUser(record: DumpRecord, ctx: DjangoMapContext, at: str
       if ('unsupported' in password)
         warnings.push({
           code: 'hash-unsupported',
-          text: `the password hash is Django's ${password.unsupported} hasher, which the service cannot check: the password is not imported`,
+          text: `the password hash is ${password.hasher !== undefined ? `Django's ${password.hasher} hasher` : 'of no hasher Django names'}, which the service cannot check: the password is not imported`,
         });
       const why = 'none' in password ? NO_HASH_WHY[password.none] : 'a password hash the service cannot check';
       const noHash = noHashLoginMethod(email, verified, opts, why);

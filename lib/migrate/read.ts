@@ -7,6 +7,7 @@ import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/Pick';
 import { parser as jsonlParser } from 'stream-json/jsonl/Parser';
 import { streamArray } from 'stream-json/streamers/StreamArray';
+import { streamValues } from 'stream-json/streamers/StreamValues';
 import { UsageError } from './errors';
 
 /**
@@ -23,52 +24,74 @@ interface JsonToken {
 }
 
 /**
- * Checks, as the tokens stream by, that a document is an object with a top-level `users` array,
- * throwing a sentence saying what it is instead (a Firebase hash config, `{}`, a bare array), so
- * that a file that is not an export is refused instead of read as zero users. The keys seen at the
- * top level are named in the sentence (at most 5).
+ * Checks, as the tokens stream by, that a document is an object with a top-level array under
+ * `key` (`users`; Cognito's `Users`), throwing a sentence saying what it is instead (a Firebase
+ * hash config, `{}`, a bare array), so that a file that is not an export is refused instead of
+ * read as zero users. The keys seen at the top level are named in the sentence (at most 5). Each
+ * of several concatenated documents (`jsonStreaming`) is checked alike; `documents()` counts them.
  */
-function topLevelUsersArray(): (token: JsonToken) => JsonToken {
+function topLevelArray(key: string): { check: (token: JsonToken) => JsonToken; documents: () => number } {
   let depth = 0;
-  let key: unknown;
+  let current: unknown;
   let found = false;
+  let documents = 0;
   const keys: string[] = [];
-  return (token) => {
-    if (depth === 0 && token.name === 'startObject' && keys.length === 0 && !found) {
-      // The document's own object.
-    } else if (depth === 0) {
-      throw new Error(`it is ${token.name === 'startArray' ? 'a JSON array' : 'not a JSON object'}, not {"users":[…]}`);
+  const check = (token: JsonToken): JsonToken => {
+    if (depth === 0) {
+      if (token.name !== 'startObject') throw new Error(`it is ${token.name === 'startArray' ? 'a JSON array' : 'not a JSON object'}, not {"${key}":[…]}`);
+      // A document's own object.
+      documents++;
+      found = false;
+      keys.length = 0;
     }
     if (depth === 1 && token.name === 'keyValue') {
-      key = token.value;
-      if (keys.length < 6) keys.push(String(key));
-    } else if (depth === 1 && key === 'users') {
-      if (token.name !== 'startArray') throw new Error('its "users" is not an array');
+      current = token.value;
+      if (keys.length < 6) keys.push(String(current));
+    } else if (depth === 1 && current === key) {
+      if (token.name !== 'startArray') throw new Error(`its "${key}" is not an array`);
       found = true;
-      key = undefined;
+      current = undefined;
     }
     if (token.name === 'startObject' || token.name === 'startArray') depth++;
     if (token.name === 'endObject' || token.name === 'endArray') {
       depth--;
       if (depth === 0 && !found) {
         const named = keys.length === 0 ? 'no key at all' : `only ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`;
-        throw new Error(`it has no top-level "users" array (${named})`);
+        throw new Error(`${documents > 1 ? `its document ${documents}` : 'it'} has no top-level "${key}" array (${named})`);
       }
     }
     return token;
   };
+  return { check, documents: () => documents };
 }
 
 /**
  * The elements of the `users` array of a JSON file (`{"users":[…]}`: Firebase's `auth:export`, a
  * SuperTokens bulk file), streamed one at a time with their index; the file is never loaded whole.
- * A document that is not such an object throws while it is read (`topLevelUsersArray`).
+ * A document that is not such an object throws while it is read (`topLevelArray`).
  */
 export function usersArray(file: string): AsyncIterable<{ key: number; value: unknown }> {
-  return chain([createReadStream(file), parser(PARSER_OPTIONS), topLevelUsersArray(), pick({ filter: 'users' }), streamArray()]) as AsyncIterable<{
+  return chain([createReadStream(file), parser(PARSER_OPTIONS), topLevelArray('users').check, pick({ filter: 'users' }), streamArray()]) as AsyncIterable<{
     key: number;
     value: unknown;
   }>;
+}
+
+/**
+ * The elements of the top-level `key` arrays of every JSON document of a file: one document,
+ * several concatenated or one per line (`aws … list-users` pages: `{"Users":[…]}`), streamed one
+ * element at a time (`key` counts them across documents; the file is never loaded whole). A
+ * document without that array throws as `usersArray` does; a file with no document at all throws
+ * `it is empty`.
+ */
+export async function* documentsArrays(file: string, key: string): AsyncGenerator<{ key: number; value: unknown }> {
+  const shape = topLevelArray(key);
+  const elements = (stack: readonly unknown[]) => stack.length === 2 && stack[0] === key;
+  yield* chain([openText(file), parser({ ...PARSER_OPTIONS, jsonStreaming: true }), shape.check, pick({ filter: elements }), streamValues()]) as AsyncIterable<{
+    key: number;
+    value: unknown;
+  }>;
+  if (shape.documents() === 0) throw new Error('it is empty');
 }
 
 /** Throws the usage error (exit code 2) for a file the command cannot read. */

@@ -2,6 +2,7 @@ import { readHashConfig } from '../hash-config';
 import type { SourceDefinition } from '../model';
 import { auth0Source, HashIndex } from './auth0';
 import { djangoSource, DumpIndex } from './django';
+import { cognitoSource, GroupIndex } from './cognito';
 import { firebaseSource } from './firebase';
 import { IdentityIndex, supabaseSource } from './supabase';
 import { supertokensSource } from './supertokens';
@@ -23,6 +24,13 @@ export const SOURCES: readonly SourceDefinition[] = [
     file: 'Auth0 user export NDJSON (plain or gzipped)',
     companions: ['hashes'],
     open: async (file, opts, { hashes }) => auth0Source(file, { opts, ...(hashes ? { hashes: await HashIndex.read(hashes) } : {}) }),
+  },
+  {
+    name: 'cognito',
+    file: 'aws cognito-idp list-users output (one JSON document, or pages concatenated or one per line)',
+    companions: ['groups'],
+    noHash: 'migrate-on-signin',
+    open: async (file, opts, { groups }) => cognitoSource(file, { opts, ...(groups ? { groups: await GroupIndex.read(groups) } : {}) }),
   },
   {
     name: 'supabase',

@@ -1,0 +1,333 @@
+import { chain } from 'stream-chain';
+import { parser } from 'stream-json';
+import { UsageError } from '../errors';
+import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf } from '../mapping';
+import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
+import { documentsArrays, openText, PARSER_OPTIONS } from '../read';
+import { timestampOf } from './supabase';
+
+/**
+ * Cognito (SPEC §17b): `aws cognito-idp list-users` output, one `{"Users":[…]}` document, several
+ * concatenated (pages) or one per line, and optionally `--groups`: `{"<group>": <list-users-in-group
+ * output>, …}`, joined on `Username`, the groups becoming roles. Cognito never exports password
+ * hashes: a password user gets the `--no-hash` mode, `migrate-on-signin` by default (SPEC §16b).
+ */
+
+type Obj = Record<string, unknown>;
+
+const WHAT = 'aws cognito-idp list-users output ({"Users":[…]})';
+const GROUPS_WHAT = '--groups file ({"<group>": <aws cognito-idp list-users-in-group output>, …})';
+
+/** Attributes that are login methods or their flags: every other one is metadata. */
+const LOGIN_ATTRIBUTES = new Set(['sub', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'identities']);
+
+/** Cognito's social `providerType`s → the SDK's `thirdPartyId`s; another keeps its name, lower-cased. */
+const SOCIAL: Readonly<Record<string, string>> = { Google: 'google', Facebook: 'facebook', SignInWithApple: 'apple', LoginWithAmazon: 'amazon' };
+/** Enterprise connections: not migrated (SPEC §17b `enterprise-connection`). */
+const ENTERPRISE = new Set(['OIDC', 'SAML']);
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+/** Cognito's boolean attributes are the strings `"true"` and `"false"`. */
+const isTrue = (v: unknown): boolean => v === 'true' || v === true;
+
+/**
+ * `UserCreateDate` in ms: epoch seconds with a fraction (the API, CLI v1, cognito-local; the
+ * fraction's first three digits are the ms, the rest truncated) or ISO 8601 (CLI v2).
+ */
+export function createDateOf(v: unknown): number | undefined {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v) || v < 0) return undefined;
+    // Through the decimal text, so that 1675397106.123 is …123 ms, never …122.9999.
+    const m = /^(\d+)(?:\.(\d+))?$/.exec(String(v));
+    return m ? Number(m[1]) * 1000 + Number((m[2] ?? '').padEnd(3, '0').slice(0, 3)) : Math.floor(v * 1000);
+  }
+  const ms = timestampOf(v);
+  return ms !== undefined && Number.isFinite(ms) ? ms : undefined;
+}
+
+/** `Attributes` (`[{Name, Value}]`) as a map; undefined when it is not such a list. */
+function attributesOf(v: unknown): Map<string, string> | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const attributes = new Map<string, string>();
+  for (const a of v) {
+    if (a === null || typeof a !== 'object') continue;
+    const { Name, Value } = a as Obj;
+    if (typeof Name === 'string' && typeof Value === 'string') attributes.set(Name, Value);
+  }
+  return attributes;
+}
+
+interface Identity {
+  readonly providerName: string;
+  readonly providerType: string;
+  readonly userId?: string;
+}
+
+/** The `identities` attribute: a JSON string of a list; undefined when it is not one. */
+function identitiesOf(v: string | undefined): Identity[] | undefined {
+  if (v === undefined) return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(v);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(list)) return undefined;
+  return list
+    .filter((i): i is Obj => i !== null && typeof i === 'object')
+    .map((i) => {
+      const providerName = text(i.providerName) ?? text(i.providerType) ?? 'unknown';
+      const userId = text(i.userId) ?? (typeof i.userId === 'number' ? String(i.userId) : undefined);
+      return { providerName, providerType: text(i.providerType) ?? providerName, ...(userId !== undefined ? { userId } : {}) };
+    });
+}
+
+export interface CognitoMapContext {
+  readonly opts: MapOptions;
+  /** The groups of the user (by its `Username`) in the `--groups` file. */
+  readonly groups?: readonly string[];
+}
+
+/** Maps one user of `list-users` to a bulk user (or says why it is not imported); `at` names it (`user 3`). */
+export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): MappedUser {
+  const { opts } = ctx;
+  const warnings: Warning[] = [];
+  const createdAt = createDateOf(raw.UserCreateDate);
+  if (raw.UserCreateDate !== undefined && createdAt === undefined)
+    warnings.push({
+      code: 'bad-created-at',
+      text: `UserCreateDate ${JSON.stringify(String(raw.UserCreateDate).slice(0, 40))} is not a time: timeJoined is the import time`,
+    });
+  const attributes = attributesOf(raw.Attributes) ?? new Map<string, string>();
+  const sourceId = text(attributes.get('sub'));
+  if (sourceId === undefined) return failedUser(`#${at}`, createdAt, 'no-source-id', `${at} has no sub attribute`, warnings);
+  const skipped = (code: string, reason: string): MappedUser => ({
+    sourceId,
+    ...(createdAt !== undefined ? { createdAt } : {}),
+    warnings,
+    notImported: { outcome: 'skipped', code, reason, needsAction: false },
+  });
+
+  const identities = identitiesOf(attributes.get('identities'));
+  if (identities === undefined) return failedUser(sourceId, createdAt, 'row-unreadable', `${at}: its identities attribute is not a JSON list`, warnings);
+  const status = text(raw.UserStatus);
+  const federated = status === 'EXTERNAL_PROVIDER';
+  const social = identities.filter((i) => !ENTERPRISE.has(i.providerType));
+  const enterprise = identities.filter((i) => ENTERPRISE.has(i.providerType));
+  const names = (list: Identity[]) => list.map((i) => `${i.providerName} (${i.providerType})`).join(', ');
+  if (federated && enterprise.length > 0 && social.length === 0)
+    return skipped('enterprise-connection', `only ${names(enterprise)} sign-in: enterprise connections are not migrated`);
+  if (enterprise.length > 0) warnings.push({ code: 'identity-not-migrated', text: `${names(enterprise)} sign-in is an enterprise connection: not imported` });
+
+  const rawEmail = attributes.get('email');
+  const email = emailOf(rawEmail);
+  if (rawEmail !== undefined && email === undefined)
+    warnings.push({ code: 'bad-email', text: `email ${JSON.stringify(rawEmail.slice(0, 80))} is not an email address: not imported` });
+  const emailVerified = isTrue(attributes.get('email_verified'));
+  const rawPhone = attributes.get('phone_number');
+  const phone = phoneOf(rawPhone);
+  if (rawPhone !== undefined && phone === undefined)
+    warnings.push({ code: 'bad-phone', text: `phone_number ${JSON.stringify(rawPhone.slice(0, 40))} is not a phone number: not imported` });
+
+  const methods: BulkLoginMethodInput[] = [];
+  for (const identity of social) {
+    if (identity.userId === undefined) {
+      warnings.push({ code: 'identity-unreadable', text: `${identity.providerName} identity has no userId: not imported` });
+    } else if (email === undefined) {
+      warnings.push({ code: 'identity-without-email', text: `${identity.providerName} identity ${identity.userId} has no email in the record: not imported` });
+    } else {
+      methods.push({
+        recipeId: 'thirdparty',
+        tenantIds: [],
+        isVerified: emailVerified,
+        email,
+        thirdPartyId: SOCIAL[identity.providerType] ?? thirdPartyIdOf(identity.providerName.toLowerCase()),
+        thirdPartyUserId: identity.userId,
+      });
+    }
+  }
+
+  const phoneMethod: BulkLoginMethodInput | undefined =
+    phone === undefined
+      ? undefined
+      : { recipeId: 'passwordless', tenantIds: [], isVerified: isTrue(attributes.get('phone_number_verified')), phoneNumber: phone };
+  // A federated user has no Cognito password; every other status has one, which Cognito never exports.
+  let emailMethod: BulkLoginMethodInput | undefined;
+  if (!federated && status === 'RESET_REQUIRED') {
+    warnings.push({
+      code: 'password-reset-required',
+      text: 'Cognito requires a password reset (RESET_REQUIRED), so it would refuse the old password: imported without one, to sign in by email or phone code',
+    });
+    if (email !== undefined) emailMethod = { recipeId: 'passwordless', tenantIds: [], isVerified: emailVerified, email };
+  } else if (!federated && email !== undefined) {
+    const noHash = noHashLoginMethod(email, emailVerified, opts, 'Cognito never exports password hashes');
+    if (noHash.skip && methods.length === 0 && phoneMethod === undefined) return skipped(noHash.skip.code, noHash.skip.reason);
+    if (noHash.skip) warnings.push({ code: noHash.skip.code, text: `the password is not imported (${noHash.skip.reason})` });
+    if (noHash.warning) warnings.push(noHash.warning);
+    emailMethod = noHash.method;
+  } else if (!federated && phone !== undefined) {
+    warnings.push({
+      code: 'password-not-migrated',
+      text: 'a password but no email (a phone-only user): the password is not imported, the phone signs in by code',
+    });
+  }
+  if (emailMethod?.recipeId === 'passwordless' && phoneMethod) {
+    // One passwordless login method may hold both an email and a phone number.
+    phoneMethod.email = emailMethod.email;
+    phoneMethod.isVerified = emailMethod.isVerified;
+  } else if (emailMethod) {
+    methods.push(emailMethod);
+  }
+  if (phoneMethod) methods.push(phoneMethod);
+
+  if (Array.isArray(raw.MFAOptions) && raw.MFAOptions.length > 0)
+    warnings.push({ code: 'mfa-not-migrated', text: 'SMS MFA (MFAOptions) is not migrated: the user signs in with one factor until enrolled again' });
+
+  // `custom:<x>` → `<x>`, every other attribute that is not a login method under its name: a custom one wins.
+  const metadata: Obj = {};
+  const clashes: string[] = [];
+  for (const [name, value] of attributes) {
+    if (LOGIN_ATTRIBUTES.has(name) || name.startsWith('custom:')) continue;
+    metadata[name] = value;
+  }
+  for (const [name, value] of attributes) {
+    if (!name.startsWith('custom:')) continue;
+    const key = name.slice('custom:'.length);
+    if (Object.hasOwn(metadata, key) && metadata[key] !== value) clashes.push(key);
+    metadata[key] = value;
+  }
+  if (clashes.length > 0)
+    warnings.push({
+      code: 'metadata-key-clash',
+      text: `custom:${clashes.join(', custom:')} and the standard attribute of the same name: the custom value is kept`,
+    });
+
+  return assembleUser({
+    sourceId,
+    createdAt,
+    methods,
+    metadata,
+    roles: ctx.groups,
+    warnings,
+    disabled: raw.Enabled === false ? 'disabled' : undefined,
+    opts,
+    emptyReason: { code: 'no-email', reason: 'no email, phone number or identity that can be imported', needsAction: false },
+  });
+}
+
+/** Whether a file holds nothing but white space. */
+async function blank(file: string): Promise<boolean> {
+  for await (const chunk of openText(file)) if (String(chunk).trim() !== '') return false;
+  return true;
+}
+
+/** The `--groups` file, indexed by `Username`: only the names are kept, read streamed. */
+export class GroupIndex {
+  private readonly byUsername = new Map<string, Set<string>>();
+  private readonly joined = new Set<string>();
+
+  static async read(file: string): Promise<GroupIndex> {
+    const index = new GroupIndex();
+    const refuse = (why: string) => new UsageError(`${file} is not a ${GROUPS_WHAT}: ${why}.`);
+    // How deep a token is: 1 in the file's object, 2 in a group's, 3 in its Users, 4 in a user's.
+    let depth = 0;
+    let group = '';
+    let groupKey: unknown;
+    let inUsers = false;
+    let userKey: unknown;
+    let hasUsers = false;
+    try {
+      for await (const token of chain([openText(file), parser(PARSER_OPTIONS)]) as AsyncIterable<{ name: string; value?: unknown }>) {
+        const end = token.name === 'endObject' || token.name === 'endArray';
+        if (end) {
+          depth--;
+          if (depth === 1 && !hasUsers) throw refuse(`group ${JSON.stringify(group)} has no "Users" array`);
+          if (depth === 2) inUsers = false;
+          if (depth === 3) userKey = undefined;
+          continue;
+        }
+        if (depth === 0) {
+          if (token.name !== 'startObject') throw refuse(token.name === 'startArray' ? 'it is a JSON array' : 'it is not a JSON object');
+        } else if (depth === 1 && token.name === 'keyValue') {
+          group = String(token.value);
+          hasUsers = false;
+        } else if (depth === 1 && token.name !== 'startObject') {
+          throw refuse(
+            group === 'Users' && token.name === 'startArray'
+              ? 'it is list-users output (a top-level "Users" array), not the users of each group'
+              : `group ${JSON.stringify(group)} is not list-users-in-group output`,
+          );
+        } else if (depth === 2 && token.name === 'keyValue') {
+          groupKey = token.value;
+        } else if (depth === 2 && groupKey === 'Users') {
+          if (token.name !== 'startArray') throw refuse(`the "Users" of group ${JSON.stringify(group)} is not an array`);
+          hasUsers = true;
+          inUsers = true;
+        } else if (depth === 4 && inUsers && token.name === 'keyValue') {
+          userKey = token.value;
+        } else if (depth === 4 && inUsers && userKey === 'Username' && token.name === 'stringValue') {
+          index.add(String(token.value), group);
+        }
+        if (token.name === 'startObject' || token.name === 'startArray') depth++;
+      }
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw refuse((await blank(file)) ? 'it is empty' : `it is not readable JSON (${(err as Error).message})`);
+    }
+    return index;
+  }
+
+  private add(username: string, group: string): void {
+    const groups = this.byUsername.get(username);
+    if (groups) groups.add(group);
+    else this.byUsername.set(username, new Set([group]));
+  }
+
+  /** The groups of a user, by its `Username`. */
+  of(username: string): string[] {
+    this.joined.add(username);
+    return [...(this.byUsername.get(username) ?? [])];
+  }
+
+  /** How many members of the groups are no user of the users file. */
+  orphans(): number {
+    let n = 0;
+    for (const username of this.byUsername.keys()) if (!this.joined.has(username)) n++;
+    return n;
+  }
+}
+
+export interface CognitoSourceOptions {
+  readonly opts: MapOptions;
+  readonly groups?: GroupIndex;
+}
+
+export function cognitoSource(file: string, options: CognitoSourceOptions): Source {
+  const { opts, groups } = options;
+  return {
+    createsRoles: true,
+    async *users() {
+      try {
+        for await (const { key, value } of documentsArrays(file, 'Users')) {
+          const at = `user ${key + 1}`;
+          if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+            yield failedUser(`#${at}`, undefined, 'not-a-user', `${at} is not an object`);
+            continue;
+          }
+          const user = value as Obj;
+          if (key === 0 && !('Attributes' in user) && !('Username' in user))
+            throw new UsageError(`${file} is not ${WHAT}: its first user has neither Username nor Attributes.`);
+          const username = text(user.Username);
+          yield mapCognitoUser(user, { opts, ...(groups && username !== undefined ? { groups: groups.of(username) } : {}) }, at);
+        }
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        const why = (err as Error).message;
+        throw new UsageError(`${file} is not ${WHAT}: ${/^(it|its) /.test(why) ? why : `it is not readable JSON (${why})`}.`);
+      }
+    },
+    notes() {
+      return groups ? { groupMembersWithoutUser: groups.orphans() } : {};
+    },
+  };
+}

@@ -102,6 +102,22 @@ export function noHashLoginMethod(
 }
 
 /**
+ * `noHashLoginMethod` for a hash in no form the service accepts (SPEC §17b): the user gets the
+ * `--no-hash` mode, and one warning, `hash-unsupported`, says both what was wrong (`what`, never
+ * the hash) and what became of the user.
+ */
+export function unsupportedHashLoginMethod(
+  email: string,
+  verified: boolean,
+  opts: MapOptions,
+  what: string,
+): { method?: BulkLoginMethodInput; warning: Warning; skip?: NotImported } {
+  const noHash = noHashLoginMethod(email, verified, opts, `${what}, which the service cannot check`);
+  const text = noHash.skip?.reason ?? noHash.warning!.text;
+  return { ...noHash, warning: { code: 'hash-unsupported', text }, ...(noHash.skip ? { skip: { ...noHash.skip, reason: text } } : {}) };
+}
+
+/**
  * One bulk user from its login methods: every method in the tenant and with the creation time;
  * with several, one primary user (the password one primary, else the oldest, first on ties).
  */

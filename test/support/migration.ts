@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CollisionIndex, decideUsers, type DuplicatesMode } from '../../lib/migrate/collisions';
 import type { BulkLoginMethodInput, MappedUser, Source } from '../../lib/migrate/model';
+import { verifyPassword } from '../../lib/password';
 
 /** The migration fixtures (test/fixtures/migration) and what the command must make of them. */
 export const MIGRATION_FIXTURES = join(__dirname, '..', 'fixtures', 'migration');
@@ -85,4 +86,39 @@ export function loginMethodView(lm: BulkLoginMethodInput, several: boolean): Exp
   };
   for (const k of Object.keys(view)) if (view[k] === undefined) delete view[k];
   return view as unknown as ExpectedLoginMethod;
+}
+
+/** The warning codes an expectation lists: objects in the first fixtures, bare codes in those of SPEC §17b. */
+export const warningCodes = (want: ExpectedUser): string[] => (want.warnings ?? []).map((w: { code: string } | string) => (typeof w === 'string' ? w : w.code));
+
+/**
+ * Checks a plan (default options) against a fixture's expected.json, user by user: outcome and
+ * reason, creation time, login methods (recipe, identity, verified flag, primary, hashing
+ * algorithm), external id, metadata, roles and warning codes; each known password verifies
+ * against the hash the mapping sends, and a wrong one does not. Then the summary and exit code.
+ */
+export async function checkPlanAgainst(users: readonly Planned[], expected: ExpectedSet): Promise<void> {
+  expect(users.map((u) => u.mapped.sourceId).sort()).toEqual(expected.users.map((u) => u.sourceId).sort());
+  for (const want of expected.users) {
+    const got = users.find((u) => u.mapped.sourceId === want.sourceId)!;
+    const where = want.label;
+    expect([where, got.outcome, got.reasonCode, got.mapped.createdAt]).toEqual([where, want.outcome, want.reasonCode, want.timeJoined]);
+    expect([where, got.mapped.warnings.map((w) => w.code)]).toEqual([where, warningCodes(want)]);
+    if (want.outcome !== 'imported') continue;
+    const user = got.mapped.user!;
+    const methods = user.loginMethods;
+    expect([where, methods.map((lm) => loginMethodView(lm, methods.length > 1))]).toEqual([where, want.loginMethods]);
+    for (const lm of methods) expect([where, lm.tenantIds, lm.timeJoinedInMSSinceEpoch]).toEqual([where, ['public'], want.timeJoined]);
+    expect([where, user.externalUserId, user.userMetadata, user.userRoles?.map((r) => r.role)]).toEqual([where, want.sourceId, want.metadata, want.roles]);
+    const hashed = methods.find((lm) => lm.passwordHash !== undefined);
+    expect([where, hashed !== undefined]).toEqual([where, want.password !== undefined]);
+    if (hashed && want.password !== undefined) {
+      expect([where, await verifyPassword(want.password, hashed.passwordHash!, {})]).toEqual([where, true]);
+      expect([where, await verifyPassword(`${want.password}x`, hashed.passwordHash!, {})]).toEqual([where, false]);
+    }
+  }
+  const summary = { total: users.length, imported: 0, skipped: 0, failed: 0 };
+  for (const u of users) summary[u.outcome]++;
+  expect(summary).toEqual(expected.summary);
+  expect(users.some((u) => u.needsAction) ? 1 : 0).toBe(expected.exitCode);
 }

@@ -6,6 +6,7 @@ import { cognitoSource, GroupIndex } from './cognito';
 import { firebaseSource } from './firebase';
 import { IdentityIndex, supabaseSource } from './supabase';
 import { supertokensSource } from './supertokens';
+import { wordpressSource } from './wordpress';
 
 /**
  * Every `<source>` of the migration command (SPEC §17, §17b), in `--help`'s order. A source is a
@@ -44,6 +45,12 @@ export const SOURCES: readonly SourceDefinition[] = [
     companions: ['groups', 'assumeVerified'],
     open: async (file, opts, { groups, assumeVerified }) =>
       djangoSource(file, { opts, index: await DumpIndex.read(file, groups), assumeVerified: assumeVerified === true }),
+  },
+  {
+    name: 'wordpress',
+    file: 'WordPress wp_users as CSV with a header row',
+    companions: ['assumeVerified'],
+    open: async (file, opts, { assumeVerified }) => wordpressSource(file, { opts, assumeVerified }),
   },
   {
     name: 'supertokens',

@@ -5,6 +5,8 @@ import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { UsageError } from './errors';
+import { failedUser } from './mapping';
+import type { MappedUser, Source } from './model';
 import { openText, PARSER_OPTIONS } from './read';
 
 /**
@@ -151,4 +153,20 @@ export async function* tableRows(file: string, spec: TableSpec): AsyncGenerator<
   if (format === 'json-array') yield* jsonArray(file, spec);
   else if (format === 'json-lines') yield* jsonLines(file, spec);
   else yield* csvRows(file, spec);
+}
+
+/**
+ * A source whose export is one table (WordPress, Clerk): each row mapped by `map` (`at` names the
+ * row), a row that cannot be read failed alone (`row-unreadable`, by its first cell: SPEC §17b).
+ */
+export function tableSource(file: string, spec: TableSpec, map: (value: Record<string, unknown>, at: string) => MappedUser): Source {
+  return {
+    async *users() {
+      for await (const row of tableRows(file, spec)) {
+        if ('unreadable' in row) yield failedUser(row.firstCell?.trim() || `#${row.at}`, undefined, 'row-unreadable', row.unreadable);
+        else yield map(row.value, row.at);
+      }
+    },
+    notes: () => ({}),
+  };
 }

@@ -1,6 +1,6 @@
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, unsupportedHashLoginMethod } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, NotImported, Source, Warning } from '../model';
-import { tableRows, type TableSpec } from '../table';
+import { tableSource, type TableSpec } from '../table';
 
 /**
  * WordPress (SPEC §17b): the `wp_users` table (any table prefix: the file holds only its column
@@ -125,13 +125,5 @@ export interface WordPressSourceOptions {
 
 export function wordpressSource(file: string, options: WordPressSourceOptions): Source {
   const ctx: WordPressMapContext = { opts: options.opts, assumeVerified: options.assumeVerified === true };
-  return {
-    async *users() {
-      for await (const row of tableRows(file, USERS)) {
-        if ('unreadable' in row) yield failedUser(row.firstCell?.trim() || `#${row.at}`, undefined, 'row-unreadable', row.unreadable);
-        else yield mapWordPressUser(row.value, ctx, row.at);
-      }
-    },
-    notes: () => ({}),
-  };
+  return tableSource(file, USERS, (value, at) => mapWordPressUser(value, ctx, at));
 }

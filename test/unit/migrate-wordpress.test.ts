@@ -156,6 +156,11 @@ describe('the WordPress source against the fixture (wp_users.csv)', () => {
   describe('files that are not a wp_users export: refused in one sentence naming the file', () => {
     it.each([
       [
+        'the Clerk export',
+        readFileSync(join(MIGRATION_FIXTURES, 'clerk', 'clerk-users.csv'), 'utf8'),
+        'its header row has no column ID, user_login, user_pass, user_email, user_registered',
+      ],
+      [
         "Supabase's auth.users as psql CSV",
         'id,email,encrypted_password,created_at\nb2,amy@sb-demo.example,,2023-01-02 03:04:05+00\n',
         'its header row has no column ID, user_login, user_pass, user_email, user_registered',

@@ -3,6 +3,7 @@ import type { SourceDefinition } from '../model';
 import { auth0Source, HashIndex } from './auth0';
 import { djangoSource, DumpIndex } from './django';
 import { cognitoSource, GroupIndex } from './cognito';
+import { clerkSource } from './clerk';
 import { firebaseSource } from './firebase';
 import { IdentityIndex, supabaseSource } from './supabase';
 import { supertokensSource } from './supertokens';
@@ -51,6 +52,12 @@ export const SOURCES: readonly SourceDefinition[] = [
     file: 'WordPress wp_users as CSV with a header row',
     companions: ['assumeVerified'],
     open: async (file, opts, { assumeVerified }) => wordpressSource(file, { opts, assumeVerified }),
+  },
+  {
+    name: 'clerk',
+    file: "Clerk's dashboard CSV export",
+    companions: [],
+    open: async (file, opts) => clerkSource(file, { opts }),
   },
   {
     name: 'supertokens',

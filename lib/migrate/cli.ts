@@ -101,7 +101,7 @@ function apiKeyOf(opts: Options, io: CliIo): string | undefined {
  * file's (the same users file with another hash export is another run).
  */
 async function companionsOf(source: SourceDefinition, file: string, opts: Options): Promise<{ companions: Companions; content: string }> {
-  assertReadableFile(file, 'the export');
+  assertReadableFile(file, 'the export', { directory: source.directory === true });
   const companions: Record<string, unknown> = {};
   const parts: string[] = [];
   for (const [name, { flag, file: isFile }] of Object.entries(COMPANION_FLAGS) as [CompanionName, { flag: string; file: boolean }][]) {

@@ -124,5 +124,7 @@ export interface SourceDefinition {
   readonly companions: readonly CompanionName[];
   /** `--no-hash` when the option is not given (SPEC §17b: cognito migrates passwords at sign-in). */
   readonly noHash?: NoHashMode;
+  /** Whether `<file>` may be a folder (SPEC §17b: Keycloak's export directory). */
+  readonly directory?: boolean;
   open(file: string, map: MapOptions, companions: Companions): Promise<Source>;
 }

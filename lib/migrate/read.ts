@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { accessSync, constants, createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { accessSync, constants, createReadStream, openSync, readdirSync, readSync, closeSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { chain } from 'stream-chain';
@@ -23,19 +24,37 @@ interface JsonToken {
   readonly value?: unknown;
 }
 
+/** What a JSON export must be beyond an object with a `users` array (`usersArray`'s options). */
+export interface ExportShape {
+  /** Top-level keys it must also have (a Keycloak file's `realm`). */
+  readonly required?: readonly string[];
+  /** Whether a document without `users` is still one (a Keycloak realm file exported without its users). */
+  readonly usersOptional?: boolean;
+  /** Called with each top-level string, number or boolean as it streams by (before the users that follow it). */
+  readonly onScalar?: (key: string, value: unknown) => void;
+  /** Called once the document has been read whole, with whether it had a `users` array. */
+  readonly onEnd?: (hadUsers: boolean) => void;
+}
+
+/** Tokens of a top-level scalar (the parser emits whole values only: `PARSER_OPTIONS`). */
+const SCALARS = new Set(['stringValue', 'numberValue', 'trueValue', 'falseValue', 'nullValue']);
+
 /**
  * Checks, as the tokens stream by, that a document is an object with a top-level array under
- * `key` (`users`; Cognito's `Users`), throwing a sentence saying what it is instead (a Firebase
- * hash config, `{}`, a bare array), so that a file that is not an export is refused instead of
- * read as zero users. The keys seen at the top level are named in the sentence (at most 5). Each
- * of several concatenated documents (`jsonStreaming`) is checked alike; `documents()` counts them.
+ * `key` (`users`; Cognito's `Users`) and `shape`'s keys, throwing a sentence saying what it is
+ * instead (a Firebase hash config, `{}`, a bare array), so that a file that is not an export is
+ * refused instead of read as zero users. The keys seen at the top level are named in the sentence
+ * (at most 5). Each of several concatenated documents (`jsonStreaming`) is checked alike;
+ * `documents()` counts them.
  */
-function topLevelArray(key: string): { check: (token: JsonToken) => JsonToken; documents: () => number } {
+function topLevelArray(key: string, shape: ExportShape = {}): { check: (token: JsonToken) => JsonToken; documents: () => number } {
   let depth = 0;
   let current: unknown;
   let found = false;
   let documents = 0;
   const keys: string[] = [];
+  const seen = new Set<string>();
+  const named = () => (keys.length === 0 ? 'no key at all' : `only ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
   const check = (token: JsonToken): JsonToken => {
     if (depth === 0) {
       if (token.name !== 'startObject') throw new Error(`it is ${token.name === 'startArray' ? 'a JSON array' : 'not a JSON object'}, not {"${key}":[…]}`);
@@ -43,21 +62,28 @@ function topLevelArray(key: string): { check: (token: JsonToken) => JsonToken; d
       documents++;
       found = false;
       keys.length = 0;
+      seen.clear();
     }
     if (depth === 1 && token.name === 'keyValue') {
       current = token.value;
+      seen.add(String(current));
       if (keys.length < 6) keys.push(String(current));
     } else if (depth === 1 && current === key) {
       if (token.name !== 'startArray') throw new Error(`its "${key}" is not an array`);
       found = true;
       current = undefined;
+    } else if (depth === 1 && SCALARS.has(token.name)) {
+      shape.onScalar?.(String(current), token.value);
     }
     if (token.name === 'startObject' || token.name === 'startArray') depth++;
     if (token.name === 'endObject' || token.name === 'endArray') {
       depth--;
-      if (depth === 0 && !found) {
-        const named = keys.length === 0 ? 'no key at all' : `only ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`;
-        throw new Error(`${documents > 1 ? `its document ${documents}` : 'it'} has no top-level "${key}" array (${named})`);
+      if (depth === 0) {
+        const which = documents > 1 ? `its document ${documents}` : 'it';
+        if (!found && !shape.usersOptional) throw new Error(`${which} has no top-level "${key}" array (${named()})`);
+        const missing = (shape.required ?? []).filter((k) => !seen.has(k));
+        if (missing.length > 0) throw new Error(`${which} has no top-level ${missing.map((k) => `"${k}"`).join(', ')} (${named()})`);
+        shape.onEnd?.(found);
       }
     }
     return token;
@@ -67,11 +93,18 @@ function topLevelArray(key: string): { check: (token: JsonToken) => JsonToken; d
 
 /**
  * The elements of the `users` array of a JSON file (`{"users":[…]}`: Firebase's `auth:export`, a
- * SuperTokens bulk file), streamed one at a time with their index; the file is never loaded whole.
- * A document that is not such an object throws while it is read (`topLevelArray`).
+ * SuperTokens bulk file, a Keycloak export file), streamed one at a time with their index; the file
+ * is never loaded whole. A document that is not such an object throws while it is read
+ * (`topLevelArray`).
  */
-export function usersArray(file: string): AsyncIterable<{ key: number; value: unknown }> {
-  return chain([createReadStream(file), parser(PARSER_OPTIONS), topLevelArray('users').check, pick({ filter: 'users' }), streamArray()]) as AsyncIterable<{
+export function usersArray(file: string, shape: ExportShape = {}): AsyncIterable<{ key: number; value: unknown }> {
+  return chain([
+    createReadStream(file),
+    parser(PARSER_OPTIONS),
+    topLevelArray('users', shape).check,
+    pick({ filter: 'users' }),
+    streamArray(),
+  ]) as AsyncIterable<{
     key: number;
     value: unknown;
   }>;
@@ -94,14 +127,27 @@ export async function* documentsArrays(file: string, key: string): AsyncGenerato
   if (shape.documents() === 0) throw new Error('it is empty');
 }
 
-/** Throws the usage error (exit code 2) for a file the command cannot read. */
-export function assertReadableFile(file: string, what: string): void {
+/**
+ * Throws the usage error (exit code 2) for a file the command cannot read; with `directory`, a
+ * readable folder is accepted too (a Keycloak export directory).
+ */
+export function assertReadableFile(file: string, what: string, { directory = false } = {}): void {
   try {
     accessSync(file, constants.R_OK);
-    if (!statSync(file).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+    const stat = statSync(file);
+    if (!stat.isFile() && !(directory && stat.isDirectory())) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
   } catch (err) {
     throw new UsageError(`cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`);
   }
+}
+
+/** The `*.json` files of a folder (not its subfolders), in name order with numbers compared as numbers (`-users-2` before `-users-10`). */
+export function jsonFilesOf(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.json$/i.test(entry.name))
+    .map((entry) => entry.name)
+    .sort(new Intl.Collator('en', { numeric: true }).compare)
+    .map((name) => join(dir, name));
 }
 
 /** Whether a file starts with gzip's magic bytes (Auth0 delivers its export gzipped). */
@@ -124,10 +170,16 @@ export function openText(file: string): Readable {
 /**
  * What an export is, by content: the SHA-256 of its bytes, gunzipped when it is gzipped, so the
  * same export renamed, moved, or as `.ndjson` and as `.gz` is one (the ledger's key). Reads the
- * file once more, streamed: about 0.1 s per 37 MB here.
+ * file once more, streamed: about 0.1 s per 37 MB here. A folder (a Keycloak export directory) is
+ * the SHA-256 of its `*.json` files' own ids, sorted: the same files under other names are one.
  */
 export async function contentId(file: string): Promise<string> {
   const hash = createHash('sha256');
+  if (statSync(file).isDirectory()) {
+    const ids = await Promise.all(jsonFilesOf(file).map(contentId));
+    hash.update(ids.sort().join('\n'));
+    return hash.digest('hex');
+  }
   for await (const chunk of openText(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }

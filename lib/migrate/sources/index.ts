@@ -5,6 +5,7 @@ import { djangoSource, DumpIndex } from './django';
 import { cognitoSource, GroupIndex } from './cognito';
 import { clerkSource } from './clerk';
 import { firebaseSource } from './firebase';
+import { keycloakSource } from './keycloak';
 import { IdentityIndex, supabaseSource } from './supabase';
 import { supertokensSource } from './supertokens';
 import { wordpressSource } from './wordpress';
@@ -39,6 +40,13 @@ export const SOURCES: readonly SourceDefinition[] = [
     file: 'Supabase auth.users (psql CSV with header or JSON)',
     companions: ['identities'],
     open: async (file, opts, { identities }) => supabaseSource(file, { opts, ...(identities ? { identities: await IdentityIndex.read(identities) } : {}) }),
+  },
+  {
+    name: 'keycloak',
+    file: 'Keycloak kc.sh export: a realm file with users, a <realm>-users-<n>.json file, or the export folder',
+    companions: [],
+    directory: true,
+    open: async (file, opts) => keycloakSource(file, { opts }),
   },
   {
     name: 'django',

@@ -10,7 +10,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-loc
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { startCountingProxy } from '../support/dynamo-proxy';
 import { expectedSet, MIGRATION_FIXTURES, type ExpectedUser } from '../support/migration';
-import { checkImported, checkNotThere, expectedOutcomes, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
+import { checkImported, checkNotThere, expectedOutcomes, expectRerunAddsNothing, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
 
 /**
  * The migration command end to end (SPEC §17): the built command (the package's bin) against the
@@ -378,12 +378,7 @@ describe('migrating the Supabase fixture (auth.users and auth.identities as row_
   });
 
   it('a second run adds nothing: the ledger answers for every imported user', async () => {
-    const before = await userCount(api);
-    const run = await migrate(api, dir, args);
-    expect([run.code, run.report.summary]).toEqual([set.exitCode, set.summary]);
-    const imported = run.report.users.filter((u: any) => u.outcome === 'imported');
-    expect(imported.filter((u: any) => u.fromLedger !== true)).toEqual([]);
-    expect(await userCount(api)).toBe(before);
+    await expectRerunAddsNothing(api, dir, args, set);
   });
 });
 

@@ -109,6 +109,20 @@ export async function checkNotThere(api: TestApi, want: ExpectedUser): Promise<v
   expect([want.label, got.json.status]).toEqual([want.label, 'UNKNOWN_USER_ID_ERROR']);
 }
 
+/**
+ * The same command run again (SPEC §17: safe to re-run): the same summary, every imported user
+ * answered by the ledger without a request, no user added, nothing left staged.
+ */
+export async function expectRerunAddsNothing(api: TestApi, dir: string, args: string[], set: ExpectedSet): Promise<Run> {
+  const before = await userCount(api);
+  const run = await migrate(api, dir, args);
+  expect([run.code, run.report.summary]).toEqual([set.exitCode, set.summary]);
+  const imported = run.report.users.filter((u: any) => u.outcome === 'imported');
+  expect(imported.filter((u: any) => u.fromLedger !== true)).toEqual([]);
+  expect([await userCount(api), await rowCount(api)]).toEqual([before, 0]);
+  return run;
+}
+
 export const rowCount = async (api: TestApi, status?: string) =>
   (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
 export const userCount = async (api: TestApi) => (await api.get('/users/count')).json.count as number;

@@ -176,7 +176,9 @@ export function openText(file: string): Readable {
 export async function contentId(file: string): Promise<string> {
   const hash = createHash('sha256');
   if (statSync(file).isDirectory()) {
-    const ids = await Promise.all(jsonFilesOf(file).map(contentId));
+    // One file at a time: kc.sh export writes a file per 50 users, thousands for a large realm.
+    const ids: string[] = [];
+    for (const member of jsonFilesOf(file)) ids.push(await contentId(member));
     hash.update(ids.sort().join('\n'));
     return hash.digest('hex');
   }

@@ -53,7 +53,7 @@ const WHAT = {
 
 describe.each([
   { source: 'wordpress', folder: WORDPRESS, csv: wordpressCsv, other: clerkCsv, column: 'ID', notFor: ['--hashes', wordpressCsv, 'auth0'] },
-  { source: 'clerk', folder: CLERK, csv: clerkCsv, other: wordpressCsv, column: 'id', notFor: ['--assume-verified', undefined, 'wordpress'] },
+  { source: 'clerk', folder: CLERK, csv: clerkCsv, other: wordpressCsv, column: 'id', notFor: ['--assume-verified', undefined, 'django and wordpress'] },
 ] as const)('migrating the $source fixture', ({ source, folder, csv, other, column, notFor: [flag, value, takers] }) => {
   const set = expectedSet(folder);
 

@@ -1,7 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '../infra/routes';
@@ -46,6 +46,9 @@ import { readHashConfig } from '../lib/migrate/hash-config';
 import { firebaseSource } from '../lib/migrate/sources/firebase';
 import { plan } from '../test/support/migration';
 import { writeFirebaseExport } from '../test/support/firebase-export';
+import { SOURCES } from '../lib/migrate/sources';
+import { GENERATORS } from './migrate';
+import { measureInChild, PINNED_CPU, type MappingResult } from './migrate/measure';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webhookSignature, webhookSource } from '../lib/password-migration/sources';
@@ -64,6 +67,8 @@ const CONCURRENCY = 16;
 const BULK_USERS = 5000;
 /** Users of the migration command's figure (`BENCH_MIGRATE_USERS`). */
 const MIGRATE_USERS = 20_000;
+/** Users of each source's export in the mapping figure (`BENCH_MAPPING_USERS`). */
+const MAPPING_USERS = 100_000;
 const BCRYPT_HASH = '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq';
 const results: Record<string, unknown> = {};
 const out: string[] = [];
@@ -1864,18 +1869,88 @@ async function hashFamilies(endpoint: string): Promise<void> {
   say(table(['family', 'vector', 'N', 'bare check p50 ms', 'sign-in p50 ms (local server)', 'check + GetItem p50 ms', 'sign-in / (check + GetItem)'], rows));
 }
 
-async function main(): Promise<void> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  Object.assign(process.env, LOCAL_AWS_ENV);
+/**
+ * Figure 16, mapping (issue #37): the migration command's read + map throughput per source, in
+ * process, no service. For each source of `SOURCES`, each of its generators (bench/migrate/)
+ * writes `BENCH_MAPPING_USERS` (100,000) users of one population in the source's own format; then,
+ * each in a fresh Node process pinned to one CPU (bench/migrate/measure.ts): the source's `open`
+ * (its companions read) and one read of `users()` to the end, and the command's plan (`open`, the
+ * collision index pass, the decide pass). A source without a generator is listed as such.
+ */
+async function mappingThroughput(): Promise<void> {
+  const n = Number(process.env.BENCH_MAPPING_USERS ?? MAPPING_USERS);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-mapping-'));
+  const rows: (string | number)[][] = [];
+  const figures: Record<string, unknown>[] = [];
+  const s = (ms: number) => round(ms / 1000, 1);
+  const mb = (bytes: number) => round(bytes / 1e6, 1);
+  try {
+    for (const definition of SOURCES) {
+      const generators = GENERATORS.filter((g) => g.source === definition.name);
+      if (generators.length === 0) {
+        rows.push([definition.name, 'no generator', '', '', '', '', '', '', '', '']);
+        figures.push({ source: definition.name, generator: null });
+      }
+      for (const generator of generators) {
+        const sub = mkdtempSync(join(dir, `${generator.source}-`));
+        const written = await generator.write(sub, n);
+        const files = [written.file, ...Object.values(written.companions).filter((v): v is string => typeof v === 'string')];
+        const bytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
+        const job = { source: generator.source, file: written.file, companions: written.companions };
+        const read = measureInChild({ ...job, pass: 'read' });
+        const plan = measureInChild({ ...job, pass: 'plan' });
+        rmSync(sub, { recursive: true, force: true });
+        if (read.users !== n || plan.users !== n) throw new Error(`${generator.source} (${generator.format}) read ${read.users} / ${plan.users} users of ${n}`);
+        // Per second of wall time, and per second of the process's CPU time (what the core gives when not shared).
+        const perSecond = (r: MappingResult) => `${round(n / (r.ms / 1000), 0)} (${round(n / (r.cpuMs / 1000), 0)})`;
+        figures.push({ source: generator.source, format: generator.format, users: n, bytes, read, plan, pinnedCpu: PINNED_CPU ?? null });
+        rows.push([
+          definition.name,
+          generator.format,
+          mb(bytes),
+          perSecond(read),
+          round(bytes / 1e6 / (read.ms / 1000), 1),
+          `${s(read.ms)} (${s(read.cpuMs)})`,
+          perSecond(plan),
+          `${s(plan.ms)} (${s(plan.cpuMs)})`,
+          `${mb(read.rssGrowthBytes)} / ${mb(plan.rssGrowthBytes)}`,
+          `${plan.imported} / ${plan.skipped} / ${plan.failed}`,
+        ]);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  results.mapping = figures;
+  const pinned = PINNED_CPU === undefined ? 'not pinned (no taskset)' : `pinned to CPU ${PINNED_CPU}`;
+  say(`\n### 16. Mapping throughput per source (${n} users each; open + read + map in a fresh Node process ${pinned}; no service)\n`);
+  say(
+    table(
+      [
+        'source',
+        'export (+ companions)',
+        'MB read',
+        'read: users/s (per CPU s)',
+        'read: MB/s',
+        'read: s (CPU s)',
+        'plan: users/s (per CPU s)',
+        'plan: s (CPU s)',
+        'peak RSS growth MB, read / plan',
+        'plan: imported / skipped / failed',
+      ],
+      rows,
+    ),
+  );
+}
+
+/** Figures 1–15, beside one DynamoDB Local. */
+async function serviceFigures(want: (figure: string) => boolean): Promise<void> {
   const dynamo = await startDynamoDbLocal();
   process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
   const client = new DynamoDBClient({ endpoint: dynamo.endpoint });
   await ensureTable(client, 'bench-probe');
   client.destroy();
-  say(`## Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${require('node:os').cpus().length} cores)`);
   try {
-    const only = process.env.BENCH_ONLY?.split(',');
-    const want = (n: string) => !only || only.includes(n);
     if (want('import')) await importThroughput(dynamo.endpoint);
     if (want('signin')) await signInCost(dynamo.endpoint);
     if (want('passwordless')) await passwordlessRoundTrip(dynamo.endpoint);
@@ -1893,6 +1968,17 @@ async function main(): Promise<void> {
   } finally {
     await dynamo.stop();
   }
+}
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  say(`## Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${require('node:os').cpus().length} cores)`);
+  const only = process.env.BENCH_ONLY?.split(',');
+  const want = (n: string) => !only || only.includes(n);
+  // Figure 16 needs no service: alone, it runs without DynamoDB Local's JVM beside it.
+  if (!only || only.some((n) => n !== 'mapping')) await serviceFigures(want);
+  if (want('mapping')) await mappingThroughput();
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATION_FIXTURES } from '../../test/support/migration';
+import { psqlRow } from '../../test/support/psql-csv';
 import { ExportWriter, type ExportGenerator, type Person, person, uuidOf } from './people';
 
 /**
@@ -20,29 +21,11 @@ function fixture(): { columns: string[]; hash: string; password: string; identit
   return { columns: Object.keys(user), hash: user.encrypted_password, password: expected.password, identityColumns: Object.keys(first('identities.ndjson')) };
 }
 
-/** jsonb as psql prints it: `{"a": 1, "b": [1, 2]}`. */
-const jsonb = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(jsonb).join(', ')}]`
-    : v !== null && typeof v === 'object'
-      ? `{${Object.entries(v)
-          .map(([k, x]) => `${JSON.stringify(k)}: ${jsonb(x)}`)
-          .join(', ')}}`
-      : JSON.stringify(v);
-
 /** A timestamptz as psql prints it: `2023-01-02 03:04:05.678+00` (trailing zeros of the fraction dropped). */
 const timestamptz = (ms: number): string => {
   const [date, time] = new Date(ms).toISOString().replace('Z', '').split('T');
   return `${date} ${time.replace(/\.?0+$/, '')}+00`;
 };
-
-function psqlCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'boolean') return v ? 't' : 'f';
-  const s = typeof v === 'object' ? jsonb(v) : String(v);
-  return s === '' || /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-const psqlRow = (columns: readonly string[], row: Record<string, unknown>) => `${columns.map((c) => psqlCell(row[c])).join(',')}\n`;
 
 function identitiesOf(p: Person, id: string): Record<string, unknown>[] {
   const at = timestamptz(p.lastLoginMs);
@@ -112,8 +95,8 @@ export const supabase: ExportGenerator = {
         is_sso_user: false,
         is_anonymous: false,
       };
-      await users.write(psqlRow(columns, row));
-      for (const identity of identitiesOf(p, id)) await identities.write(psqlRow(identityColumns, identity));
+      await users.write(`${psqlRow(columns, row)}\n`);
+      for (const identity of identitiesOf(p, id)) await identities.write(`${psqlRow(identityColumns, identity)}\n`);
     }
     await users.close();
     await identities.close();

@@ -12,6 +12,7 @@ import { IdentityIndex, mapSupabaseUser, supabaseSource, timestampOf } from '../
 import { supertokensSource } from '../../lib/migrate/sources/supertokens';
 import { UsageError } from '../../lib/migrate/errors';
 import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUser } from '../support/migration';
+import { psqlCsv } from '../support/psql-csv';
 
 /**
  * The migration command's sources (SPEC §17) against the fixtures made with the real exporters:
@@ -490,28 +491,6 @@ describe('the Supabase source against the fixtures of psql exports of auth.users
   };
   const source = (users: string, identities: IdentityIndex | undefined, opts: Partial<MapOptions> = {}) =>
     supabaseSource(users, { opts: { ...mapOptions(VARIANTS[0]), ...opts }, ...(identities ? { identities } : {}) });
-
-  /** jsonb as psql prints it: `{"a": 1, "b": [1, 2]}`. */
-  const jsonb = (v: unknown): string =>
-    Array.isArray(v)
-      ? `[${v.map(jsonb).join(', ')}]`
-      : v !== null && typeof v === 'object'
-        ? `{${Object.entries(v)
-            .map(([k, x]) => `${JSON.stringify(k)}: ${jsonb(x)}`)
-            .join(', ')}}`
-        : JSON.stringify(v);
-  /** A cell as `\copy … csv header` writes it: NULL empty, `t`/`f`, `2023-01-02 03:04:05.678901+00`, quoted when it must be. */
-  const psqlCell = (v: unknown): string => {
-    if (v === null || v === undefined) return '';
-    if (typeof v === 'boolean') return v ? 't' : 'f';
-    if (typeof v === 'number') return String(v);
-    const s = typeof v === 'object' ? jsonb(v) : String(v).replace(/^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d+)?)\+00:00$/, '$1 $2+00');
-    return s === '' || /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  const psqlCsv = (rows: Record<string, unknown>[]): string => {
-    const columns = Object.keys(rows[0]);
-    return [columns.join(','), ...rows.map((r) => columns.map((c) => psqlCell(r[c])).join(','))].join('\n') + '\n';
-  };
 
   it('row_to_json lines with --identities: every user, every option, the password', async () => {
     const identities = await IdentityIndex.read(join(SUPABASE, 'identities.ndjson'));

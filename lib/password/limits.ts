@@ -69,6 +69,19 @@ export const DEFAULT_OWN_HASH_PARAMS: OwnHashParams = Object.freeze({
 /** Passwords are bounded in UTF-8 bytes: hashing cost grows with length. */
 export const MAX_PASSWORD_BYTES = 1024;
 
+/**
+ * The longest password (UTF-8 bytes) checked against a hash that digests the password again at
+ * every round: MD5-crypt and `$apr1$`, SHA-crypt, phpass, Drupal, and LDAP's `{CRYPT}` of them.
+ * Their bounds count rounds, and a round costs more the longer the password: at the default bounds,
+ * best of 5 here, sha512-crypt's 1,000,000 rounds took 1.5 s with 8 bytes, 2.6 s with 512 and 4.9 s
+ * with 1,024, phpass's 2^20 0.9 s, 2.5 s and 5.0 s. At 512 every check stays within the 4.6 s of
+ * bcrypt's cost 16, the most a sign-in spends; at the 1,024-byte input bound it would not. No tool
+ * that writes most of these hashes takes a longer one: libxcrypt's crypt(3) (mkpasswd, Linux's
+ * shadow) refuses 512 bytes or more, Drupal 7+ more than 512 (phpass, WordPress and passlib take up
+ * to 4,096: such a user resets the password). Longer is a wrong password, the check never run.
+ */
+export const CRYPT_MAX_PASSWORD_BYTES = 512;
+
 /*
  * Bounds of SPEC §7b's families (its limits table). An imported hash past one is refused at import,
  * never accepted and then slow at sign-in; the check pays whatever the hash names.

@@ -1,4 +1,4 @@
-import type { PasswordLimits } from './limits';
+import type { OwnHashParams, PasswordLimits } from './limits';
 
 /** The password-hash algorithms this service can import and verify. */
 export type HashAlgorithm = 'bcrypt' | 'argon2' | 'vendor_scrypt';
@@ -13,6 +13,11 @@ export type ParseResult<P> = { ok: true; params: P; stored: string } | { ok: fal
 export interface VerifyContext {
   /** The base64 vendor signer key (`vendor_password_hashing_signer_key`), when configured. */
   signerKey?: string;
+  /**
+   * The own hash's parameters: a password refused without its check (too long for its form) spends
+   * one verification of them, as an unknown email does.
+   */
+  ownHash?: OwnHashParams;
 }
 
 /**

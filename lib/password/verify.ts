@@ -2,10 +2,12 @@ import { verify as argon2Verify } from '@node-rs/argon2';
 import { compare } from 'bcryptjs';
 import { formatArgon2, type Argon2Params } from './argon2';
 import type { BcryptParams } from './bcrypt';
-import { FORM_CHECKS } from './checks';
+import { FORM_CHECKS, PASSWORD_EVERY_ROUND } from './checks';
 import { UnrecognisedStoredHashError } from './errors';
 import { storedFormOf } from './families';
 import { hashFormatOf } from './formats';
+import { CRYPT_MAX_PASSWORD_BYTES } from './limits';
+import { dummyVerify } from './own-hash';
 import type { HashAlgorithm, PasswordCheck, VerifyContext } from './types';
 import { verifyVendorScrypt } from './vendor-scrypt';
 
@@ -54,7 +56,7 @@ const CHECKS = {
 export async function verifyPassword(password: string, stored: string, ctx: VerifyContext): Promise<boolean> {
   const format = hashFormatOf(stored);
   if (format === undefined) {
-    return verifyFamilyForm(password, stored);
+    return verifyFamilyForm(password, stored, ctx);
   }
   const parsed = format.parse(stored);
   if (!parsed.ok) {
@@ -68,7 +70,7 @@ export async function verifyPassword(password: string, stored: string, ctx: Veri
  * A SPEC §7b form: parsed and bounded again (a hash written around the import validation must not
  * cost more than the bounds allow), then checked by its form's check.
  */
-async function verifyFamilyForm(password: string, stored: string): Promise<boolean> {
+async function verifyFamilyForm(password: string, stored: string, ctx: VerifyContext): Promise<boolean> {
   const found = storedFormOf(stored);
   const check = found && FORM_CHECKS.get(found.form);
   if (found === undefined || check === undefined) {
@@ -78,6 +80,12 @@ async function verifyFamilyForm(password: string, stored: string): Promise<boole
   const reason = parsed.ok ? found.form.bound(parsed.params) : parsed.reason;
   if (!parsed.ok || reason !== undefined) {
     throw new UnrecognisedStoredHashError(`it is in invalid ${found.family.name} format: ${reason}`);
+  }
+  if (PASSWORD_EVERY_ROUND.has(found.form) && Buffer.byteLength(password, 'utf8') > CRYPT_MAX_PASSWORD_BYTES) {
+    // Too long to match (limits.ts says why): a wrong password. It spends what an unknown email
+    // does, so answering it is no quicker than answering for a user that does not exist.
+    if (ctx.ownHash) await dummyVerify(password, ctx.ownHash);
+    return false;
   }
   return check(password, parsed.params);
 }

@@ -1,3 +1,5 @@
+import { shaCryptHash } from '../../lib/password/checks/sha-crypt';
+import { CRYPT_MAX_PASSWORD_BYTES } from '../../lib/password/limits';
 import { CRYPT_FAMILY_VECTORS } from '../fixtures/crypt-hash-vectors';
 import { FAMILY_VECTORS, type FamilyVector } from '../fixtures/hash-family-vectors';
 import { startApi, type ApiResponse, type TestApi } from '../support/api';
@@ -94,6 +96,27 @@ const BCRYPT_SHA256 = ONE_PER_FORM.find((v) => v.format === 'django_bcrypt_sha25
 const DJANGO_ARGON2 = FAMILY_VECTORS.find((v) => v.format === 'django_argon2_prefixed')?.hash as string;
 /** The first crypt-style vector whose hash starts so. */
 const CRYPT_HASH = (start: string): string => (CRYPT_VECTORS.find((v) => v.hash.startsWith(start)) as FamilyVector).hash;
+
+describe('a password past CRYPT_MAX_PASSWORD_BYTES at a hash that digests it every round', () => {
+  /** A `$6$` hash of `password` at the lowest rounds, as glibc computes it (the unit tests check this code against the tools). */
+  const sha512Crypt = (password: string) => `$6$rounds=1000$longpass$${shaCryptHash('sha512', Buffer.from(password), Buffer.from('longpass'), 1000)}`;
+
+  it.each([
+    ['at the limit: checked, signs in and is rehashed', 'x'.repeat(CRYPT_MAX_PASSWORD_BYTES), 'OK'],
+    ['one byte past it: a wrong password, though it is the one hashed', 'x'.repeat(CRYPT_MAX_PASSWORD_BYTES + 1), 'WRONG_CREDENTIALS_ERROR'],
+  ])('%s', async (_what, password, status) => {
+    const email = uniqueEmail('long');
+    const hash = sha512Crypt(password);
+    const imported = await importHash({ email, passwordHash: hash });
+    expect(imported.status).toBe(200);
+    const res = await signIn(email, password);
+    expect(res.json.status).toBe(status);
+    if (status !== 'OK') expect(res.text).toBe(JSON.stringify({ status: 'WRONG_CREDENTIALS_ERROR' }));
+    const stored = (await readStoredUser(api.tableName, imported.json.user.id as string))?.passwordHash;
+    if (status === 'OK') expect(stored).toMatch(OWN_HASH);
+    else expect(stored).toBe(hash);
+  });
+});
 
 describe('every kind of 400, as one text/plain sentence', () => {
   it.each([

@@ -43,3 +43,20 @@ export const FORM_CHECKS: ReadonlyMap<HashForm<unknown>, FormCheck<unknown>> = n
   ...checkedBy(checkLdapDigest, ldapSshaForm, ldapSsha256Form, ldapSsha512Form, ldapSmd5Form, ldapShaForm, ldapMd5Form),
   ...checkedBy(checkLdapCrypt, ldapCryptForm),
 ]);
+
+/**
+ * The forms whose check digests the password again at every round, so that its cost is the rounds
+ * times the password's length: a password longer than `CRYPT_MAX_PASSWORD_BYTES` is never checked
+ * against them (`../verify.ts`). Every other check reads the password once (PBKDF2's HMAC key, a
+ * digest, bcrypt's first 72 bytes, scrypt's and Argon2's first step).
+ */
+export const PASSWORD_EVERY_ROUND: ReadonlySet<HashForm<unknown>> = new Set<HashForm<unknown>>([
+  md5CryptForm,
+  apr1Form,
+  sha256CryptForm,
+  sha512CryptForm,
+  phpassPForm,
+  phpassHForm,
+  drupalForm,
+  ldapCryptForm,
+]);

@@ -24,7 +24,7 @@ export async function signIn(
   log: Pick<Logger, 'info' | 'warn'>,
 ): Promise<SignInResult> {
   const { ownHash, rehashOnSignin } = deps.config.password;
-  const ctx = { signerKey: deps.config.signerKey };
+  const ctx = { signerKey: deps.config.signerKey, ownHash };
   const found = await deps.users.getEmailPasswordLogin(tenantId, email);
   if (!found) {
     // Why: an unknown email must cost about as much as a known one, or response times would tell

@@ -45,16 +45,17 @@ function intOr(env: Readonly<Record<string, string>>, name: string, fallback: nu
 }
 
 /**
- * The largest memory one hash operation may need, in MiB, under the configured limits (SPEC §8):
- * an imported Argon2 hash holds `m` KiB, vendor scrypt `128 · 2^mem_cost · rounds` bytes, and the
- * service's own Argon2id `ARGON2_MEMORY_KIB`.
+ * The largest memory one hash operation may need, in MiB, under the configured limits (SPEC §8,
+ * §7b): an imported Argon2 hash holds `m` KiB, vendor scrypt `128 · 2^mem_cost · rounds` bytes, a
+ * §7b scrypt hash up to `SCRYPT_MAX_MEMORY_BYTES`, and the service's own Argon2id `ARGON2_MEMORY_KIB`.
  */
 export function largestHashMemoryMiB(env: Readonly<Record<string, string>> = {}): number {
   const l = DEFAULT_PASSWORD_LIMITS;
   const argon2 = intOr(env, 'ARGON2_MAX_MEMORY_KIB', l.argon2MaxMemoryKiB) / 1024;
   const own = intOr(env, 'ARGON2_MEMORY_KIB', DEFAULT_OWN_HASH_PARAMS.memoryKiB) / 1024;
   const scrypt = (128 * 2 ** intOr(env, 'SCRYPT_MAX_MEM_COST', l.scryptMaxMemCost) * intOr(env, 'SCRYPT_MAX_ROUNDS', l.scryptMaxRounds)) / MIB;
-  return Math.ceil(Math.max(argon2, own, scrypt));
+  const scryptFamily = intOr(env, 'SCRYPT_MAX_MEMORY_BYTES', l.scryptMaxMemoryBytes) / MIB;
+  return Math.ceil(Math.max(argon2, own, scrypt, scryptFamily));
 }
 
 /**

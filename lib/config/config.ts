@@ -1,5 +1,12 @@
 import { extensionParameterReader, ParameterReadError, type ParameterReader } from './parameters';
-import { DEFAULT_OWN_HASH_PARAMS, DEFAULT_PASSWORD_LIMITS, type OwnHashParams, type PasswordLimits } from '../password/limits';
+import {
+  DEFAULT_OWN_HASH_PARAMS,
+  DEFAULT_PASSWORD_LIMITS,
+  type OwnHashParams,
+  PHPASS_MIN_LOG2_COUNT,
+  type PasswordLimits,
+  SHA_CRYPT_MIN_ROUNDS,
+} from '../password/limits';
 import { STALE_AFTER_MS, THROTTLED_RETRY_WINDOW_MS } from '../recipes/bulkimport/limits';
 
 /**
@@ -269,6 +276,16 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
         argon2MaxParallelism: intFrom(env, 'ARGON2_MAX_PARALLELISM', l.argon2MaxParallelism, 1, 255),
         scryptMaxMemCost: intFrom(env, 'SCRYPT_MAX_MEM_COST', l.scryptMaxMemCost, 1, 24),
         scryptMaxRounds: intFrom(env, 'SCRYPT_MAX_ROUNDS', l.scryptMaxRounds, 1, 64),
+        // SPEC §7b's families, up to each format's own ceiling: glibc's rounds, phpass's count,
+        // ASP.NET's uint32 iterations, scrypt's r·p < 2^30; sizing keeps the memory within Lambda's.
+        pbkdf2MaxIterations: intFrom(env, 'PBKDF2_MAX_ITERATIONS', l.pbkdf2MaxIterations, 1, 0xffffffff),
+        shaCryptMaxRounds: intFrom(env, 'SHA_CRYPT_MAX_ROUNDS', l.shaCryptMaxRounds, SHA_CRYPT_MIN_ROUNDS, 999_999_999),
+        phpassMaxLog2Count: intFrom(env, 'PHPASS_MAX_LOG2_COUNT', l.phpassMaxLog2Count, PHPASS_MIN_LOG2_COUNT, 30),
+        scryptMaxN: intFrom(env, 'SCRYPT_MAX_N', l.scryptMaxN, 2, 2 ** 40),
+        scryptMaxR: intFrom(env, 'SCRYPT_MAX_R', l.scryptMaxR, 1, 2 ** 30 - 1),
+        scryptMaxP: intFrom(env, 'SCRYPT_MAX_P', l.scryptMaxP, 1, 2 ** 30 - 1),
+        scryptMaxMemoryBytes: intFrom(env, 'SCRYPT_MAX_MEMORY_BYTES', l.scryptMaxMemoryBytes, 1024, 10240 * 1024 * 1024),
+        scryptMaxWork: intFrom(env, 'SCRYPT_MAX_WORK', l.scryptMaxWork, 1, 2 ** 40),
       },
       ownHash: {
         memoryKiB: intFrom(env, 'ARGON2_MEMORY_KIB', DEFAULT_OWN_HASH_PARAMS.memoryKiB, 8, 1024 * 1024),

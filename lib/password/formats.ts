@@ -80,9 +80,9 @@ function coreValue(format: HashFormat<unknown>): string {
 }
 
 /** Parses and bounds a hash of a §7b form, its 400 naming `family` (the one named or detected). */
-function validateForm(passwordHash: string, family: HashFamily, { form }: FoundForm): ValidateImportedHashResult {
+function validateForm(passwordHash: string, family: HashFamily, { form }: FoundForm, limits: PasswordLimits): ValidateImportedHashResult {
   const parsed = form.parse(passwordHash);
-  const reason = parsed.ok ? form.bound(parsed.params) : parsed.reason;
+  const reason = parsed.ok ? form.bound(parsed.params, limits) : parsed.reason;
   if (reason !== undefined) return invalidFormat(family.name, reason);
   return { ok: true, algorithm: family.value, stored: passwordHash };
 }
@@ -92,16 +92,16 @@ function validateForm(passwordHash: string, family: HashFamily, { form }: FoundF
  * is each one's), another family's (say which), or neither. A family never detected (ASP.NET
  * Identity) claims only what no other family does.
  */
-function validateAsFamily(passwordHash: string, family: HashFamily, detected: FoundForm | undefined): ValidateImportedHashResult {
+function validateAsFamily(passwordHash: string, family: HashFamily, detected: FoundForm | undefined, limits: PasswordLimits): ValidateImportedHashResult {
   if (passwordHash === '') return invalidFormat(family.name, 'it is empty');
   const marked = (candidate: HashForm<unknown>) => candidate.marker.test(passwordHash);
   const own = family.detected === false ? undefined : family.forms.find(marked);
-  if (own) return validateForm(passwordHash, family, { family, form: own });
+  if (own) return validateForm(passwordHash, family, { family, form: own }, limits);
   const core = FORMATS.find((format) => format.matches(passwordHash));
   if (core) return otherFamily(family.name, { name: core.formatName, value: coreValue(core) });
   if (detected) return otherFamily(family.name, detected.family);
   const form = family.forms.find(marked);
-  if (form) return validateForm(passwordHash, family, { family, form });
+  if (form) return validateForm(passwordHash, family, { family, form }, limits);
   const prefixed = findProviderPrefix(passwordHash);
   return prefixed ? { ok: false, message: providerPrefixMessage(prefixed) } : invalidFormat(family.name, family.expected);
 }
@@ -141,11 +141,11 @@ export function validateImportedHash(
 
   const detectedForm = detectForm(passwordHash);
   if (family !== undefined) {
-    return validateAsFamily(passwordHash, family, detectedForm);
+    return validateAsFamily(passwordHash, family, detectedForm, opts.limits);
   }
   if (detectedForm !== undefined) {
     if (requested !== undefined) return otherFamily(requested.formatName, detectedForm.family);
-    const valid = validateForm(passwordHash, detectedForm.family, detectedForm);
+    const valid = validateForm(passwordHash, detectedForm.family, detectedForm, opts.limits);
     // Seed rule 2 before a marker's family: a standard BCrypt/Argon2 hash behind a tag that is also
     // a marker (LDAP's `{CRYPT}$2b$…`) is a prefix to remove, which says more than LDAP's refusal.
     const prefixed = valid.ok || detectedForm.family.value !== 'ldap' ? undefined : findProviderPrefix(passwordHash);

@@ -18,6 +18,22 @@ export interface PasswordLimits {
   scryptMaxMemCost: number;
   /** Highest accepted vendor scrypt `rounds` (scrypt's block size r), `r=`. */
   scryptMaxRounds: number;
+  /** SPEC §7b: highest accepted PBKDF2 (and ASP.NET Identity) iterations. */
+  pbkdf2MaxIterations: number;
+  /** SPEC §7b: highest accepted SHA-crypt rounds. */
+  shaCryptMaxRounds: number;
+  /** SPEC §7b: highest accepted phpass and Drupal log2 count. */
+  phpassMaxLog2Count: number;
+  /** SPEC §7b's scrypt family (not vendor scrypt): highest accepted N. */
+  scryptMaxN: number;
+  /** SPEC §7b's scrypt family: highest accepted block size r. */
+  scryptMaxR: number;
+  /** SPEC §7b's scrypt family: highest accepted parallelism p. */
+  scryptMaxP: number;
+  /** SPEC §7b's scrypt family: highest accepted memory, 128·N·r bytes. */
+  scryptMaxMemoryBytes: number;
+  /** SPEC §7b's scrypt family: highest accepted work, N·r·p. */
+  scryptMaxWork: number;
 }
 
 /** bcrypt's own minimum (2^4 rounds): lower costs are not bcrypt and libraries reject them. */
@@ -34,17 +50,6 @@ export const ARGON2_MAX_PARALLELISM = 16;
 export const SCRYPT_MAX_MEM_COST = 17;
 /** scrypt memory and time are linear in rounds: 16 with mem_cost 17 is 256 MiB (Firebase uses 8). */
 export const SCRYPT_MAX_ROUNDS = 16;
-
-/** The limits of SPEC section 8; configuration may override them. */
-export const DEFAULT_PASSWORD_LIMITS: PasswordLimits = Object.freeze({
-  bcryptMinCost: BCRYPT_MIN_COST,
-  bcryptMaxCost: BCRYPT_MAX_COST,
-  argon2MaxMemoryKiB: ARGON2_MAX_MEMORY_KIB,
-  argon2MaxIterations: ARGON2_MAX_ITERATIONS,
-  argon2MaxParallelism: ARGON2_MAX_PARALLELISM,
-  scryptMaxMemCost: SCRYPT_MAX_MEM_COST,
-  scryptMaxRounds: SCRYPT_MAX_ROUNDS,
-});
 
 /** Parameters of the service's own password hashing (Argon2id). */
 export interface OwnHashParams {
@@ -84,7 +89,9 @@ export const CRYPT_MAX_PASSWORD_BYTES = 512;
 
 /*
  * Bounds of SPEC §7b's families (its limits table). An imported hash past one is refused at import,
- * never accepted and then slow at sign-in; the check pays whatever the hash names.
+ * never accepted and then slow at sign-in; the check pays whatever the hash names. The highest cost
+ * of each is a default that configuration may override (`DEFAULT_PASSWORD_LIMITS`); the lowest and
+ * the key lengths are the formats' own and stay.
  */
 
 /** PBKDF2 and ASP.NET Identity: Django 6 writes 1,200,000 and OWASP's SHA-1 figure is 1,300,000; 2M SHA-256 is about 1.2 s here. */
@@ -120,3 +127,22 @@ export const PHPASS_MIN_LOG2_COUNT = 7;
  * phpass itself would run 2^30.
  */
 export const PHPASS_MAX_LOG2_COUNT = 20;
+
+/** The limits of SPEC sections 8 and 7b; configuration may override them (`lib/config/config.ts`). */
+export const DEFAULT_PASSWORD_LIMITS: PasswordLimits = Object.freeze({
+  bcryptMinCost: BCRYPT_MIN_COST,
+  bcryptMaxCost: BCRYPT_MAX_COST,
+  argon2MaxMemoryKiB: ARGON2_MAX_MEMORY_KIB,
+  argon2MaxIterations: ARGON2_MAX_ITERATIONS,
+  argon2MaxParallelism: ARGON2_MAX_PARALLELISM,
+  scryptMaxMemCost: SCRYPT_MAX_MEM_COST,
+  scryptMaxRounds: SCRYPT_MAX_ROUNDS,
+  pbkdf2MaxIterations: PBKDF2_MAX_ITERATIONS,
+  shaCryptMaxRounds: SHA_CRYPT_MAX_ROUNDS,
+  phpassMaxLog2Count: PHPASS_MAX_LOG2_COUNT,
+  scryptMaxN: SCRYPT_MAX_N,
+  scryptMaxR: SCRYPT_MAX_R,
+  scryptMaxP: SCRYPT_MAX_P,
+  scryptMaxMemoryBytes: SCRYPT_MAX_MEMORY_BYTES,
+  scryptMaxWork: SCRYPT_MAX_WORK,
+});

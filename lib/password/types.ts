@@ -18,6 +18,8 @@ export interface VerifyContext {
    * one verification of them, as an unknown email does.
    */
   ownHash?: OwnHashParams;
+  /** The configured limits, which a §7b hash is bounded by again before its check (default: `DEFAULT_PASSWORD_LIMITS`). */
+  limits?: PasswordLimits;
 }
 
 /**

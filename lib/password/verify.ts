@@ -6,7 +6,7 @@ import { FORM_CHECKS, PASSWORD_EVERY_ROUND } from './checks';
 import { UnrecognisedStoredHashError } from './errors';
 import { storedFormOf } from './families';
 import { hashFormatOf } from './formats';
-import { CRYPT_MAX_PASSWORD_BYTES } from './limits';
+import { CRYPT_MAX_PASSWORD_BYTES, DEFAULT_PASSWORD_LIMITS } from './limits';
 import { dummyVerify } from './own-hash';
 import type { HashAlgorithm, PasswordCheck, VerifyContext } from './types';
 import { verifyVendorScrypt } from './vendor-scrypt';
@@ -67,8 +67,8 @@ export async function verifyPassword(password: string, stored: string, ctx: Veri
 }
 
 /**
- * A SPEC §7b form: parsed and bounded again (a hash written around the import validation must not
- * cost more than the bounds allow), then checked by its form's check.
+ * A SPEC §7b form: parsed and bounded again by the configured limits (a hash written around the
+ * import validation must not cost more than the bounds allow), then checked by its form's check.
  */
 async function verifyFamilyForm(password: string, stored: string, ctx: VerifyContext): Promise<boolean> {
   const found = storedFormOf(stored);
@@ -77,7 +77,7 @@ async function verifyFamilyForm(password: string, stored: string, ctx: VerifyCon
     throw new UnrecognisedStoredHashError('it is in no known format');
   }
   const parsed = found.form.parse(stored);
-  const reason = parsed.ok ? found.form.bound(parsed.params) : parsed.reason;
+  const reason = parsed.ok ? found.form.bound(parsed.params, ctx.limits ?? DEFAULT_PASSWORD_LIMITS) : parsed.reason;
   if (!parsed.ok || reason !== undefined) {
     throw new UnrecognisedStoredHashError(`it is in invalid ${found.family.name} format: ${reason}`);
   }

@@ -134,6 +134,9 @@ describe('memory sizing', () => {
   it("grows with raised hash limits and refuses limits beyond Lambda's memory", () => {
     expect(hashingMemoryMb({ ARGON2_MAX_MEMORY_KIB: String(2 * 1024 * 1024) })).toBe(2048 + 256);
     expect(hashingMemoryMb({ SCRYPT_MAX_MEM_COST: '20', SCRYPT_MAX_ROUNDS: '16' })).toBe(2048 + 256);
+    // SPEC §7b's scrypt family, raised through functionEnvironment.
+    const raised = settingsFromContext(read({ functionEnvironment: { SCRYPT_MAX_MEMORY_BYTES: String(2 * 1024 ** 3) } })).functionEnvironment;
+    expect(hashingMemoryMb(raised)).toBe(2048 + 256);
     expect(() => hashingMemoryMb({ ARGON2_MAX_MEMORY_KIB: String(16 * 1024 * 1024) })).toThrow(/above Lambda/);
   });
 });

@@ -118,6 +118,27 @@ describe('a password past CRYPT_MAX_PASSWORD_BYTES at a hash that digests it eve
   });
 });
 
+describe('bounds from configuration (SPEC §7b: overridable by config like §8)', () => {
+  it('a lowered bound refuses at import, and at sign-in refuses to check a hash stored before', async () => {
+    const v = CRYPT_VECTORS.find((x) => x.hash.startsWith('$5$') && !x.hash.includes('rounds=')) as FamilyVector;
+    const email = uniqueEmail('lowered');
+    expect((await importHash({ email, passwordHash: v.hash })).status).toBe(200);
+    // The same table, served with SHA-crypt's rounds bound below the hash's implied 5,000.
+    const lowered = await startApi({ ...OWN, TABLE_NAME: api.tableName, SHA_CRYPT_MAX_ROUNDS: '4000' });
+    try {
+      const refused = await lowered.post('/recipe/user/passwordhash/import', { email: uniqueEmail('lowered'), passwordHash: v.hash });
+      responses.push(refused);
+      expect([refused.status, refused.text]).toEqual([400, 'Password hash is in invalid SHA-crypt format: rounds must be between 1000 and 4000']);
+      const past = await lowered.post('/recipe/signin', { email, password: v.password });
+      responses.push(past);
+      expect(past.status).toBe(500);
+    } finally {
+      await lowered.stop();
+    }
+    expect((await signIn(email, v.password)).json.status).toBe('OK');
+  });
+});
+
 describe('every kind of 400, as one text/plain sentence', () => {
   it.each([
     [

@@ -2,6 +2,7 @@ import { ConfigError, configFromEnv, createConfigLoader, knobFrom, parseApiKeys,
 import { passwordMigrationSource } from '../../lib/password-migration/sources';
 import { startParametersExtension, type ParametersExtension } from '../support/parameters-extension';
 import { createLogger } from '../../lib/log/logger';
+import { DEFAULT_PASSWORD_LIMITS } from '../../lib/password/limits';
 
 describe('configuration', () => {
   it('uses the documented defaults', () => {
@@ -31,6 +32,33 @@ describe('configuration', () => {
     }
     expect(() => configFromEnv({ PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS: 'many' }, {})).toThrow('PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS must be an integer');
     expect(() => configFromEnv({ PASSWORD_REHASH_ON_SIGNIN: 'maybe' }, {})).toThrow('PASSWORD_REHASH_ON_SIGNIN must be true or false');
+  });
+
+  it("reads SPEC §7b's family bounds, each up to its format's own ceiling", () => {
+    const env = {
+      PBKDF2_MAX_ITERATIONS: '3000000',
+      SHA_CRYPT_MAX_ROUNDS: '2000',
+      PHPASS_MAX_LOG2_COUNT: '21',
+      SCRYPT_MAX_N: '2097152',
+      SCRYPT_MAX_R: '16',
+      SCRYPT_MAX_P: '4',
+      SCRYPT_MAX_MEMORY_BYTES: '536870912',
+      SCRYPT_MAX_WORK: '8388608',
+    };
+    expect(configFromEnv(env, {}).password.limits).toMatchObject({
+      pbkdf2MaxIterations: 3_000_000,
+      shaCryptMaxRounds: 2000,
+      phpassMaxLog2Count: 21,
+      scryptMaxN: 2 ** 21,
+      scryptMaxR: 16,
+      scryptMaxP: 4,
+      scryptMaxMemoryBytes: 512 * 1024 * 1024,
+      scryptMaxWork: 2 ** 23,
+    });
+    expect(configFromEnv({}, {}).password.limits).toEqual(DEFAULT_PASSWORD_LIMITS);
+    expect(() => configFromEnv({ SHA_CRYPT_MAX_ROUNDS: '999' }, {})).toThrow(new ConfigError('SHA_CRYPT_MAX_ROUNDS must be an integer from 1000 to 999999999'));
+    expect(() => configFromEnv({ PHPASS_MAX_LOG2_COUNT: '31' }, {})).toThrow(new ConfigError('PHPASS_MAX_LOG2_COUNT must be an integer from 7 to 30'));
+    expect(() => configFromEnv({ PBKDF2_MAX_ITERATIONS: '1.5' }, {})).toThrow('PBKDF2_MAX_ITERATIONS must be an integer');
   });
 
   it('splits API keys on commas and refuses short or odd keys without echoing them', () => {

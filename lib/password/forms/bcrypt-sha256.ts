@@ -1,4 +1,4 @@
-import { BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '../limits';
+import type { PasswordLimits } from '../limits';
 import { accept, decimal, refuse } from './fields';
 import type { HashForm } from './form';
 
@@ -33,8 +33,13 @@ function bcryptOf(secret: BcryptSha256Params['secret'], costText: string, salt: 
   return accept<BcryptSha256Params>({ secret, cost, salt, hash });
 }
 
-function bound({ cost }: BcryptSha256Params): string | undefined {
-  return cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST ? `the bcrypt cost must be between ${BCRYPT_MIN_COST} and ${BCRYPT_MAX_COST}` : undefined;
+/** The bcrypt cost bound of a hash inside another (`$wp$`, BCrypt-SHA256): §8's, as configured. */
+export function bcryptCostBound(cost: number, { bcryptMinCost, bcryptMaxCost }: PasswordLimits): string | undefined {
+  return cost < bcryptMinCost || cost > bcryptMaxCost ? `the bcrypt cost must be between ${bcryptMinCost} and ${bcryptMaxCost}` : undefined;
+}
+
+function bound({ cost }: BcryptSha256Params, limits: PasswordLimits): string | undefined {
+  return bcryptCostBound(cost, limits);
 }
 
 /** Django `bcrypt_sha256$<bcrypt hash>`: bcrypt of the hex SHA-256 of the password. */

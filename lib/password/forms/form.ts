@@ -4,6 +4,8 @@
  * only import hashes bundle no verifier. Its check (`../checks/<family>.ts`) recomputes the hash.
  */
 
+import type { PasswordLimits } from '../limits';
+
 /** A parsed form, or what is wrong with it: the part of the 400 text after `format: `. */
 export type FormParse<P> = { ok: true; params: P } | { ok: false; reason: string };
 
@@ -15,8 +17,8 @@ export interface HashForm<P> {
   readonly marker: RegExp;
   /** Parses the whole string; never throws, whatever the input. */
   parse(encoded: string): FormParse<P>;
-  /** The bound a parsed hash is past (`iterations must be between 1 and 2000000`), or `undefined`. */
-  bound(params: P): string | undefined;
+  /** The bound of `limits` a parsed hash is past (`iterations must be between 1 and 2000000`), or `undefined`. */
+  bound(params: P, limits: PasswordLimits): string | undefined;
 }
 
 /** Recomputes a parsed hash from the password (UTF-8, as given) and compares in constant time. */

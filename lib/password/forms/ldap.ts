@@ -1,3 +1,4 @@
+import type { PasswordLimits } from '../limits';
 import { accept, paddedBase64, refuse } from './fields';
 import type { FormParse, HashForm } from './form';
 import { type Md5CryptParams, md5CryptForm } from './md5-crypt';
@@ -94,8 +95,8 @@ export const ldapCryptForm: HashForm<LdapCryptParams> = {
     return refuse('{CRYPT} must be followed by a $1$, $5$ or $6$ hash (DES crypt is not accepted)');
   },
 
-  bound(params: LdapCryptParams): string | undefined {
+  bound(params: LdapCryptParams, limits: PasswordLimits): string | undefined {
     // `$5$` and `$6$` share SHA-crypt's rounds bound; MD5-crypt has none.
-    return params.crypt === 'sha' ? sha256CryptForm.bound(params.params) : undefined;
+    return params.crypt === 'sha' ? sha256CryptForm.bound(params.params, limits) : undefined;
   },
 };

@@ -1,4 +1,4 @@
-import { PBKDF2_MAX_ITERATIONS, PBKDF2_MAX_KEY_BYTES, PBKDF2_MIN_KEY_BYTES } from '../limits';
+import { PBKDF2_MAX_KEY_BYTES, PBKDF2_MIN_KEY_BYTES, type PasswordLimits } from '../limits';
 import { accept, adaptedBase64, base64, decimal, type Digest, digestNamed, paddedBase64, refuse, werkzeugFields } from './fields';
 import type { FormParse, HashForm } from './form';
 
@@ -13,8 +13,8 @@ export interface Pbkdf2Params {
 const DIGESTS = 'sha1, sha256 or sha512';
 
 /** SPEC §7b's PBKDF2 bounds, shared by ASP.NET Identity's blob. */
-export function pbkdf2Bound({ iterations, key }: Pbkdf2Params): string | undefined {
-  if (iterations < 1 || iterations > PBKDF2_MAX_ITERATIONS) return `iterations must be between 1 and ${PBKDF2_MAX_ITERATIONS}`;
+export function pbkdf2Bound({ iterations, key }: Pbkdf2Params, { pbkdf2MaxIterations }: PasswordLimits): string | undefined {
+  if (iterations < 1 || iterations > pbkdf2MaxIterations) return `iterations must be between 1 and ${pbkdf2MaxIterations}`;
   if (key.length < PBKDF2_MIN_KEY_BYTES || key.length > PBKDF2_MAX_KEY_BYTES) {
     return `the key must be between ${PBKDF2_MIN_KEY_BYTES} and ${PBKDF2_MAX_KEY_BYTES} bytes`;
   }

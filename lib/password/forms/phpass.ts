@@ -1,5 +1,5 @@
 import { accept, refuse } from './fields';
-import { PHPASS_MAX_LOG2_COUNT, PHPASS_MIN_LOG2_COUNT } from '../limits';
+import { PHPASS_MIN_LOG2_COUNT, type PasswordLimits } from '../limits';
 import { CRYPT64_ALPHABET, CRYPT64_CHARACTERS, CRYPT64_TEXT, crypt64FieldProblem } from './crypt64';
 import type { FormParse, HashForm } from './form';
 
@@ -50,9 +50,9 @@ export function phpassStyleForm(ident: PhpassParams['ident'], length: number, di
       return accept({ ident, log2Count, salt, hash });
     },
 
-    bound(params: PhpassParams): string | undefined {
-      if (params.log2Count < PHPASS_MIN_LOG2_COUNT || params.log2Count > PHPASS_MAX_LOG2_COUNT) {
-        return `the log2 count must be between ${PHPASS_MIN_LOG2_COUNT} and ${PHPASS_MAX_LOG2_COUNT}`;
+    bound(params: PhpassParams, { phpassMaxLog2Count }: PasswordLimits): string | undefined {
+      if (params.log2Count < PHPASS_MIN_LOG2_COUNT || params.log2Count > phpassMaxLog2Count) {
+        return `the log2 count must be between ${PHPASS_MIN_LOG2_COUNT} and ${phpassMaxLog2Count}`;
       }
       return undefined;
     },

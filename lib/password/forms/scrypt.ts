@@ -1,4 +1,4 @@
-import { SCRYPT_MAX_KEY_BYTES, SCRYPT_MAX_MEMORY_BYTES, SCRYPT_MAX_N, SCRYPT_MAX_P, SCRYPT_MAX_R, SCRYPT_MAX_WORK, SCRYPT_MIN_KEY_BYTES } from '../limits';
+import { type PasswordLimits, SCRYPT_MAX_KEY_BYTES, SCRYPT_MIN_KEY_BYTES } from '../limits';
 import { accept, base64, decimal, paddedBase64, refuse, werkzeugFields } from './fields';
 import type { FormParse, HashForm } from './form';
 
@@ -15,12 +15,13 @@ export interface ScryptParams {
 const N_BITS_PER_R = 16;
 
 /** SPEC §7b's scrypt bounds: memory and work per sign-in. */
-export function scryptBound({ N, r, p, key }: ScryptParams): string | undefined {
-  if (N < 2 || N > SCRYPT_MAX_N || !Number.isInteger(Math.log2(N))) return `N must be a power of two between 2 and ${SCRYPT_MAX_N}`;
-  if (r < 1 || r > SCRYPT_MAX_R) return `r must be between 1 and ${SCRYPT_MAX_R}`;
-  if (p < 1 || p > SCRYPT_MAX_P) return `p must be between 1 and ${SCRYPT_MAX_P}`;
-  if (128 * N * r > SCRYPT_MAX_MEMORY_BYTES) return `128*N*r must be at most ${SCRYPT_MAX_MEMORY_BYTES} bytes`;
-  if (N * r * p > SCRYPT_MAX_WORK) return `N*r*p must be at most ${SCRYPT_MAX_WORK}`;
+export function scryptBound({ N, r, p, key }: ScryptParams, limits: PasswordLimits): string | undefined {
+  const { scryptMaxN, scryptMaxR, scryptMaxP, scryptMaxMemoryBytes, scryptMaxWork } = limits;
+  if (N < 2 || N > scryptMaxN || !Number.isInteger(Math.log2(N))) return `N must be a power of two between 2 and ${scryptMaxN}`;
+  if (r < 1 || r > scryptMaxR) return `r must be between 1 and ${scryptMaxR}`;
+  if (p < 1 || p > scryptMaxP) return `p must be between 1 and ${scryptMaxP}`;
+  if (128 * N * r > scryptMaxMemoryBytes) return `128*N*r must be at most ${scryptMaxMemoryBytes} bytes`;
+  if (N * r * p > scryptMaxWork) return `N*r*p must be at most ${scryptMaxWork}`;
   if (Math.log2(N) >= N_BITS_PER_R * r) return 'N must be below 2^(16*r)';
   if (key.length < SCRYPT_MIN_KEY_BYTES || key.length > SCRYPT_MAX_KEY_BYTES) {
     return `the key must be between ${SCRYPT_MIN_KEY_BYTES} and ${SCRYPT_MAX_KEY_BYTES} bytes`;

@@ -1,5 +1,5 @@
 import { accept, refuse } from './fields';
-import { SHA_CRYPT_MAX_ROUNDS, SHA_CRYPT_MIN_ROUNDS } from '../limits';
+import { type PasswordLimits, SHA_CRYPT_MIN_ROUNDS } from '../limits';
 import { crypt64FieldProblem } from './crypt64';
 import type { FormParse, HashForm } from './form';
 
@@ -68,9 +68,9 @@ function shaCryptStyleForm(magic: '$5$' | '$6$'): HashForm<ShaCryptParams> {
       return accept({ digest, rounds, salt, hash });
     },
 
-    bound(params: ShaCryptParams): string | undefined {
-      if (params.rounds < SHA_CRYPT_MIN_ROUNDS || params.rounds > SHA_CRYPT_MAX_ROUNDS) {
-        return `rounds must be between ${SHA_CRYPT_MIN_ROUNDS} and ${SHA_CRYPT_MAX_ROUNDS}`;
+    bound(params: ShaCryptParams, { shaCryptMaxRounds }: PasswordLimits): string | undefined {
+      if (params.rounds < SHA_CRYPT_MIN_ROUNDS || params.rounds > shaCryptMaxRounds) {
+        return `rounds must be between ${SHA_CRYPT_MIN_ROUNDS} and ${shaCryptMaxRounds}`;
       }
       return undefined;
     },

@@ -1,6 +1,7 @@
 import { accept, refuse } from './fields';
 import { type BcryptParams, bcryptFormat } from '../bcrypt';
-import { BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '../limits';
+import type { PasswordLimits } from '../limits';
+import { bcryptCostBound } from './bcrypt-sha256';
 import type { FormParse, HashForm } from './form';
 
 /** `$wp`, then a bcrypt hash of one of the revisions PHP's `password_hash` and its verifiers write. */
@@ -27,10 +28,7 @@ export const wordpressBcryptForm: HashForm<BcryptParams> = {
     return accept(parsed.params);
   },
 
-  bound(params: BcryptParams): string | undefined {
-    if (params.cost < BCRYPT_MIN_COST || params.cost > BCRYPT_MAX_COST) {
-      return `the bcrypt cost must be between ${BCRYPT_MIN_COST} and ${BCRYPT_MAX_COST}`;
-    }
-    return undefined;
+  bound(params: BcryptParams, limits: PasswordLimits): string | undefined {
+    return bcryptCostBound(params.cost, limits);
   },
 };

@@ -68,7 +68,8 @@ export async function migratePasswordAtSignIn(
     const lm = login.loginMethod;
     if (!lm.passwordMigration) {
       // Changed meanwhile: a concurrent first sign-in stored this password's hash, or a new password was set.
-      const ok = lm.passwordHash !== undefined && (await verifyPassword(password, lm.passwordHash, { signerKey: deps.config.signerKey }));
+      const { ownHash, limits } = deps.config.password;
+      const ok = lm.passwordHash !== undefined && (await verifyPassword(password, lm.passwordHash, { signerKey: deps.config.signerKey, ownHash, limits }));
       return ok ? { status: 'OK', user: toApiUser(login.user), recipeUserId: publicIdOf(lm) } : { status: 'WRONG_CREDENTIALS_ERROR' };
     }
     const after = withPasswordHash(lm, passwordHash);

@@ -23,8 +23,8 @@ export async function signIn(
   password: string,
   log: Pick<Logger, 'info' | 'warn'>,
 ): Promise<SignInResult> {
-  const { ownHash, rehashOnSignin } = deps.config.password;
-  const ctx = { signerKey: deps.config.signerKey, ownHash };
+  const { ownHash, rehashOnSignin, limits } = deps.config.password;
+  const ctx = { signerKey: deps.config.signerKey, ownHash, limits };
   const found = await deps.users.getEmailPasswordLogin(tenantId, email);
   if (!found) {
     // Why: an unknown email must cost about as much as a known one, or response times would tell

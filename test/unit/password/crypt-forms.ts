@@ -1,3 +1,4 @@
+import { DEFAULT_PASSWORD_LIMITS } from '../../../lib/password/limits';
 import { checkDrupal } from '../../../lib/password/checks/drupal';
 import { checkLdapCrypt, checkLdapDigest } from '../../../lib/password/checks/ldap';
 import { checkMd5Crypt } from '../../../lib/password/checks/md5-crypt';
@@ -89,7 +90,7 @@ export function judge(hash: string): string {
   if (!parsed.ok) {
     return parsed.reason;
   }
-  return form.bound(parsed.params) ?? 'ok';
+  return form.bound(parsed.params, DEFAULT_PASSWORD_LIMITS) ?? 'ok';
 }
 
 /** A password that differs from `password` (appends a character, or replaces the empty one). */

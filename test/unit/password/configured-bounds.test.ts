@@ -1,6 +1,6 @@
 import { scryptSync } from 'node:crypto';
 import { DEFAULT_PASSWORD_LIMITS, type PasswordLimits, UnrecognisedStoredHashError, verifyPassword } from '../../../lib/password';
-import { CRYPT_FAMILY_VECTORS } from '../../fixtures/crypt-hash-vectors';
+import { CRYPT_VECTORS, type FamilyVector } from '../../fixtures/hash-family-vectors';
 import { expectAccepted, expectRefused, limitsWith, OPTS } from './helpers';
 
 /*
@@ -65,7 +65,7 @@ describe('import under configured limits', () => {
   });
 
   it('refuses a hash the defaults accept once its bound is lowered', () => {
-    const implicit5000 = CRYPT_FAMILY_VECTORS.find((v) => v.hash.startsWith('$5$') && !v.hash.includes('rounds='))?.hash as string;
+    const implicit5000 = CRYPT_VECTORS.find((v) => v.hash.startsWith('$5$') && !v.hash.includes('rounds='))?.hash as string;
     expectAccepted(implicit5000, 'sha_crypt');
     expectRefused(implicit5000, 'sha_crypt', ['Password hash is in invalid SHA-crypt format: rounds must be between 1000 and 4000'], {
       ...OPTS,
@@ -88,7 +88,7 @@ describe('sign-in bounds a stored hash again by the configured limits', () => {
   });
 
   it('refuses to check a stored hash past a lowered bound', async () => {
-    const v = CRYPT_FAMILY_VECTORS.find((x) => x.hash.startsWith('$5$') && !x.hash.includes('rounds=')) as { hash: string; password: string };
+    const v = CRYPT_VECTORS.find((x) => x.hash.startsWith('$5$') && !x.hash.includes('rounds=')) as FamilyVector;
     await expect(verifyPassword(v.password, v.hash, {})).resolves.toBe(true);
     await expect(verifyPassword(v.password, v.hash, { limits: limitsWith({ shaCryptMaxRounds: 4000 }) })).rejects.toThrow(
       'rounds must be between 1000 and 4000',

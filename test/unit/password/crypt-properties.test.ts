@@ -5,7 +5,7 @@ import { DEFAULT_PASSWORD_LIMITS } from '../../../lib/password/limits';
 import { md5CryptHash } from '../../../lib/password/checks/md5-crypt';
 import { iteratedDigest } from '../../../lib/password/checks/phpass';
 import { shaCryptHash } from '../../../lib/password/checks/sha-crypt';
-import { CRYPT_FAMILY_VECTORS } from '../../fixtures/crypt-hash-vectors';
+import { CRYPT_VECTORS } from '../../fixtures/hash-family-vectors';
 import { CRYPT_FORMS, formFor, formLabelled, wrongPassword } from './crypt-forms';
 import { itWithTool, runTool } from './helpers';
 
@@ -77,7 +77,7 @@ const anyString = fc.oneof(
 /** A vector's hash with up to three characters inserted, deleted or replaced. */
 const mutatedHash = fc
   .tuple(
-    fc.constantFrom(...CRYPT_FAMILY_VECTORS.map(({ hash }) => hash)),
+    fc.constantFrom(...CRYPT_VECTORS.map(({ hash }) => hash)),
     fc.array(
       fc.tuple(fc.constantFrom('insert', 'delete', 'replace'), fc.nat(), fc.oneof(fc.constantFrom(...INTERESTING), fc.string({ minLength: 1, maxLength: 1 }))),
       {
@@ -133,7 +133,7 @@ describe('parsers', () => {
       fc.property(fc.oneof(anyString, mutatedHash), (hash) => expect(parsesAsGrammarSays(hash)).toBe(true)),
       { numRuns: 4000 },
     );
-    for (const { hash } of CRYPT_FAMILY_VECTORS) {
+    for (const { hash } of CRYPT_VECTORS) {
       expect(GRAMMARS[formFor(hash).label](hash)).toBe(true);
     }
   });

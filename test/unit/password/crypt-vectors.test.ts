@@ -1,14 +1,14 @@
-import { CRYPT_FAMILY_VECTORS } from '../../fixtures/crypt-hash-vectors';
+import { CRYPT_VECTORS } from '../../fixtures/hash-family-vectors';
 import { FAMILY_FORMS, formFor, formLabelled, judge, wrongPassword } from './crypt-forms';
 
 /*
  * Every vector of the crypt-style families verifies byte-exactly: made by independent tools
- * (test/fixtures/crypt-hash-vectors.ts names each), and a few more made on this machine below.
+ * (test/fixtures/hash-family-vectors.ts names each command), and a few more made on this machine below.
  */
 
 describe('SPEC §7b vectors (vectors.jsonl)', () => {
   it('cover every form of these families', () => {
-    const labels = new Set(CRYPT_FAMILY_VECTORS.map((vector) => formFor(vector.hash).label));
+    const labels = new Set(CRYPT_VECTORS.map((vector) => formFor(vector.hash).label));
     expect([...labels].sort()).toEqual(
       Object.values(FAMILY_FORMS)
         .flat()
@@ -17,9 +17,9 @@ describe('SPEC §7b vectors (vectors.jsonl)', () => {
     );
   });
 
-  describe.each(CRYPT_FAMILY_VECTORS.map((vector) => [`${vector.format} ${vector.hash.slice(0, 16)}… (${vector.source})`, vector]))('%s', (_label, vector) => {
+  describe.each(CRYPT_VECTORS.map((vector) => [`${vector.form} ${vector.hash.slice(0, 16)}… (${vector.command})`, vector]))('%s', (_label, vector) => {
     it('is a form of the family that names it, within its bounds', () => {
-      expect(FAMILY_FORMS[vector.hashingAlgorithm]).toContain(formFor(vector.hash).label);
+      expect(FAMILY_FORMS[vector.family as string]).toContain(formFor(vector.hash).label);
       expect(judge(vector.hash)).toBe('ok');
     });
 

@@ -2,17 +2,19 @@ import { createHash, pbkdf2Sync, scryptSync } from 'node:crypto';
 import { hashAlgorithmOf, UnrecognisedStoredHashError, validateImportedHash, verifyPassword } from '../../../lib/password';
 import { FORM_CHECKS } from '../../../lib/password/checks';
 import { detectForm, FAMILIES } from '../../../lib/password/families';
-import { FAMILY_VECTORS } from '../../fixtures/hash-family-vectors';
+import { CRYPT_FAMILIES, FAMILY_VECTORS } from '../../fixtures/hash-family-vectors';
 import { OPTS, expectAccepted, expectRefused } from './helpers';
 
 /*
  * SPEC §7b's registry and the PBKDF2, ASP.NET Identity, scrypt, BCrypt-SHA256 and Werkzeug families:
- * every vector of test/fixtures/hash-family-vectors.ts (made by Django, passlib, Werkzeug and
- * openssl) imported and verified byte for byte, and every kind of 400.
+ * every vector of these families in test/fixtures/hash-family-vectors.ts (made by Django, passlib,
+ * Werkzeug and openssl) imported and verified byte for byte, and every kind of 400. The crypt-style
+ * families' vectors are crypt-vectors.test.ts's.
  */
 
-const hashed = FAMILY_VECTORS.filter((v) => v.hashingAlgorithm !== null);
-const byFormat = (format: string) => hashed.find((v) => v.format === format)?.hash as string;
+const vectors = FAMILY_VECTORS.filter((v) => !CRYPT_FAMILIES.has(v.family));
+const hashed = vectors.filter((v) => v.family !== null);
+const byFormat = (form: string) => hashed.find((v) => v.form === form)?.hash as string;
 const DJANGO_PBKDF2 = byFormat('django_pbkdf2_sha256');
 const PHC_PBKDF2 = byFormat('phc_pbkdf2');
 const WERKZEUG_PBKDF2 = byFormat('werkzeug_pbkdf2');
@@ -25,23 +27,23 @@ const BCRYPT = '$2a$10$S6bOFset3wCUcgNGSBgFxOHBIopaiPEK53YFNalvmiPcOodCK2Ehq';
 const ARGON2 = '$argon2id$v=19$m=16,t=2,p=1$VG1Oa1lMbzZLbzk5azQ2Qg$kjcNNtZ/b0t/8HgXUiQ76A';
 
 /** The detected family: the vector's own, except a Werkzeug form (the first row listing it). */
-const detectedValue = (v: (typeof hashed)[number]) => (v.hashingAlgorithm === 'werkzeug' ? v.format.replace('werkzeug_', '') : v.hashingAlgorithm);
+const detectedValue = (v: (typeof hashed)[number]) => (v.family === 'werkzeug' ? v.form.replace('werkzeug_', '') : v.family);
 
 describe('the vectors of independent tools', () => {
-  it.each(hashed.map((v) => [v.format, v.tool, v]))('%s (%s): imported as named, verified, a wrong password refused', async (_f, _t, v) => {
-    const named = validateImportedHash(v.hash, v.hashingAlgorithm as string, OPTS);
-    expect(named).toEqual({ ok: true, algorithm: v.hashingAlgorithm, stored: v.hash });
+  it.each(hashed.map((v) => [v.form, v.command, v]))('%s (%s): imported as named, verified, a wrong password refused', async (_f, _t, v) => {
+    const named = validateImportedHash(v.hash, v.family as string, OPTS);
+    expect(named).toEqual({ ok: true, algorithm: v.family, stored: v.hash });
     await expect(verifyPassword(v.password, v.hash, {})).resolves.toBe(true);
     await expect(verifyPassword(`${v.password} `, v.hash, {})).resolves.toBe(false);
     await expect(verifyPassword(v.password.slice(0, -1), v.hash, {})).resolves.toBe(false);
   });
 
-  it.each(hashed.filter((v) => v.family !== 'aspnet').map((v) => [v.format, v.hash, v]))('%s is detected without a name: %s', (_f, _h, v) => {
+  it.each(hashed.filter((v) => v.family !== 'aspnet_identity').map((v) => [v.form, v.hash, v]))('%s is detected without a name: %s', (_f, _h, v) => {
     expect(validateImportedHash(v.hash, undefined, OPTS)).toEqual({ ok: true, algorithm: detectedValue(v), stored: v.hash });
     expect(hashAlgorithmOf(v.hash)).toBe(detectedValue(v));
   });
 
-  it.each(hashed.filter((v) => v.family === 'aspnet').map((v) => [v.format, v.hash]))(
+  it.each(hashed.filter((v) => v.family === 'aspnet_identity').map((v) => [v.form, v.hash]))(
     '%s is never detected: an unrecognised hash without its name',
     (_f, hash) => {
       expectRefused(hash, undefined, ['Password hash is in invalid format: it is not a BCrypt']);
@@ -49,7 +51,7 @@ describe('the vectors of independent tools', () => {
     },
   );
 
-  it.each(FAMILY_VECTORS.filter((v) => v.hashingAlgorithm === null).map((v) => [v.format, v.hash]))('%s keeps the seed rule: the prefix 400', (_f, hash) => {
+  it.each(vectors.filter((v) => v.family === null).map((v) => [v.form, v.hash]))('%s keeps the seed rule: the prefix 400', (_f, hash) => {
     const message = expectRefused(hash, undefined, ['Password hash starts with the provider prefix']);
     expect(message).toMatch(/^Password hash starts with the provider prefix '(argon2|bcrypt\$)': remove it and import the hash from/);
   });
@@ -270,7 +272,7 @@ describe('checks on parameters no tool vector has', () => {
   });
 
   it('BCrypt-SHA256 counts a password past 72 bytes in full', async () => {
-    const v = hashed.find((x) => x.format === 'django_bcrypt_sha256' && x.password.length > 72) as (typeof hashed)[number];
+    const v = hashed.find((x) => x.form === 'django_bcrypt_sha256' && x.password.length > 72) as (typeof hashed)[number];
     await expect(verifyPassword(`${v.password}b`, v.hash, {})).resolves.toBe(false);
     expect(createHash('sha256').update(v.password).digest('hex')).toHaveLength(64);
   });

@@ -172,21 +172,21 @@ describe('groups → roles', () => {
 });
 
 describe('each Django hasher', () => {
-  const vectors = FAMILY_VECTORS.filter((v) => v.format.startsWith('django_'));
+  const vectors = FAMILY_VECTORS.filter((v) => v.form.startsWith('django_'));
 
-  it.each(vectors.map((v) => [v.format, v] as const))('%s: sent in its §7b form with its family; the password verifies', async (_format, v) => {
+  it.each(vectors.map((v) => [v.form, v] as const))('%s: sent in its §7b form with its family; the password verifies', async (_format, v) => {
     const got = await mapOne({ password: v.hash });
     const lm = passwordMethod(got.mapped);
-    const algorithm = v.hashingAlgorithm ?? (v.hash.startsWith('argon2$') ? 'argon2' : 'bcrypt');
+    const algorithm = v.family ?? (v.hash.startsWith('argon2$') ? 'argon2' : 'bcrypt');
     expect(lm.hashingAlgorithm).toBe(algorithm);
     // The tag Django puts before a standard hash goes; the rest is sent as Django wrote it.
-    expect(lm.passwordHash).toBe(v.hashingAlgorithm === null ? /\$(?:argon2id|2b)\$.*$/.exec(v.hash)![0] : v.hash);
+    expect(lm.passwordHash).toBe(v.family === null ? /\$(?:argon2id|2b)\$.*$/.exec(v.hash)![0] : v.hash);
     expect(validateImportedHash(lm.passwordHash!, algorithm, VALIDATION)).toMatchObject({ ok: true });
     expect(await verifyPassword(v.password, lm.passwordHash!, {})).toBe(true);
   });
 
   it('bcrypt$2a$… (one $ after the tag) is the same bcrypt hash', async () => {
-    const v = vectors.find((x) => x.format === 'django_bcrypt_prefixed')!;
+    const v = vectors.find((x) => x.form === 'django_bcrypt_prefixed')!;
     const lm = passwordMethod((await mapOne({ password: v.hash.replace('bcrypt$$', 'bcrypt$') })).mapped);
     expect([lm.hashingAlgorithm, lm.passwordHash]).toEqual(['bcrypt', v.hash.slice('bcrypt$'.length)]);
     expect(await verifyPassword(v.password, lm.passwordHash!, {})).toBe(true);

@@ -1,6 +1,8 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import type { Companions } from '../../lib/migrate/model';
+import { MIGRATION_FIXTURES } from '../../test/support/migration';
 
 /**
  * The synthetic user base of the mapping figure (bench/README.md, figure 16): one population,
@@ -94,6 +96,17 @@ export const uuidOf = (i: number, prefix = 'b2'): string => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`;
 };
 
+/** A fixture file of `test/fixtures/migration/<source>/`, as text. */
+export const fixtureText = (source: string, file: string): string => readFileSync(join(MIGRATION_FIXTURES, source, file), 'utf8');
+
+/** The known passwords of a source's fixture (its expected.json), by source id, in the fixture's order. */
+export const fixturePasswords = (source: string): Map<string, string> =>
+  new Map(
+    (JSON.parse(fixtureText(source, 'expected.json')).users as { sourceId: string; password?: string }[]).flatMap((u) =>
+      u.password === undefined ? [] : [[u.sourceId, u.password] as const],
+    ),
+  );
+
 /** A file written as a stream (an export of 100,000 users is never held whole). */
 export class ExportWriter {
   private readonly out;
@@ -116,12 +129,15 @@ export class ExportWriter {
 export interface GeneratedExport {
   readonly file: string;
   readonly companions: Companions;
-  /** A user whose imported hash must verify with `password` (checked by the generators' test). */
-  readonly probe: { readonly sourceId: string; readonly password: string; readonly signerKey?: string };
+  /**
+   * A user whose imported hash must verify with `password` (checked by the generators' test);
+   * none for a source that exports no hash (Cognito).
+   */
+  readonly probe?: { readonly sourceId: string; readonly password: string; readonly signerKey?: string };
 }
 
 /** What a generator's export holds, as the generators' test checks it on the mapped users. */
-export type Mix = 'password' | 'social' | 'linked' | 'phone' | 'metadata' | 'roles' | 'disabled';
+export type Mix = 'password' | 'migrate-on-signin' | 'social' | 'linked' | 'phone' | 'metadata' | 'roles' | 'disabled';
 
 /** One export format of one source of `SOURCES` (lib/migrate/sources/index.ts). */
 export interface ExportGenerator {

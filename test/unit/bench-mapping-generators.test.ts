@@ -28,7 +28,7 @@ const HAS: Record<Mix, (users: readonly MappedUser[]) => boolean> = {
   phone: (users) => users.some((u) => u.user?.loginMethods.some((lm) => lm.recipeId === 'passwordless' && lm.phoneNumber !== undefined)),
   metadata: (users) => users.some((u) => Object.keys(u.user?.userMetadata ?? {}).length > 0),
   roles: (users) => users.some((u) => (u.user?.userRoles?.length ?? 0) > 0),
-  disabled: (users) => users.some((u) => u.notImported?.outcome === 'skipped'),
+  disabled: (users) => users.some((u) => u.notImported?.outcome === 'skipped' && u.notImported.code === 'disabled'),
 };
 
 it('every generator names a source of the command', () => {

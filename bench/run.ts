@@ -1881,7 +1881,9 @@ async function mappingThroughput(): Promise<void> {
   const s = (ms: number) => round(ms / 1000, 1);
   const mb = (bytes: number) => round(bytes / 1e6, 1);
   try {
-    for (const definition of SOURCES) {
+    // `BENCH_MAPPING_SOURCES=cognito,clerk`: measure only these (a row again after a change).
+    const only = process.env.BENCH_MAPPING_SOURCES?.split(',');
+    for (const definition of SOURCES.filter((d) => !only || only.includes(d.name))) {
       const generators = GENERATORS.filter((g) => g.source === definition.name);
       if (generators.length === 0) {
         rows.push([definition.name, 'no generator', '', '', '', '', '', '', '', '']);

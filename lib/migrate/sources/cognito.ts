@@ -1,10 +1,9 @@
 import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { UsageError } from '../errors';
-import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf } from '../mapping';
+import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf, nonEmpty } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { documentsArrays, openText, PARSER_OPTIONS } from '../read';
-import { timestampOf } from './supabase';
 
 /**
  * Cognito (SPEC §17b): `aws cognito-idp list-users` output, one `{"Users":[…]}` document, several
@@ -26,7 +25,6 @@ const SOCIAL: Readonly<Record<string, string>> = { Google: 'google', Facebook: '
 /** Enterprise connections: not migrated (SPEC §17b `enterprise-connection`). */
 const ENTERPRISE = new Set(['OIDC', 'SAML']);
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 /** Cognito's boolean attributes are the strings `"true"` and `"false"`. */
 const isTrue = (v: unknown): boolean => v === 'true' || v === true;
 
@@ -76,9 +74,9 @@ function identitiesOf(v: string | undefined): Identity[] | undefined {
   return list
     .filter((i): i is Obj => i !== null && typeof i === 'object')
     .map((i) => {
-      const providerName = text(i.providerName) ?? text(i.providerType) ?? 'unknown';
-      const userId = text(i.userId) ?? (typeof i.userId === 'number' ? String(i.userId) : undefined);
-      return { providerName, providerType: text(i.providerType) ?? providerName, ...(userId !== undefined ? { userId } : {}) };
+      const providerName = nonEmpty(i.providerName) ?? nonEmpty(i.providerType) ?? 'unknown';
+      const userId = nonEmpty(i.userId) ?? (typeof i.userId === 'number' ? String(i.userId) : undefined);
+      return { providerName, providerType: nonEmpty(i.providerType) ?? providerName, ...(userId !== undefined ? { userId } : {}) };
     });
 }
 
@@ -99,7 +97,7 @@ export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): Ma
       text: `UserCreateDate ${JSON.stringify(String(raw.UserCreateDate).slice(0, 40))} is not a time: timeJoined is the import time`,
     });
   const attributes = attributesOf(raw.Attributes) ?? new Map<string, string>();
-  const sourceId = text(attributes.get('sub'));
+  const sourceId = nonEmpty(attributes.get('sub'));
   if (sourceId === undefined) return failedUser(`#${at}`, createdAt, 'no-source-id', `${at} has no sub attribute`, warnings);
   const skipped = (code: string, reason: string): MappedUser => ({
     sourceId,
@@ -110,7 +108,7 @@ export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): Ma
 
   const identities = identitiesOf(attributes.get('identities'));
   if (identities === undefined) return failedUser(sourceId, createdAt, 'row-unreadable', `${at}: its identities attribute is not a JSON list`, warnings);
-  const status = text(raw.UserStatus);
+  const status = nonEmpty(raw.UserStatus);
   const federated = status === 'EXTERNAL_PROVIDER';
   const social = identities.filter((i) => !ENTERPRISE.has(i.providerType));
   const enterprise = identities.filter((i) => ENTERPRISE.has(i.providerType));
@@ -323,7 +321,7 @@ export function cognitoSource(file: string, options: CognitoSourceOptions): Sour
           const user = value as Obj;
           if (key === 0 && !('Attributes' in user) && !('Username' in user))
             throw new UsageError(`${file} is not ${WHAT}: its first user has neither Username nor Attributes.`);
-          const username = text(user.Username);
+          const username = nonEmpty(user.Username);
           yield mapCognitoUser(user, { opts, ...(groups && username !== undefined ? { groups: groups.of(username) } : {}) }, at);
         }
       } catch (err) {

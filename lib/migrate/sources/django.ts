@@ -3,10 +3,9 @@ import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { streamValues } from 'stream-json/streamers/StreamValues';
 import { UsageError } from '../errors';
-import { assembleUser, emailOf, noHashLoginMethod } from '../mapping';
+import { assembleUser, emailOf, noHashLoginMethod, timestampOf } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, NotImported, Source, Warning } from '../model';
 import { openText, PARSER_OPTIONS } from '../read';
-import { timestampOf } from './supabase';
 
 /**
  * Django (SPEC §17b): `manage.py dumpdata auth.user` (with `auth.group` in the same dump, or in a

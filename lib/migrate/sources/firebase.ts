@@ -3,7 +3,7 @@ import { UsageError } from '../errors';
 import type { FirebaseHashConfig } from '../hash-config';
 import { usersArray } from '../read';
 import { exporterCsvRecords } from './firebase-csv';
-import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, standardBase64, thirdPartyIdOf } from '../mapping';
+import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, standardBase64, thirdPartyIdOf, nonEmpty } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 
 /**
@@ -52,43 +52,41 @@ const CSV_PROVIDER_COLUMNS: readonly (readonly [string, number])[] = [
 /** Cells of a record of today's exporter (52 and the empty one after the trailing comma), and of older ones (28 + 1). */
 const CSV_WIDTHS = new Set([53, 52, 29, 28]);
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
 function fromJson(raw: Record<string, unknown>): FirebaseRecord {
   const providers = Array.isArray(raw.providerUserInfo) ? (raw.providerUserInfo as Record<string, unknown>[]) : [];
   return {
     localId: String(raw.localId ?? ''),
-    email: text(raw.email),
+    email: nonEmpty(raw.email),
     emailVerified: raw.emailVerified === true,
-    passwordHash: text(raw.passwordHash),
-    salt: text(raw.salt),
+    passwordHash: nonEmpty(raw.passwordHash),
+    salt: nonEmpty(raw.salt),
     createdAt: raw.createdAt === undefined ? undefined : String(raw.createdAt),
-    phoneNumber: text(raw.phoneNumber),
+    phoneNumber: nonEmpty(raw.phoneNumber),
     disabled: raw.disabled === true,
-    customAttributes: text(raw.customAttributes),
+    customAttributes: nonEmpty(raw.customAttributes),
     providers: providers
-      .filter((p) => p !== null && typeof p === 'object' && text(p.providerId) !== undefined && text(p.rawId) !== undefined)
-      .map((p) => ({ providerId: String(p.providerId), rawId: String(p.rawId), email: text(p.email) })),
+      .filter((p) => p !== null && typeof p === 'object' && nonEmpty(p.providerId) !== undefined && nonEmpty(p.rawId) !== undefined)
+      .map((p) => ({ providerId: String(p.providerId), rawId: String(p.rawId), email: nonEmpty(p.email) })),
     mfaCount: Array.isArray(raw.mfaInfo) ? raw.mfaInfo.length : 0,
   };
 }
 
 function fromCsv(cells: readonly string[]): FirebaseRecord {
-  const providers = CSV_PROVIDER_COLUMNS.filter(([, at]) => text(cells[at]) !== undefined).map(([providerId, at]) => ({
+  const providers = CSV_PROVIDER_COLUMNS.filter(([, at]) => nonEmpty(cells[at]) !== undefined).map(([providerId, at]) => ({
     providerId,
     rawId: cells[at],
-    email: text(cells[at + 1]),
+    email: nonEmpty(cells[at + 1]),
   }));
   return {
     localId: cells[0],
-    email: text(cells[1]),
+    email: nonEmpty(cells[1]),
     emailVerified: cells[2] === 'true',
-    passwordHash: text(cells[3]),
-    salt: text(cells[4]),
-    createdAt: text(cells[23]),
-    phoneNumber: text(cells[25]),
+    passwordHash: nonEmpty(cells[3]),
+    salt: nonEmpty(cells[4]),
+    createdAt: nonEmpty(cells[23]),
+    phoneNumber: nonEmpty(cells[25]),
     disabled: cells[26] === 'true',
-    customAttributes: text(cells[27]),
+    customAttributes: nonEmpty(cells[27]),
     providers,
     mfaCount: 0,
   };

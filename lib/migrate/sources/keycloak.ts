@@ -4,7 +4,7 @@ import { argon2Format } from '../../password/argon2';
 import { base64 } from '../../password/forms/fields';
 import { passlibPbkdf2Form } from '../../password/forms/pbkdf2';
 import { UsageError } from '../errors';
-import { assembleUser, emailOf, failedUser, noHashLoginMethod, thirdPartyIdOf } from '../mapping';
+import { assembleUser, emailOf, failedUser, noHashLoginMethod, thirdPartyIdOf, nonEmpty } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { jsonFilesOf, usersArray } from '../read';
 
@@ -19,7 +19,6 @@ import { jsonFilesOf, usersArray } from '../read';
 type Obj = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** What the refusal says the file should be. */
 const WHAT = 'a Keycloak export (kc.sh export: a realm file with users, a <realm>-users-<n>.json file, or their folder)';
@@ -58,7 +57,7 @@ function integerOf(v: unknown): string | undefined {
 
 /** The first string of an `additionalParameters` entry (`["id"]`). */
 const parameterOf = (params: Obj, name: string): string | undefined =>
-  Array.isArray(params[name]) ? text((params[name] as unknown[])[0]) : text(params[name]);
+  Array.isArray(params[name]) ? nonEmpty((params[name] as unknown[])[0]) : nonEmpty(params[name]);
 
 /** An algorithm id as the report may show it: an identifier, at most 32 characters. */
 const shown = (algorithm: string): string => JSON.stringify(algorithm.replace(/[^\w.-]/g, '?').slice(0, 32));
@@ -76,9 +75,9 @@ export function convertKeycloakCredential(credential: Obj): ConvertedCredential 
   const secret = legacy ? { value: credential.hashedSaltedValue, salt: credential.salt } : dataOf(credential.secretData);
   const data = legacy ? { algorithm: credential.algorithm, hashIterations: credential.hashIterations } : dataOf(credential.credentialData);
   if (secret === undefined || data === undefined) return { unsupported: 'its secretData or credentialData is not a JSON object' };
-  const algorithm = text(data.algorithm);
-  const value = text(secret.value);
-  const salt = text(secret.salt);
+  const algorithm = nonEmpty(data.algorithm);
+  const value = nonEmpty(secret.value);
+  const salt = nonEmpty(secret.salt);
   const iterations = integerOf(data.hashIterations);
   if (algorithm === undefined) return { unsupported: 'its credentialData names no algorithm' };
   if (value === undefined || salt === undefined || iterations === undefined)
@@ -124,7 +123,7 @@ export interface KeycloakMapContext {
  */
 function metadataOf(raw: Obj, warnings: Warning[]): Obj {
   const own: Obj = {};
-  for (const key of ['username', 'firstName', 'lastName'] as const) if (text(raw[key]) !== undefined) own[key] = raw[key];
+  for (const key of ['username', 'firstName', 'lastName'] as const) if (nonEmpty(raw[key]) !== undefined) own[key] = raw[key];
   const attributes: Obj = {};
   if (isObject(raw.attributes)) {
     for (const [name, values] of Object.entries(raw.attributes)) {
@@ -157,9 +156,9 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
   const createdAt = typeof created === 'number' && Number.isSafeInteger(created) && created >= 0 ? created : undefined;
   if (created !== undefined && createdAt === undefined)
     warnings.push({ code: 'bad-created-at', text: 'createdTimestamp is not a time in ms: timeJoined is the import time' });
-  const sourceId = text(raw.id);
+  const sourceId = nonEmpty(raw.id);
   if (sourceId === undefined) return failedUser(`#${at}`, createdAt, 'no-source-id', `${at} has no id`, warnings);
-  if (text(raw.serviceAccountClientId) !== undefined) {
+  if (nonEmpty(raw.serviceAccountClientId) !== undefined) {
     return {
       sourceId,
       ...(createdAt !== undefined ? { createdAt } : {}),
@@ -174,7 +173,7 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
   }
 
   const email = emailOf(raw.email);
-  if (text(raw.email) !== undefined && email === undefined)
+  if (nonEmpty(raw.email) !== undefined && email === undefined)
     warnings.push({ code: 'bad-email', text: `email ${JSON.stringify(String(raw.email).slice(0, 80))} is not an email address: not imported` });
   const verified = raw.emailVerified === true;
   const credentials = Array.isArray(raw.credentials) ? raw.credentials.filter(isObject) : [];
@@ -196,8 +195,8 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
   }
   const identities = Array.isArray(raw.federatedIdentities) ? raw.federatedIdentities.filter(isObject) : [];
   for (const identity of identities) {
-    const provider = text(identity.identityProvider);
-    const userId = text(identity.userId);
+    const provider = nonEmpty(identity.identityProvider);
+    const userId = nonEmpty(identity.userId);
     if (provider === undefined || userId === undefined) {
       warnings.push({ code: 'identity-unreadable', text: 'a federated identity without identityProvider or userId: not imported' });
       continue;
@@ -219,7 +218,7 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
   if (email !== undefined && methods.length === 0) {
     const why = unsupported
       ? 'a password hash the service cannot check'
-      : text(raw.federationLink) !== undefined
+      : nonEmpty(raw.federationLink) !== undefined
         ? 'no password credential in the export (a user of a user federation such as LDAP keeps it there)'
         : 'no password credential';
     const noHash = noHashLoginMethod(email, verified, opts, why);

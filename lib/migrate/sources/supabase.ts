@@ -1,4 +1,4 @@
-import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf } from '../mapping';
+import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { tableRows, type TableSpec } from '../table';
 
@@ -38,27 +38,6 @@ function jsonObject(v: unknown): Obj | undefined {
     }
   }
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : undefined;
-}
-
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2}){0,2})?$/i;
-
-/**
- * A timestamptz as psql (`2023-05-01 10:20:30.5+00`) or `row_to_json` (`2023-05-01T10:20:30.5+00:00`)
- * writes it, in ms since the epoch: µs truncated, never rounded; no zone is UTC. `infinity` is
- * Infinity (a ban for ever).
- */
-export function timestampOf(v: unknown): number | undefined {
-  if (typeof v !== 'string') return undefined;
-  if (v.trim() === 'infinity') return Infinity;
-  const m = TIMESTAMP.exec(v.trim());
-  if (!m) return undefined;
-  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
-  const local = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
-  const zone = (m[8] ?? 'Z').toUpperCase();
-  if (zone === 'Z') return local;
-  const digits = zone.slice(1).replace(/:/g, '').padEnd(6, '0');
-  const offset = (Number(digits.slice(0, 2)) * 3600 + Number(digits.slice(2, 4)) * 60 + Number(digits.slice(4, 6))) * 1000;
-  return zone[0] === '-' ? local + offset : local - offset;
 }
 
 const BCRYPT = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;

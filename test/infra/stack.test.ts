@@ -3,9 +3,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled, BUNDLE_EXTERNALS, LAMBDA_TARGET, PHONE_METADATA_FILE } from '../../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES, type FunctionDef, type RouteDef } from '../../infra/routes';
 import { buildFunctions } from '../../scripts/build';
@@ -23,6 +22,7 @@ import { secretsOf } from '../../infra/constructs/route-function';
 import { WORKER_TIMEOUT_SECONDS } from '../../infra/constructs/bulk-import';
 import { THROTTLED_RETRY_WINDOW_MS } from '../../lib/recipes/bulkimport/limits';
 import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS } from '../../infra/worker-stream';
+import { scratchDir } from '../support/scratch';
 import { lambdaBundles, ofType, render, statementsOfRole, synthStage, type CfnResource, type Synthesized } from './synth';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -68,10 +68,6 @@ beforeAll(async () => {
   // tokens (§19); dev does neither.
   prod = synthStage({ stage: 'prod', alarmTopicArn: TOPIC, functionEnvironment: PROD_ENV, sessionExchangeIssuers: PROD_ISSUERS }, { bundleDir });
 }, 180_000);
-
-afterAll(() => {
-  for (const dir of [dirname(bundleDir), dev.outdir, prod.outdir]) rmSync(dir, { recursive: true, force: true });
-});
 
 /** The Lambda of each route, found by its stage-qualified name. */
 function functionsByRoute(s: Synthesized, stage: string): Map<string, [string, CfnResource]> {
@@ -143,16 +139,12 @@ describe('HTTP API routes', () => {
     // plan one route more (#35's exchange, a tenant route at 6.1, perhaps with a grant set of its
     // own): 415 + 6.1 + 1 = 423, under 450 (CloudFormation's limit is 500).
     const empty = synthStage({ stage: 'dev' }, { bundleDir, overrides: { routes: [] } });
-    try {
-      const perStack = Object.keys(empty.resources).length;
-      const perRoute = (count - perStack) / ROUTES.length;
-      expect(perRoute).toBeLessThanOrEqual(5.6);
-      expect(perStack + 72 * perRoute).toBeLessThanOrEqual(430);
-      // The one planned route at a tenant route's cost, and a role of its own.
-      expect(count + 6.1 + 1).toBeLessThanOrEqual(430);
-    } finally {
-      rmSync(empty.outdir, { recursive: true, force: true });
-    }
+    const perStack = Object.keys(empty.resources).length;
+    const perRoute = (count - perStack) / ROUTES.length;
+    expect(perRoute).toBeLessThanOrEqual(5.6);
+    expect(perStack + 72 * perRoute).toBeLessThanOrEqual(430);
+    // The one planned route at a tenant route's cost, and a role of its own.
+    expect(count + 6.1 + 1).toBeLessThanOrEqual(430);
     expect(ofType(dev.resources, 'AWS::IAM::Policy')).toEqual([]);
   });
 
@@ -619,7 +611,7 @@ describe('bundles', () => {
 
   it('takes AWS credentials from the environment only (the stubbed chain), as Lambda gives them', () => {
     // A home directory with a credentials file the full chain would use.
-    const home = mkdtempSync(join(tmpdir(), 'auth-core-home-'));
+    const home = scratchDir('auth-core-home-');
     mkdirSync(join(home, '.aws'));
     writeFileSync(join(home, '.aws', 'credentials'), '[default]\naws_access_key_id=AKIAFROMFILE\naws_secret_access_key=from-file\n');
     const script = `require(${JSON.stringify(join(assetDir('user-get'), 'index.js'))}).handler({ version: '2.0', rawPath: '/user/id',
@@ -646,14 +638,10 @@ describe('bundles', () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>);
       return { answer: lines.find((l) => 'answer' in l)?.answer, error: lines.find((l) => l.level === 'error') };
     };
-    try {
-      // Without credentials in the environment the file is not read: the environment provider's error.
-      expect(run({})).toMatchObject({ answer: 500, error: { message: 'unexpected error', errorName: 'CredentialsProviderError' } });
-      // With them, the request is signed and sent.
-      expect(run({ AWS_ACCESS_KEY_ID: 'AKIAFROMENV', AWS_SECRET_ACCESS_KEY: 'from-env' })).toMatchObject({ answer: 500, error: { errorCode: 'ECONNREFUSED' } });
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    // Without credentials in the environment the file is not read: the environment provider's error.
+    expect(run({})).toMatchObject({ answer: 500, error: { message: 'unexpected error', errorName: 'CredentialsProviderError' } });
+    // With them, the request is signed and sent.
+    expect(run({ AWS_ACCESS_KEY_ID: 'AKIAFROMENV', AWS_SECRET_ACCESS_KEY: 'from-env' })).toMatchObject({ answer: 500, error: { errorCode: 'ECONNREFUSED' } });
   });
 
   it('bundles bcryptjs only where passwords are checked, not where imported hashes are validated', () => {

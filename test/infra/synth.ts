@@ -1,11 +1,10 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthCoreStack, type AuthCoreStackProps } from '../../infra/stack';
 import { settingsFromContext, stackName, type LambdaArch } from '../../infra/settings';
 import { buildLambdaFunctions } from '../../scripts/build';
+import { scratchDir } from '../support/scratch';
 
 /* Helpers for the infra tests: synthesise a stage like `infra/app.ts` does, and read the template. */
 
@@ -36,7 +35,7 @@ const built = new Map<LambdaArch, Promise<string>>();
 export function lambdaBundles(arch: LambdaArch = 'x86_64'): Promise<string> {
   let dir = built.get(arch);
   if (!dir) {
-    const out = join(mkdtempSync(join(tmpdir(), 'auth-core-bundles-')), arch);
+    const out = join(scratchDir('auth-core-bundles-'), arch);
     dir = buildLambdaFunctions(out, arch).then(() => out);
     built.set(arch, dir);
   }
@@ -50,7 +49,7 @@ export function lambdaBundles(arch: LambdaArch = 'x86_64'): Promise<string> {
  * findings.
  */
 export function synthStage(context: Record<string, unknown>, opts: { bundleDir: string; overrides?: Partial<AuthCoreStackProps> }): Synthesized {
-  const outdir = mkdtempSync(join(tmpdir(), 'auth-core-cdk-'));
+  const outdir = scratchDir('auth-core-cdk-');
   const app = new App({ outdir });
   const settings = settingsFromContext((key) => context[key]);
   const stack = new AuthCoreStack(app, stackName(settings.stage), { ...settings, bundleDir: opts.bundleDir, ...opts.overrides });

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startApi, type TestApi } from '../support/api';
@@ -8,6 +7,7 @@ import { uniqueEmail } from '../support/flows';
 import { checkImported, checkNotThere, expectedOutcomes, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
 import { expectedSet, MIGRATION_FIXTURES } from '../support/migration';
 import { COUNT_PATH } from '../support/password-migration';
+import { scratchDir } from '../support/scratch';
 
 /**
  * `migrate cognito` end to end (SPEC §17b, §16b): the built command against the local service with
@@ -31,7 +31,7 @@ const UNCALLED_COGNITO = {
 };
 
 let dynamo: DynamoDbLocal;
-const dir = mkdtempSync(join(tmpdir(), 'migrate-cognito-e2e-'));
+const dir = scratchDir('migrate-cognito-e2e-');
 beforeAll(async () => {
   dynamo = await startDynamoDbLocal();
 });

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startApi, type TestApi } from '../support/api';
 import { expectedSet, MIGRATION_FIXTURES, warningCodes } from '../support/migration';
 import { checkImported, checkNotThere, expectedOutcomes, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The CSV sources of SPEC §17b end to end: the built command against the local service with its
@@ -17,7 +17,7 @@ const CLERK = join(MIGRATION_FIXTURES, 'clerk');
 
 let dynamo: DynamoDbLocal;
 let api: TestApi;
-const dir = mkdtempSync(join(tmpdir(), 'migrate-csv-'));
+const dir = scratchDir('migrate-csv-');
 beforeAll(async () => {
   dynamo = await startDynamoDbLocal();
   api = await startApi({ AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on' });

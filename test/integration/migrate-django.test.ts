@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startApi, type TestApi } from '../support/api';
 import { expectedSet, MIGRATION_FIXTURES } from '../support/migration';
 import { checkImported, checkNotThere, expectedOutcomes, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The Django source end to end (SPEC §17b): the built command on the dump Django wrote
@@ -20,7 +20,7 @@ const ENV = { ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'o
 const RECORDS: { model: string }[] = JSON.parse(readFileSync(DUMP, 'utf8'));
 
 let dynamo: DynamoDbLocal;
-const dir = mkdtempSync(join(tmpdir(), 'migrate-django-e2e-'));
+const dir = scratchDir('migrate-django-e2e-');
 const file = (name: string, body: string): string => {
   const path = join(dir, name);
   writeFileSync(path, body);

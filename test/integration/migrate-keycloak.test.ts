@@ -1,12 +1,12 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startApi, type TestApi } from '../support/api';
 import { expectedSet, MIGRATION_FIXTURES, type ExpectedUser } from '../support/migration';
 import { checkImported, checkNotThere, expectedOutcomes, expectRerunAddsNothing, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
 import { testDocClient } from '../support/table';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The Keycloak source end to end (SPEC §17b): the built command on the fixture of a `kc.sh export`
@@ -31,7 +31,7 @@ const secrets: string[] = realm.users.flatMap((u: any) =>
 
 let dynamo: DynamoDbLocal;
 let api: TestApi;
-const dir = mkdtempSync(join(tmpdir(), 'migrate-keycloak-e2e-'));
+const dir = scratchDir('migrate-keycloak-e2e-');
 beforeAll(async () => {
   dynamo = await startDynamoDbLocal();
   api = await startApi({ ...ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint });

@@ -1,7 +1,6 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createServer, type Server } from 'node:http';
@@ -11,6 +10,7 @@ import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { startCountingProxy } from '../support/dynamo-proxy';
 import { expectedSet, MIGRATION_FIXTURES, type ExpectedUser } from '../support/migration';
 import { checkImported, checkNotThere, expectedOutcomes, expectRerunAddsNothing, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The migration command end to end (SPEC §17): the built command (the package's bin) against the
@@ -41,7 +41,7 @@ async function stagedEver(endpoint: string, tableName: string): Promise<number> 
 }
 
 let dynamo: DynamoDbLocal;
-const dir = mkdtempSync(join(tmpdir(), 'migrate-e2e-'));
+const dir = scratchDir('migrate-e2e-');
 beforeAll(async () => {
   dynamo = await startDynamoDbLocal();
 });

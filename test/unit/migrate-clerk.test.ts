@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../lib/migrate/errors';
 import type { MapOptions } from '../../lib/migrate/model';
 import { clerkSource, ksuidTime, mapClerkUser } from '../../lib/migrate/sources/clerk';
 import { checkPlanAgainst, expectedSet, MIGRATION_FIXTURES, plan } from '../support/migration';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The Clerk source (SPEC §17b) against the shared fixture (the dashboard's CSV export, real KSUID
@@ -13,7 +13,7 @@ import { checkPlanAgainst, expectedSet, MIGRATION_FIXTURES, plan } from '../supp
  */
 const CLERK = join(MIGRATION_FIXTURES, 'clerk');
 const CSV = join(CLERK, 'clerk-users.csv');
-const scratch = mkdtempSync(join(tmpdir(), 'migrate-clerk-'));
+const scratch = scratchDir('migrate-clerk-');
 const DEFAULTS: MapOptions = { tenant: 'public', noHash: 'passwordless', includeDisabled: false };
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const source = (file: string, opts: Partial<MapOptions> = {}) => clerkSource(file, { opts: { ...DEFAULTS, ...opts }, now: NOW });

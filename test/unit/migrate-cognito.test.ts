@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../lib/migrate/errors';
 import type { MapOptions, MappedUser, Source } from '../../lib/migrate/model';
 import { cognitoSource, createDateOf, GroupIndex, mapCognitoUser } from '../../lib/migrate/sources/cognito';
 import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUser } from '../support/migration';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The Cognito source (SPEC §17b): `aws cognito-idp list-users` output as the CLI v2 writes it (the
@@ -16,7 +16,7 @@ import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUs
 const COGNITO = join(MIGRATION_FIXTURES, 'cognito');
 const USERS = join(COGNITO, 'list-users.json');
 const GROUPS = join(COGNITO, 'groups.json');
-const scratch = mkdtempSync(join(tmpdir(), 'migrate-cognito-'));
+const scratch = scratchDir('migrate-cognito-');
 const written = (name: string, body: string): string => {
   const file = join(scratch, name);
   writeFileSync(file, body);

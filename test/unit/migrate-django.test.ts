@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DEFAULT_PASSWORD_LIMITS, validateImportedHash, verifyPassword } from '../../lib/password';
@@ -8,6 +7,7 @@ import type { Companions, MapOptions, MappedUser, Source } from '../../lib/migra
 import { SOURCES } from '../../lib/migrate/sources';
 import { FAMILY_VECTORS } from '../fixtures/hash-family-vectors';
 import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type Planned } from '../support/migration';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The Django source (SPEC §17b) against the dump Django itself wrote (`manage.py dumpdata
@@ -19,7 +19,7 @@ const DJANGO = join(MIGRATION_FIXTURES, 'django');
 const DUMP = join(DJANGO, 'auth.json');
 const SET = expectedSet(DJANGO);
 const RECORDS: { model: string; pk?: number; fields: Record<string, unknown> }[] = JSON.parse(readFileSync(DUMP, 'utf8'));
-const scratch = mkdtempSync(join(tmpdir(), 'migrate-django-'));
+const scratch = scratchDir('migrate-django-');
 const DEFAULTS: MapOptions = { tenant: 'public', noHash: 'passwordless', includeDisabled: false };
 const VALIDATION = { limits: DEFAULT_PASSWORD_LIMITS, signerKeyConfigured: false };
 /** expected.json's `hashFamily` (Django's hasher) → the `hashingAlgorithm` SPEC §7b gives its family. */

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../lib/migrate/errors';
 import type { MapOptions } from '../../lib/migrate/model';
@@ -7,6 +6,7 @@ import { assertReadableFile, contentId } from '../../lib/migrate/read';
 import { convertKeycloakCredential, keycloakSource, mapKeycloakUser } from '../../lib/migrate/sources/keycloak';
 import { verifyPassword } from '../../lib/password';
 import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUser } from '../support/migration';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The Keycloak source (SPEC §17b) against the fixture of a `kc.sh export` realm file: every user
@@ -17,7 +17,7 @@ import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUs
  */
 const KEYCLOAK = join(MIGRATION_FIXTURES, 'keycloak');
 const REALM_FILE = join(KEYCLOAK, 'demo-realm.json');
-const scratch = mkdtempSync(join(tmpdir(), 'migrate-keycloak-'));
+const scratch = scratchDir('migrate-keycloak-');
 const OPTS: MapOptions = { tenant: 'public', noHash: 'passwordless', includeDisabled: false };
 
 type Obj = Record<string, any>;

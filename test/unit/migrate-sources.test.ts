@@ -1,5 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { verifyPassword } from '../../lib/password';
@@ -14,6 +13,7 @@ import { supertokensSource } from '../../lib/migrate/sources/supertokens';
 import { UsageError } from '../../lib/migrate/errors';
 import { expectedSet, loginMethodView, MIGRATION_FIXTURES, plan, type ExpectedUser } from '../support/migration';
 import { psqlCsv } from '../support/psql-csv';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The migration command's sources (SPEC §17) against the fixtures made with the real exporters:
@@ -24,7 +24,7 @@ import { psqlCsv } from '../support/psql-csv';
 const FIREBASE = join(MIGRATION_FIXTURES, 'firebase');
 const EMULATOR = join(MIGRATION_FIXTURES, '..', 'firebase-emulator');
 const AUTH0 = join(MIGRATION_FIXTURES, 'auth0');
-const scratch = mkdtempSync(join(tmpdir(), 'migrate-sources-'));
+const scratch = scratchDir('migrate-sources-');
 
 type Variant = { name: string; opts: Partial<MapOptions>; duplicates?: 'oldest' };
 const VARIANTS: Variant[] = [

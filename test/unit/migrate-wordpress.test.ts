@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../lib/migrate/errors';
 import type { MapOptions } from '../../lib/migrate/model';
 import { mapWordPressUser, registeredAt, wordpressSource } from '../../lib/migrate/sources/wordpress';
 import { checkPlanAgainst, expectedSet, MIGRATION_FIXTURES, plan } from '../support/migration';
+import { scratchDir } from '../support/scratch';
 
 /**
  * The WordPress source (SPEC §17b) against the shared fixture (`wp_users` as CSV with its header,
@@ -12,7 +12,7 @@ import { checkPlanAgainst, expectedSet, MIGRATION_FIXTURES, plan } from '../supp
  */
 const WORDPRESS = join(MIGRATION_FIXTURES, 'wordpress');
 const CSV = join(WORDPRESS, 'wp_users.csv');
-const scratch = mkdtempSync(join(tmpdir(), 'migrate-wordpress-'));
+const scratch = scratchDir('migrate-wordpress-');
 const DEFAULTS: MapOptions = { tenant: 'public', noHash: 'passwordless', includeDisabled: false };
 const source = (file: string, opts: Partial<MapOptions> = {}, assumeVerified = false) =>
   wordpressSource(file, { opts: { ...DEFAULTS, ...opts }, assumeVerified });

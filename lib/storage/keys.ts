@@ -166,7 +166,7 @@ export const keys = {
   dynamicSigningKey: (generation: number): Key => ({ pk: 'SIGNINGKEYS', sk: `DYNAMIC#${generation.toString().padStart(10, '0')}` }),
   staticSigningKey: { pk: 'SIGNINGKEYS', sk: 'STATIC' } as Key,
   refreshTokenKey: { pk: 'SIGNINGKEYS', sk: 'REFRESH' } as Key,
-  /** An exchanged old-provider token, by the SHA-256 of the token (SPEC §19): its single use. */
+  /** An exchanged old-provider token, by the SHA-256 of its payload segment (SPEC §19): its single use. */
   exchangedToken: (tokenHash: string): Key => ({ pk: `XTOKEN#${tokenHash}`, sk: 'XTOKEN' }),
   /** A password reset token, by the SHA-256 of the token (SPEC §18b). */
   resetToken: (tokenHash: string): Key => ({ pk: `PWRESET#${tokenHash}`, sk: 'PWRESET' }),

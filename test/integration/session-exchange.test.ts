@@ -57,6 +57,33 @@ async function sign(...args: Parameters<typeof signToken>): Promise<string> {
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * `"<token> <other>"`: the token, and the same token with another last character of its signature
+ * that differs only in bits base64url leaves unused (4 of an RSA-2048 or ES256 signature's 6, 2 of
+ * HS256's), so it decodes to the same bytes.
+ */
+function lowBits(token: string): string {
+  const unused = ((token.length - token.lastIndexOf('.') - 1) * 6) % 8;
+  const last = B64URL.indexOf(token.slice(-1));
+  const mask = (1 << unused) - 1;
+  const other = `${token.slice(0, -1)}${B64URL[(last & ~mask) | ((last + 1) & mask)]}`;
+  return `${token} ${other}`;
+}
+
+/** The order of P-256: an ES256 signature `r || s` verifies as `r || n - s` too. */
+const P256_N = BigInt('0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551');
+
+/** `"<token> <other>"`: an ES256 token, and the same token with `s` replaced by `n - s`. */
+function highS(token: string): string {
+  const dot = token.lastIndexOf('.');
+  const sig = Buffer.from(token.slice(dot + 1), 'base64url');
+  const s = BigInt(`0x${sig.subarray(32).toString('hex')}`);
+  const flipped = Buffer.from((P256_N - s).toString(16).padStart(64, '0'), 'hex');
+  return `${token} ${token.slice(0, dot + 1)}${Buffer.concat([sig.subarray(0, 32), flipped]).toString('base64url')}`;
+}
+
 let api: TestApi;
 let fb: Signer & { pem: string };
 let a0: Signer;
@@ -330,6 +357,23 @@ describe('POST /recipe/migration/session/exchange (SPEC §19)', () => {
     const statuses = answers.map((r) => r.json.status).sort();
     expect(statuses.filter((s) => s === 'OK')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'TOKEN_ALREADY_USED_ERROR')).toHaveLength(9);
+  });
+
+  it('takes a token whose signature is spelt another way for the same token: used once', async () => {
+    const ext = `m-${randomUUID()}`;
+    await importUser(ext);
+    const cases: [string, string][] = [
+      ['RS256, unused bits', lowBits(await sign(a0, a0Claims(ext)))],
+      ['ES256, unused bits', lowBits(await sign(oidc, oidcClaims(OIDC_ISS, ext)))],
+      ['ES256, n - s', highS(await sign(oidc, oidcClaims(OIDC_ISS, ext)))],
+      ['HS256, unused bits', lowBits(await sign({ alg: 'HS256', secret: SECRET }, oidcClaims('https://hs.example.test', ext)))],
+    ];
+    for (const [name, [token, other]] of cases.map(([n, pair]) => [n, pair.split(' ')] as const)) {
+      expect(other).not.toBe(token);
+      // The other spelling verifies: first, it gets the OK; then the token as signed is used.
+      expect([name, (await exchange({ token: other })).json.status]).toEqual([name, 'OK']);
+      expect([name, (await exchange({ token })).json]).toEqual([name, { status: 'TOKEN_ALREADY_USED_ERROR' }]);
+    }
   });
 
   it('answers the same OK again to the same Idempotency-Key and token, TOKEN_ALREADY_USED_ERROR otherwise', async () => {

@@ -182,8 +182,11 @@ export async function exchangeToken(
     ...(typeof claims.auth_time === 'number' ? { authTime: claims.auth_time * 1000 } : {}),
     ...(typeof firebase?.sign_in_provider === 'string' ? { signInProvider: firebase.sign_in_provider } : {}),
   };
-  // 8 and 9. Single use, and the replay of an `OK` to its `Idempotency-Key`.
-  const tokenHash = sha256hex(token);
+  // 8 and 9. Single use, and the replay of an `OK` to its `Idempotency-Key`. What is kept is the
+  // hash of the payload segment, not of the whole token: a signature has other spellings that still
+  // verify (the unused low bits of its last base64url character; ECDSA's `s` and `n - s`), while any
+  // other spelling of the signed payload fails the signature.
+  const tokenHash = sha256hex(token.split('.')[1] as string);
   const keyHash = input.idempotencyKey === undefined ? undefined : sha256hex(`${input.idempotencyKey}\n${tokenHash}`);
   const keepUntil = ((claims.exp as number) + issuer.clockSkewSeconds) * 1000;
   const replay = keyHash === undefined ? undefined : { keyHash, until: now + IDEMPOTENCY_WINDOW_MS, answer: JSON.stringify(ok) };

@@ -1,5 +1,6 @@
 import { ConfigError, readParametersAsConfig, refreshingLoader } from './config';
 import { extensionParameterReader, type ParameterReader } from './parameters';
+import { keysOfJwks } from '../session-exchange/issuer-keys';
 
 /**
  * `SESSION_EXCHANGE_ISSUERS` (SPEC §19): the old providers whose tokens the exchange accepts, each
@@ -21,7 +22,7 @@ export interface ExchangeIssuer {
   readonly preset: ExchangePreset;
   /** The accepted `iss` values (two only for the emulator: ID tokens and session cookies). */
   readonly issuers: readonly string[];
-  /** Accepted `aud` values; empty for Cognito access tokens, which carry `client_id` instead. */
+  /** Accepted `aud` values (for Cognito, the app client ids: an ID token's `aud`, an access token's `client_id`). */
   readonly audiences: readonly string[];
   readonly keys: ExchangeKeySource;
   /** Inline HS256 secret (UTF-8). */
@@ -33,8 +34,8 @@ export interface ExchangeIssuer {
   readonly externalIdClaim: string;
   readonly clockSkewSeconds: number;
   readonly keyRefetchCooldownSeconds: number;
-  /** Cognito only: which token kinds are accepted, and the app client id. */
-  readonly cognito?: { readonly tokenUse: 'id' | 'access' | 'any'; readonly clientId: string };
+  /** Cognito only: which token kinds are accepted. */
+  readonly cognito?: { readonly tokenUse: 'id' | 'access' | 'any' };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -49,6 +50,13 @@ const FIREBASE_X509 = 'https://www.googleapis.com/robot/v1/metadata/x509/securet
 const SESSION_COOKIE_X509 = 'https://www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys';
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Whether the date part of an ISO date-time names a day of the calendar: `Date.parse` rolls 2027-02-30 over to 2 March. */
+function isCalendarDate(iso: string): boolean {
+  const [y, m, d] = iso.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
 
 /** A list of issuers as written, and where it comes from (the start of every refusal's sentence). */
 export interface IssuerList {
@@ -128,7 +136,8 @@ function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda:
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) fail(`${where}: ${field} must be an integer from ${min} to ${max}`);
     return v as number;
   };
-  const url = (field: string): string | undefined => {
+  /** A URL field, checked (https; plain http only outside Lambda), and parsed. */
+  const url = (field: string): URL | undefined => {
     const v = str(field, false);
     if (v === undefined) return undefined;
     let parsed: URL;
@@ -138,7 +147,7 @@ function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda:
       return fail(`${where}: ${field} must be a URL`);
     }
     if (parsed.protocol !== 'https:' && (inLambda || parsed.protocol !== 'http:')) fail(`${where}: ${field} must be an https URL`);
-    return parsed.toString();
+    return parsed;
   };
 
   // The preset's inputs, and what it fills in.
@@ -184,13 +193,15 @@ function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda:
       const iss = `https://cognito-idp.${region}.amazonaws.com/${pool}`;
       issuers = [iss];
       audiences = [clientId];
-      cognito = { tokenUse, clientId };
+      cognito = { tokenUse };
       defaultKeys = { kind: 'jwks', url: `${iss}/.well-known/jwks.json` };
       break;
     }
     case 'supabase': {
       const ref = str('projectRef', false);
       const given = str('issuer', false);
+      // The key URL is made from it: a URL like the key URLs (kept as written, since `iss` is compared exactly).
+      if (given !== undefined) url('issuer');
       if (ref === undefined && given === undefined) fail(`${where}: preset supabase needs projectRef or issuer`);
       const iss = given ?? `https://${ref}.supabase.co/auth/v1`;
       issuers = [iss];
@@ -219,9 +230,11 @@ function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda:
   if (e.jwks !== undefined) {
     const jwks = e.jwks;
     if (!isObject(jwks) || !Array.isArray(jwks.keys) || !jwks.keys.every(isObject)) fail(`${where}: jwks must be a JWKS ({"keys":[…]})`);
+    // Checked now, as a fetched key set is when it comes: else every token would answer "key unknown".
+    if (keysOfJwks(jwks).length === 0) fail(`${where}: jwks has no usable key (an RSA or EC public key for signatures)`);
     keys = { kind: 'inline', jwks: jwks as { keys: Record<string, unknown>[] } };
-  } else if (jwksUri) keys = { kind: 'jwks', url: jwksUri };
-  else if (x509Uri) keys = { kind: 'x509', url: x509Uri };
+  } else if (jwksUri) keys = { kind: 'jwks', url: jwksUri.toString() };
+  else if (x509Uri) keys = { kind: 'x509', url: x509Uri.toString() };
 
   let algorithms: string[];
   if (e.algorithms === undefined) {
@@ -246,7 +259,7 @@ function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda:
   let acceptUntil: number | undefined;
   if (e.acceptUntil !== undefined) {
     const v = e.acceptUntil;
-    acceptUntil = typeof v === 'string' && ISO_DATE_TIME.test(v) ? Date.parse(v) : Number.NaN;
+    acceptUntil = typeof v === 'string' && ISO_DATE_TIME.test(v) && isCalendarDate(v) ? Date.parse(v) : Number.NaN;
     if (!Number.isFinite(acceptUntil)) fail(`${where}: acceptUntil must be an ISO 8601 date-time (e.g. 2027-01-31T00:00:00Z)`);
   }
   const externalIdClaim = str('externalIdClaim', false) ?? 'sub';

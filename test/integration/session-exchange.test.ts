@@ -171,6 +171,17 @@ beforeAll(async () => {
     { id: 'outage', preset: 'oidc', issuer: 'https://outage.example.test', audiences: ['app'], jwksUri: `${keyBase}/outage` },
     { id: 'cookie', preset: 'firebase-session-cookie', projectId: PROJECT, x509Uri: `${keyBase}/x509` },
     { id: 'cog', preset: 'cognito', region: 'eu-west-1', userPoolId: 'eu-west-1_Test', clientId: 'cog-client', tokenUse: 'any', jwksUri: `${keyBase}/cognito` },
+    // A pool with two app clients (web and mobile): `audiences` overrides the one `clientId`.
+    {
+      id: 'cog2',
+      preset: 'cognito',
+      region: 'eu-west-1',
+      userPoolId: 'eu-west-1_Two',
+      clientId: 'web',
+      audiences: ['web', 'mobile'],
+      tokenUse: 'any',
+      jwksUri: `${keyBase}/cognito`,
+    },
     { id: 'emu', preset: 'firebase-emulator', projectId: 'demo-x' },
     { id: 'hang', preset: 'oidc', issuer: 'https://hang.example.test', audiences: ['app'], jwksUri: `${keyBase}/hang` },
   ];
@@ -253,6 +264,27 @@ describe('POST /recipe/migration/session/exchange (SPEC §19)', () => {
       status: 'INVALID_TOKEN_ERROR',
       reason: "The token's audience is not accepted",
     });
+    const cog2 = { ...cog, iss: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Two' };
+    for (const [claims, answer] of [
+      [
+        { aud: 'mobile', token_use: 'id' },
+        { status: 'OK', issuer: 'cog2' },
+      ],
+      [
+        { client_id: 'mobile', token_use: 'access' },
+        { status: 'OK', issuer: 'cog2' },
+      ],
+      [
+        { aud: 'cog-client', token_use: 'id' },
+        { status: 'INVALID_TOKEN_ERROR', reason: "The token's audience is not accepted" },
+      ],
+      [
+        { client_id: 'cog-client', token_use: 'access' },
+        { status: 'INVALID_TOKEN_ERROR', reason: "The token's audience is not accepted" },
+      ],
+    ] as const) {
+      expect((await exchange({ token: await sign(cognito, { ...cog2, ...claims, jti: randomUUID() }) })).json).toMatchObject(answer);
+    }
     const emu = { iss: 'https://securetoken.google.com/demo-x', aud: 'demo-x', sub: ext, iat: t - 10, exp: t + 3600, firebase: { sign_in_provider: 'phone' } };
     const unsigned = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(emu)}.`;
     tokens.push(unsigned);

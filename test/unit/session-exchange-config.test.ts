@@ -1,6 +1,10 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { ConfigError } from '../../lib/config/config';
 import { createIssuerLoader, sessionExchangeFromEnv } from '../../lib/config/session-exchange';
 import { startParametersExtension, type ParametersExtension } from '../support/parameters-extension';
+
+/** A public EC P-256 signing key as a JWKS lists it. */
+const EC_JWK = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'k1', use: 'sig' };
 
 const parse = (issuers: unknown, env: Record<string, string> = {}) =>
   sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: typeof issuers === 'string' ? issuers : JSON.stringify(issuers), ...env });
@@ -44,7 +48,7 @@ describe('SESSION_EXCHANGE_ISSUERS (SPEC §19)', () => {
       { id: 'cog', preset: 'cognito', region: 'eu-west-1', userPoolId: 'eu-west-1_AbC', clientId: 'cid', tokenUse: 'access' },
       { id: 'sb', preset: 'supabase', projectRef: 'abcd' },
       { id: 'sb2', preset: 'supabase', issuer: 'https://auth.example.com/auth/v1', secret: 'x'.repeat(32) },
-      { id: 'o', preset: 'oidc', issuer: 'https://id.example.com', audiences: 'app', jwks: { keys: [] }, maxTokenAgeSeconds: 3600 },
+      { id: 'o', preset: 'oidc', issuer: 'https://id.example.com', audiences: 'app', jwks: { keys: [EC_JWK] }, maxTokenAgeSeconds: 3600 },
     ]);
     expect(cookie).toMatchObject({
       issuers: ['https://session.firebase.google.com/p'],
@@ -58,7 +62,8 @@ describe('SESSION_EXCHANGE_ISSUERS (SPEC §19)', () => {
     expect(cog).toMatchObject({
       issuers: ['https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC'],
       keys: { kind: 'jwks', url: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC/.well-known/jwks.json' },
-      cognito: { tokenUse: 'access', clientId: 'cid' },
+      audiences: ['cid'],
+      cognito: { tokenUse: 'access' },
     });
     expect(sb).toMatchObject({ issuers: ['https://abcd.supabase.co/auth/v1'], audiences: ['authenticated'], algorithms: ['ES256', 'RS256'] });
     expect(sbSecret).toMatchObject({ algorithms: ['HS256'], keys: { kind: 'none' } });
@@ -191,6 +196,16 @@ describe('SESSION_EXCHANGE_ISSUERS (SPEC §19)', () => {
       'SESSION_EXCHANGE_ISSUERS: issuer a: acceptUntil must be an ISO 8601 date-time (e.g. 2027-01-31T00:00:00Z)',
     ],
     [
+      'an acceptUntil that is no day of the calendar',
+      [{ id: 'a', preset: 'firebase', projectId: 'p', acceptUntil: '2027-02-30T00:00:00Z' }],
+      'SESSION_EXCHANGE_ISSUERS: issuer a: acceptUntil must be an ISO 8601 date-time (e.g. 2027-01-31T00:00:00Z)',
+    ],
+    [
+      'a supabase issuer that is not a URL (its key URL is made from it)',
+      [{ id: 'a', preset: 'supabase', issuer: 'auth.example.com/auth/v1' }],
+      'SESSION_EXCHANGE_ISSUERS: issuer a: issuer must be a URL',
+    ],
+    [
       'a negative number',
       [{ id: 'a', preset: 'firebase', projectId: 'p', maxTokenAgeSeconds: -1 }],
       `SESSION_EXCHANGE_ISSUERS: issuer a: maxTokenAgeSeconds must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`,
@@ -215,6 +230,24 @@ describe('SESSION_EXCHANGE_ISSUERS (SPEC §19)', () => {
       [{ id: 'a', preset: 'oidc', issuer: 'https://x', audiences: ['x'], jwks: [] }],
       'SESSION_EXCHANGE_ISSUERS: issuer a: jwks must be a JWKS ({"keys":[…]})',
     ],
+    [
+      'an inline jwks without a usable key',
+      [
+        {
+          id: 'a',
+          preset: 'oidc',
+          issuer: 'https://x',
+          audiences: ['x'],
+          jwks: {
+            keys: [
+              { kty: 'oct', k: 'c2VjcmV0' },
+              { ...EC_JWK, use: 'enc' },
+            ],
+          },
+        },
+      ],
+      'SESSION_EXCHANGE_ISSUERS: issuer a: jwks has no usable key (an RSA or EC public key for signatures)',
+    ],
   ])('refuses %s with one sentence naming it', (_what, issuers, sentence) => {
     expect(refusal(issuers)).toBe(sentence);
   });
@@ -223,6 +256,19 @@ describe('SESSION_EXCHANGE_ISSUERS (SPEC §19)', () => {
     expect(
       refusal([{ id: 'a', preset: 'auth0', domain: 'x.auth0.com', audience: 'c', jwksUri: 'http://127.0.0.1/j' }], { AWS_LAMBDA_FUNCTION_NAME: 'f' }),
     ).toBe('SESSION_EXCHANGE_ISSUERS: issuer a: jwksUri must be an https URL');
+    // A supabase issuer is where its keys are fetched from: the same rule.
+    expect(refusal([{ id: 'a', preset: 'supabase', issuer: 'http://127.0.0.1/auth/v1' }], { AWS_LAMBDA_FUNCTION_NAME: 'f' })).toBe(
+      'SESSION_EXCHANGE_ISSUERS: issuer a: issuer must be an https URL',
+    );
+    expect(parse([{ id: 'a', preset: 'supabase', issuer: 'http://127.0.0.1/auth/v1' }])[0]).toMatchObject({
+      issuers: ['http://127.0.0.1/auth/v1'],
+      keys: { kind: 'jwks', url: 'http://127.0.0.1/auth/v1/.well-known/jwks.json' },
+    });
+  });
+
+  it("takes a cognito issuer's audiences override as its app client ids", () => {
+    const [cog] = parse([{ id: 'c', preset: 'cognito', region: 'r', userPoolId: 'r_P', clientId: 'web', audiences: ['web', 'mobile'], tokenUse: 'any' }]);
+    expect(cog).toMatchObject({ audiences: ['web', 'mobile'], cognito: { tokenUse: 'any' } });
   });
 
   it('a malformed value is a ConfigError', () => {

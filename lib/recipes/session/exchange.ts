@@ -91,13 +91,15 @@ const audiencesOf = (aud: unknown): string[] =>
   typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
 
 function audienceAccepted(issuer: ExchangeIssuer, claims: JWTPayload): boolean {
+  const audOk = audiencesOf(claims.aud).some((a) => issuer.audiences.includes(a));
   const cognito = issuer.cognito;
   if (cognito) {
-    const idOk = claims.token_use === 'id' && audiencesOf(claims.aud).includes(cognito.clientId);
-    const accessOk = claims.token_use === 'access' && claims.client_id === cognito.clientId;
+    // An ID token names the app client in `aud`; an access token has no `aud`, its `client_id` does.
+    const idOk = claims.token_use === 'id' && audOk;
+    const accessOk = claims.token_use === 'access' && typeof claims.client_id === 'string' && issuer.audiences.includes(claims.client_id);
     return cognito.tokenUse === 'id' ? idOk : cognito.tokenUse === 'access' ? accessOk : idOk || accessOk;
   }
-  return audiencesOf(claims.aud).some((a) => issuer.audiences.includes(a));
+  return audOk;
 }
 
 /** Step 6: the claims, with the issuer's clock skew. `undefined` when they pass, else the reason. */

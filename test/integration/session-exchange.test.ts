@@ -5,8 +5,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { sessionExchangeFromEnv } from '../../lib/config/session-exchange';
+import { exchangeToken, IDEMPOTENCY_WINDOW_MS } from '../../lib/recipes/session/exchange';
+import { createDynamoContext } from '../../lib/storage/dynamo';
+import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
+import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 import { startApi, type TestApi } from '../support/api';
 import { ecSigner, importMappedUser, rsaSigner, signToken, type Signer } from '../support/key-server';
+import { BCRYPT } from '../support/linking';
 
 /**
  * SPEC §19 against the local server and a loopback key server this suite runs: a JWKS per issuer
@@ -184,6 +191,7 @@ beforeAll(async () => {
     },
     { id: 'emu', preset: 'firebase-emulator', projectId: 'demo-x' },
     { id: 'hang', preset: 'oidc', issuer: 'https://hang.example.test', audiences: ['app'], jwksUri: `${keyBase}/hang` },
+    ...moreIssuers(keyBase),
   ];
   api = await startApi({ SESSION_EXCHANGE_ISSUERS: JSON.stringify(issuers), SESSION_EXCHANGE_ALLOW_EMULATOR: '1' });
   expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: T1 })).json.status).toBe('OK');
@@ -504,6 +512,186 @@ describe('without SESSION_EXCHANGE_ISSUERS', () => {
       expect([res.status, res.text]).toEqual([400, 'Session exchange is not configured']);
     } finally {
       await bare.stop();
+    }
+  });
+});
+
+/** The signers of the issuers below, made in the suite's `beforeAll` (`moreIssuers`). */
+let more: Record<'other' | 'ecFirst' | 'right' | 'claim' | 'skew' | 'ec1' | 'ec2' | 'known' | 'unknown', Signer>;
+
+/** Issuers for the cases below, appended to the suite's: a claim, skews, several keys, an EC rotation, an outage. */
+function moreIssuers(base: string): Record<string, unknown>[] {
+  more = {
+    other: rsaSigner('many-1'),
+    ecFirst: ecSigner('many-ec'),
+    right: rsaSigner('many-2'),
+    claim: rsaSigner('claim-1'),
+    skew: rsaSigner('skew-1'),
+    ec1: ecSigner('ecrot-1'),
+    ec2: ecSigner('ecrot-2'),
+    known: rsaSigner('re-1'),
+    unknown: rsaSigner('re-2'),
+  };
+  served['/many'] = { keys: [more.ecFirst.jwk, more.other.jwk, more.right.jwk] };
+  served['/ecrot'] = { keys: [more.ec1.jwk] };
+  served['/refetch'] = { keys: [more.known.jwk] };
+  const oidcIssuer = (id: string, extra: Record<string, unknown>) => ({
+    id,
+    preset: 'oidc',
+    issuer: `https://${id}.example.test`,
+    audiences: ['app'],
+    ...extra,
+  });
+  const inlineKeys = (s: Signer) => ({ jwks: { keys: [s.jwk] } });
+  return [
+    oidcIssuer('many', { jwksUri: `${base}/many`, keyRefetchCooldownSeconds: 0 }),
+    oidcIssuer('email-claim', { ...inlineKeys(more.claim), externalIdClaim: 'email' }),
+    oidcIssuer('skew0', { ...inlineKeys(more.skew), clockSkewSeconds: 0 }),
+    oidcIssuer('skew300', { ...inlineKeys(more.skew), clockSkewSeconds: 300 }),
+    oidcIssuer('ecrot', { jwksUri: `${base}/ecrot`, algorithms: ['ES256'], keyRefetchCooldownSeconds: 0 }),
+    oidcIssuer('refetch', { jwksUri: `${base}/refetch`, keyRefetchCooldownSeconds: 0 }),
+  ];
+}
+
+/** Claims for an issuer of `moreIssuers`. */
+const moreClaims = (id: string, sub: string, extra: Record<string, unknown> = {}) => oidcClaims(`https://${id}.example.test`, sub, extra);
+
+describe('the session exchange: tenants, claims, skews and keys (SPEC §19)', () => {
+  it("exchanges in a tenant the user was imported into, answering that tenant's id, and not in another", async () => {
+    const ext = `t-${randomUUID()}`;
+    const imported = await api.post(`/${T1}/recipe/user/passwordhash/import`, { email: `${randomUUID()}@example.test`, passwordHash: BCRYPT.hash });
+    expect(imported.json.status).toBe('OK');
+    expect(imported.json.user.tenantIds).toEqual([T1]);
+    expect((await api.post('/recipe/userid/map', { superTokensUserId: imported.json.user.id, externalUserId: ext })).json.status).toBe('OK');
+    const token = await sign(a0, a0Claims(ext));
+    // Not a user of the public tenant: not consumed there.
+    expect((await exchange({ token })).json).toEqual({ status: 'UNKNOWN_USER_ERROR' });
+    const res = await exchange({ token }, {}, `/${T1}`);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ status: 'OK', tenantId: T1, externalUserId: ext, recipeUserId: ext, issuer: 'a0' });
+    expect(res.json.user.id).toBe(ext);
+    expect(res.json.user.tenantIds).toEqual([T1]);
+    expect((await exchange({ token }, {}, `/${T1}`)).json).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
+  });
+
+  it("finds the user by the issuer's externalIdClaim, answers its value, and refuses a token without it", async () => {
+    const email = `${randomUUID()}@claim.example.test`;
+    const bySub = `s-${randomUUID()}`;
+    await importUser(email);
+    await importUser(bySub);
+    const res = await exchange({ token: await sign(more.claim, moreClaims('email-claim', bySub, { email })) });
+    expect(res.json).toMatchObject({ status: 'OK', externalUserId: email, recipeUserId: email, issuer: 'email-claim' });
+    expect(res.json.user.id).toBe(email);
+    // The sub of an imported user does not count: only the claim does.
+    expect((await exchange({ token: await sign(more.claim, moreClaims('email-claim', bySub, { email: 'nobody@claim.example.test' })) })).json).toEqual({
+      status: 'UNKNOWN_USER_ERROR',
+    });
+    expect((await exchange({ token: await sign(more.claim, moreClaims('email-claim', bySub)) })).json).toEqual({
+      status: 'INVALID_TOKEN_ERROR',
+      reason: 'The token has no usable subject',
+    });
+    expect((await exchange({ token: await sign(more.claim, moreClaims('email-claim', bySub, { email: 7 })) })).json).toEqual({
+      status: 'INVALID_TOKEN_ERROR',
+      reason: 'The token has no usable subject',
+    });
+  });
+
+  it("applies each issuer's clockSkewSeconds to exp and nbf", async () => {
+    const ext = `sk-${randomUUID()}`;
+    await importUser(ext);
+    const t = now();
+    const expired = { status: 'INVALID_TOKEN_ERROR', reason: 'The token has expired' };
+    // exp 30 s ago: within the default 60 s, not within 0.
+    expect((await exchange({ token: await sign(more.skew, moreClaims('skew0', ext, { exp: t - 30 })) })).json).toEqual(expired);
+    // exp 120 s ago: past the default 60 s (see above) and 0, within 300.
+    expect((await exchange({ token: await sign(more.skew, moreClaims('skew0', ext, { exp: t - 120 })) })).json).toEqual(expired);
+    expect((await exchange({ token: await sign(more.skew, moreClaims('skew300', ext, { exp: t - 120 })) })).json).toMatchObject({
+      status: 'OK',
+      issuer: 'skew300',
+    });
+    expect((await exchange({ token: await sign(more.skew, moreClaims('skew300', ext, { exp: t - 600 })) })).json).toEqual(expired);
+    // nbf 120 s ahead: not yet valid with 0, valid with 300.
+    expect((await exchange({ token: await sign(more.skew, moreClaims('skew0', ext, { nbf: t + 120 })) })).json).toEqual({
+      status: 'INVALID_TOKEN_ERROR',
+      reason: 'The token is not valid yet',
+    });
+    expect((await exchange({ token: await sign(more.skew, moreClaims('skew300', ext, { nbf: t + 120 })) })).json.status).toBe('OK');
+    expect((await exchange({ token: await sign(more.skew, moreClaims('skew0', ext)) })).json.status).toBe('OK');
+  });
+
+  it('verifies a token without kid against every key of the issuer, the right one not first, fetching once', async () => {
+    const ext = `nk-${randomUUID()}`;
+    await importUser(ext);
+    const noKid = { kid: undefined };
+    expect((await exchange({ token: await sign(more.right, moreClaims('many', ext), noKid) })).json).toMatchObject({ status: 'OK', issuer: 'many' });
+    expect((await exchange({ token: await sign(more.other, moreClaims('many', ext), noKid) })).json).toMatchObject({ status: 'OK', issuer: 'many' });
+    expect((await exchange({ token: await sign(rsaSigner('stranger'), moreClaims('many', ext), noKid) })).json).toEqual({
+      status: 'INVALID_TOKEN_ERROR',
+      reason: "The token's signature is invalid",
+    });
+    // No kid is no unknown kid: never a refetch, whatever the cooldown.
+    expect(fetches['/many']).toBe(1);
+  });
+
+  it('refetches the JWKS for a rotated EC (ES256) kid', async () => {
+    const ext = `ec-${randomUUID()}`;
+    await importUser(ext);
+    expect((await exchange({ token: await sign(more.ec1, moreClaims('ecrot', ext)) })).json).toMatchObject({ status: 'OK', issuer: 'ecrot' });
+    expect(fetches['/ecrot']).toBe(1);
+    served['/ecrot'] = { keys: [more.ec1.jwk, more.ec2.jwk] };
+    expect((await exchange({ token: await sign(more.ec2, moreClaims('ecrot', ext)) })).json).toMatchObject({ status: 'OK', issuer: 'ecrot' });
+    expect(fetches['/ecrot']).toBe(2);
+    expect((await exchange({ token: await sign(more.ec1, moreClaims('ecrot', ext)) })).json.status).toBe('OK');
+    expect(fetches['/ecrot']).toBe(2);
+  });
+
+  it('answers 503, never INVALID_TOKEN_ERROR, when the refetch for an unknown kid fails, and OK once it works', async () => {
+    const ext = `rf-${randomUUID()}`;
+    await importUser(ext);
+    expect((await exchange({ token: await sign(more.known, moreClaims('refetch', ext)) })).json.status).toBe('OK');
+    expect(fetches['/refetch']).toBe(1);
+    down.add('/refetch');
+    const token = await sign(more.unknown, moreClaims('refetch', ext));
+    const res = await exchange({ token });
+    expect([res.status, res.text]).toEqual([503, "The token issuer's keys could not be fetched, try again later"]);
+    expect(fetches['/refetch']).toBe(2);
+    // The known kid still verifies from the cache, without a fetch.
+    expect((await exchange({ token: await sign(more.known, moreClaims('refetch', ext)) })).json.status).toBe('OK');
+    expect(fetches['/refetch']).toBe(2);
+    down.delete('/refetch');
+    served['/refetch'] = { keys: [more.known.jwk, more.unknown.jwk] };
+    expect((await exchange({ token })).json).toMatchObject({ status: 'OK', issuer: 'refetch', externalUserId: ext });
+    expect(fetches['/refetch']).toBe(3);
+  });
+
+  it('answers TOKEN_ALREADY_USED_ERROR to the Idempotency-Key once its 60 s are over (a clock of its own, on the suite table)', async () => {
+    const ext = `ik-${randomUUID()}`;
+    await importUser(ext);
+    const local = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: local });
+    try {
+      // The exchange itself, its clock moved by the test, on the server's table.
+      const ctx = createDynamoContext(api.tableName, client);
+      let at = Date.now();
+      const deps = { users: new DynamoUserStore(ctx), sessions: new DynamoSessionStore(ctx), clock: { now: () => at } };
+      const issuers = sessionExchangeFromEnv({
+        SESSION_EXCHANGE_ISSUERS: JSON.stringify([{ id: 'hs', preset: 'oidc', issuer: 'https://hs.example.test', audiences: ['app'], secret: SECRET }]),
+      });
+      const input = {
+        token: await sign({ alg: 'HS256', secret: SECRET }, oidcClaims('https://hs.example.test', ext)),
+        issuer: undefined,
+        idempotencyKey: `k-${randomUUID()}`,
+      };
+      const first = await exchangeToken(deps, issuers, 'public', input);
+      expect(first.result).toMatchObject({ status: 'OK', externalUserId: ext, tenantId: 'public', issuer: 'hs' });
+      at += IDEMPOTENCY_WINDOW_MS - 1000;
+      expect((await exchangeToken(deps, issuers, 'public', input)).result).toEqual(first.result);
+      at += 2000;
+      expect((await exchangeToken(deps, issuers, 'public', input)).result).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
+      // The server, on the same table, agrees the token is used.
+      expect((await exchange({ token: input.token })).json).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
+    } finally {
+      client.destroy();
     }
   });
 });

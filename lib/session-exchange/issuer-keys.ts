@@ -118,7 +118,7 @@ export async function issuerKeys(issuer: ExchangeIssuer, kid: string | undefined
     if (!p) {
       p = fetchKeys(issuer, source.kind, source.url)
         .then((keys) => {
-          const entry = { keys, at: Date.now() };
+          const entry = { keys, at: now };
           cache.set(cacheKey, entry);
           return entry;
         })

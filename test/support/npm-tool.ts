@@ -361,7 +361,8 @@ export async function statusAndBody(res: Response): Promise<{ status: number; bo
 /**
  * One tool for the tests of a file (started in `beforeAll`, then `setUp` with it, stopped in
  * `afterAll`), and `it` that runs a test against it: when the tool cannot be installed (no
- * registry), the reason is printed once and the tests pass without running. `limitMs` bounds the
+ * registry), the reason is printed once and the tests pass without running, except in CI
+ * (`CI=true`), where the suite fails with it. `limitMs` bounds the
  * `beforeAll` (install, start and set-up), past the tool's own limits, so the harness, not jest,
  * says what ran out.
  */
@@ -376,6 +377,9 @@ export function useTool<T extends { stop(): Promise<void> }>(
   beforeAll(async () => {
     const started = await start();
     if ('skip' in started) {
+      // CI installs from the registry it ran `npm ci` with: there a tool that cannot be installed is a
+      // failure, never a suite that passes without running.
+      if (process.env.CI === 'true') throw new Error(`${what} cannot run in CI: ${started.skip}`);
       skipped = started.skip;
       console.warn(`${what} skipped: ${skipped}`);
       return;

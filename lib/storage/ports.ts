@@ -553,6 +553,8 @@ export interface SessionStore {
     keepUntil: number,
     replay: ExchangeReplay | undefined,
   ): Promise<{ consumed: true } | { consumed: false; replay?: ExchangeReplay }>;
+  /** The replay the use of an exchanged token kept for its `Idempotency-Key` (read after its write), if any. */
+  exchangeReplay(tokenHash: string): Promise<ExchangeReplay | undefined>;
   /** Conditional: `false` when another function made this generation's key first. */
   addDynamicKey(generation: number, key: SigningKeyRecord, deleteAfter: number): Promise<boolean>;
   addStaticKey(key: SigningKeyRecord): Promise<boolean>;

@@ -664,34 +664,71 @@ describe('the session exchange: tenants, claims, skews and keys (SPEC §19)', ()
     expect(fetches['/refetch']).toBe(3);
   });
 
+  /** `exchangeToken` itself on the server's table, with a clock the test moves (`at`), and issuers of its own. */
+  async function withOwnClock(
+    issuers: unknown[],
+    fn: (run: (input: Parameters<typeof exchangeToken>[3]) => ReturnType<typeof exchangeToken>, clock: { at: number }) => Promise<void>,
+  ) {
+    const client = new DynamoDBClient({
+      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      const ctx = createDynamoContext(api.tableName, client);
+      const clock = { at: Date.now() };
+      const deps = { users: new DynamoUserStore(ctx), sessions: new DynamoSessionStore(ctx), clock: { now: () => clock.at } };
+      const parsed = sessionExchangeFromEnv({ SESSION_EXCHANGE_ISSUERS: JSON.stringify(issuers) });
+      await fn((input) => exchangeToken(deps, parsed, 'public', input), clock);
+    } finally {
+      client.destroy();
+    }
+  }
+
   it('answers TOKEN_ALREADY_USED_ERROR to the Idempotency-Key once its 60 s are over (a clock of its own, on the suite table)', async () => {
     const ext = `ik-${randomUUID()}`;
     await importUser(ext);
-    const local = { accessKeyId: 'local', secretAccessKey: 'local' };
-    const client = new DynamoDBClient({ endpoint: process.env.TEST_DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: local });
-    try {
-      // The exchange itself, its clock moved by the test, on the server's table.
-      const ctx = createDynamoContext(api.tableName, client);
-      let at = Date.now();
-      const deps = { users: new DynamoUserStore(ctx), sessions: new DynamoSessionStore(ctx), clock: { now: () => at } };
-      const issuers = sessionExchangeFromEnv({
-        SESSION_EXCHANGE_ISSUERS: JSON.stringify([{ id: 'hs', preset: 'oidc', issuer: 'https://hs.example.test', audiences: ['app'], secret: SECRET }]),
-      });
+    const hs = { id: 'hs', preset: 'oidc', issuer: 'https://hs.example.test', audiences: ['app'], secret: SECRET };
+    await withOwnClock([hs], async (run, clock) => {
       const input = {
         token: await sign({ alg: 'HS256', secret: SECRET }, oidcClaims('https://hs.example.test', ext)),
         issuer: undefined,
         idempotencyKey: `k-${randomUUID()}`,
       };
-      const first = await exchangeToken(deps, issuers, 'public', input);
+      const first = await run(input);
       expect(first.result).toMatchObject({ status: 'OK', externalUserId: ext, tenantId: 'public', issuer: 'hs' });
-      at += IDEMPOTENCY_WINDOW_MS - 1000;
-      expect((await exchangeToken(deps, issuers, 'public', input)).result).toEqual(first.result);
-      at += 2000;
-      expect((await exchangeToken(deps, issuers, 'public', input)).result).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
+      clock.at += IDEMPOTENCY_WINDOW_MS - 1000;
+      expect((await run(input)).result).toEqual(first.result);
+      clock.at += 2000;
+      expect((await run(input)).result).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
       // The server, on the same table, agrees the token is used.
       expect((await exchange({ token: input.token })).json).toEqual({ status: 'TOKEN_ALREADY_USED_ERROR' });
-    } finally {
-      client.destroy();
-    }
+    });
+  });
+
+  it('answers the OK again to its Idempotency-Key within 60 s even once the token has expired or its user is gone', async () => {
+    const ext = `ix-${randomUUID()}`;
+    const userId = await importUser(ext);
+    const hs0 = { id: 'hs', preset: 'oidc', issuer: 'https://hs.example.test', audiences: ['app'], secret: SECRET, clockSkewSeconds: 0 };
+    await withOwnClock([hs0], async (run, clock) => {
+      // A token with 10 s left when the backend first sends it.
+      const token = await sign({ alg: 'HS256', secret: SECRET }, oidcClaims('https://hs.example.test', ext, { exp: Math.floor(clock.at / 1000) + 10 }));
+      const input = { token, issuer: undefined, idempotencyKey: `k-${randomUUID()}` };
+      const first = await run(input);
+      expect(first.result).toMatchObject({ status: 'OK', externalUserId: ext });
+      // 30 s on, the token has expired and the user is deleted: the retry with the key still gets the OK it lost.
+      clock.at += 30_000;
+      expect((await api.post('/user/remove', { userId })).json.status).toBe('OK');
+      expect((await run(input)).result).toEqual(first.result);
+      // Without the key, or with another, the checks answer.
+      const expired = { status: 'INVALID_TOKEN_ERROR', reason: 'The token has expired' };
+      expect((await run({ ...input, idempotencyKey: undefined })).result).toEqual(expired);
+      expect((await run({ ...input, idempotencyKey: 'another-key' })).result).toEqual(expired);
+      // A forged signature on the same payload is no retry, whatever the key.
+      const forged = `${token.slice(0, token.lastIndexOf('.'))}.${Buffer.alloc(32).toString('base64url')}`;
+      expect((await run({ ...input, token: forged })).result).toEqual({ status: 'INVALID_TOKEN_ERROR', reason: "The token's signature is invalid" });
+      clock.at += IDEMPOTENCY_WINDOW_MS;
+      expect((await run(input)).result).toEqual(expired);
+    });
   });
 });

@@ -2,6 +2,7 @@ import { sameSecret, sha256hex } from '../../digest';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { ExchangeIssuer } from '../../config/session-exchange';
 import { issuerKeys, secretKeyOf, type IssuerKey } from '../../session-exchange/issuer-keys';
+import type { ExchangeReplay } from '../../storage/ports';
 import type { Deps } from '../deps';
 import { findMapping } from '../useridmapping/find-mapping';
 import { toApiUser, type ApiUser } from '../users/api-user';
@@ -118,6 +119,12 @@ function checkClaims(issuer: ExchangeIssuer, claims: JWTPayload, now: number): s
   return undefined;
 }
 
+/** The `OK` kept for this `Idempotency-Key` (by its hash) while its window lasts, else `undefined`. */
+function replayed(kept: ExchangeReplay | undefined, keyHash: string, now: number): ExchangeResult | undefined {
+  if (!kept || now >= kept.until || !sameSecret(kept.keyHash, keyHash)) return undefined;
+  return JSON.parse(kept.answer) as ExchangeResult;
+}
+
 /** The issuer a token names: by the body's `issuer` id, else by its `iss` exactly. */
 function issuerOf(issuers: readonly ExchangeIssuer[], named: string | undefined, iss: unknown): ExchangeIssuer | 'unknown' | 'mismatch' {
   if (typeof iss !== 'string') return 'unknown';
@@ -166,6 +173,17 @@ export async function exchangeToken(
   const kid = typeof header.kid === 'string' ? header.kid : undefined;
   const badSignature = await checkSignature(token, alg, kid, issuer, now);
   if (badSignature) return { result: invalid(badSignature), issuerId };
+  // What single use keeps is the hash of the payload segment, not of the whole token: a signature
+  // has other spellings that still verify (the unused low bits of its last base64url character;
+  // ECDSA's `s` and `n - s`), while any other spelling of the signed payload fails the signature.
+  const tokenHash = sha256hex(token.split('.')[1] as string);
+  const keyHash = input.idempotencyKey === undefined ? undefined : sha256hex(`${input.idempotencyKey}\n${tokenHash}`);
+  // 9, first: a retry with the key of an `OK` gets that `OK` for 60 s, even if the token has expired
+  // or its user changed since. Only with a key (one read more), and only once the token verified.
+  if (keyHash !== undefined) {
+    const kept = replayed(await deps.sessions.exchangeReplay(tokenHash), keyHash, now);
+    if (kept) return { result: kept, issuerId };
+  }
   // 6. Claims.
   const badClaims = checkClaims(issuer, claims, now);
   if (badClaims) return { result: invalid(badClaims), issuerId };
@@ -184,18 +202,11 @@ export async function exchangeToken(
     ...(typeof claims.auth_time === 'number' ? { authTime: claims.auth_time * 1000 } : {}),
     ...(typeof firebase?.sign_in_provider === 'string' ? { signInProvider: firebase.sign_in_provider } : {}),
   };
-  // 8 and 9. Single use, and the replay of an `OK` to its `Idempotency-Key`. What is kept is the
-  // hash of the payload segment, not of the whole token: a signature has other spellings that still
-  // verify (the unused low bits of its last base64url character; ECDSA's `s` and `n - s`), while any
-  // other spelling of the signed payload fails the signature.
-  const tokenHash = sha256hex(token.split('.')[1] as string);
-  const keyHash = input.idempotencyKey === undefined ? undefined : sha256hex(`${input.idempotencyKey}\n${tokenHash}`);
+  // 8 and 9. Single use, and the replay of an `OK` to a retry that raced its first use.
   const keepUntil = ((claims.exp as number) + issuer.clockSkewSeconds) * 1000;
   const replay = keyHash === undefined ? undefined : { keyHash, until: now + IDEMPOTENCY_WINDOW_MS, answer: JSON.stringify(ok) };
   const used = await deps.sessions.consumeExchangedToken(tokenHash, Math.max(keepUntil, now + IDEMPOTENCY_WINDOW_MS), replay);
   if (used.consumed) return { result: ok, issuerId };
-  if (keyHash !== undefined && used.replay && now < used.replay.until && sameSecret(used.replay.keyHash, keyHash)) {
-    return { result: JSON.parse(used.replay.answer) as ExchangeResult, issuerId };
-  }
-  return { result: { status: 'TOKEN_ALREADY_USED_ERROR' }, issuerId };
+  const kept = keyHash === undefined ? undefined : replayed(used.replay, keyHash, now);
+  return { result: kept ?? { status: 'TOKEN_ALREADY_USED_ERROR' }, issuerId };
 }

@@ -258,13 +258,18 @@ export class DynamoSessionStore implements SessionStore {
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
     }
-    // Used before: the first use's replay, read after its write (consistent), for a retry with its key.
-    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: key, ConsistentRead: true }));
+    // Used before: the first use's replay, for a retry with its key.
+    const kept = await this.exchangeReplay(tokenHash);
+    return kept ? { consumed: false, replay: kept } : { consumed: false };
+  }
+
+  async exchangeReplay(tokenHash: string): Promise<ExchangeReplay | undefined> {
+    const out = await this.ctx.doc.send(new GetCommand({ TableName: this.ctx.tableName, Key: keys.exchangedToken(tokenHash), ConsistentRead: true }));
     const old = out.Item;
     if (old && typeof old.replayKeyHash === 'string' && typeof old.replayUntil === 'number' && typeof old.answer === 'string') {
-      return { consumed: false, replay: { keyHash: old.replayKeyHash, until: old.replayUntil, answer: old.answer } };
+      return { keyHash: old.replayKeyHash, until: old.replayUntil, answer: old.answer };
     }
-    return { consumed: false };
+    return undefined;
   }
 
   async readSigningKeys(): Promise<StoredSigningKeys> {

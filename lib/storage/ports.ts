@@ -546,7 +546,7 @@ export interface SessionStore {
   /**
    * Marks an exchanged token (SPEC §19) used, by its hash, until `keepUntil` (ms): conditional, so of
    * racing calls exactly one gets `true`. `replay`: the answer kept for an `Idempotency-Key`. A
-   * `false` comes with the replay the first use kept, if any.
+   * `false` to a call with a `replay` comes with the replay the first use kept, if any.
    */
   consumeExchangedToken(
     tokenHash: string,

@@ -1,4 +1,6 @@
 import bcrypt from 'bcryptjs';
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -15,11 +17,19 @@ import { testDocClient } from '../support/table';
  * not, so they are tests; `lib/storage/README.md` has the table. A change that adds a call fails
  * here and must say why there.
  */
+const OLD_ISSUER = 'https://old.example.test';
+const OLD_SECRET = 'the old provider secret, 32 characters or more';
 let proxy: CountingProxy;
 let api: TestApi;
 beforeAll(async () => {
   proxy = await startCountingProxy(process.env.TEST_DYNAMODB_ENDPOINT!);
-  api = await startApi({ AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1' });
+  api = await startApi({
+    AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_ITERATIONS: '1',
+    // An old provider signing with an inline secret: the exchange fetches no key.
+    SESSION_EXCHANGE_ISSUERS: JSON.stringify([{ id: 'old', preset: 'oidc', issuer: OLD_ISSUER, audiences: ['app'], secret: OLD_SECRET }]),
+  });
 });
 afterAll(async () => {
   try {
@@ -397,6 +407,34 @@ describe('sessions (SPEC §18), warm: the keys are read once per function and ke
     const token = promoted.accessToken.token;
     expect(await callsOf(() => api.post('/recipe/session/regenerate', { accessToken: token, userDataInJWT: { r: 2 } }))).toEqual({ UpdateItem: 1 });
     expect(await callsOf(() => api.post('/recipe/session/regenerate', { accessToken: token }))).toEqual({ GetItem: 1 });
+  });
+});
+
+describe('the session exchange (SPEC §19)', () => {
+  it('OK 3: the external id mapped, its user, the single use; used again 1, 2 with an Idempotency-Key', async () => {
+    const user = (await api.post('/recipe/signup', { email: uniqueEmail('rt-exchange'), password: 'password-123' })).json.user;
+    const ext = `old-${user.id}`;
+    await api.post('/recipe/userid/map', { superTokensUserId: user.id, externalUserId: ext });
+    const t = Math.floor(Date.now() / 1000);
+    const oldToken = () =>
+      new SignJWT({ iss: OLD_ISSUER, aud: 'app', sub: ext, iat: t, exp: t + 3600, jti: randomUUID() })
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(Buffer.from(OLD_SECRET));
+    const exchange = (token: string, headers: Record<string, string> = {}) => api.post('/recipe/migration/session/exchange', { token }, headers);
+    const token = await oldToken();
+    const calls = await callsOf(async () => expect((await exchange(token)).json.status).toBe('OK'));
+    expect(calls).toEqual({ GetItem: 1, PutItem: 1, Query: 1 });
+    // Used: the conditional PutItem is refused; without a key there is no replay to read.
+    expect(await callsOf(async () => expect((await exchange(token)).json.status).toBe('TOKEN_ALREADY_USED_ERROR'))).toEqual({
+      GetItem: 1,
+      PutItem: 1,
+      Query: 1,
+    });
+    // With a key: its replay is read once the token verifies, and answers at once.
+    const keyed = await oldToken();
+    const key = { 'idempotency-key': `rt-${randomUUID()}` };
+    expect(await callsOf(async () => expect((await exchange(keyed, key)).json.status).toBe('OK'))).toEqual({ GetItem: 2, PutItem: 1, Query: 1 });
+    expect(await callsOf(async () => expect((await exchange(keyed, key)).json.status).toBe('OK'))).toEqual({ GetItem: 1 });
   });
 });
 

@@ -258,7 +258,8 @@ export class DynamoSessionStore implements SessionStore {
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
     }
-    // Used before: the first use's replay, for a retry with its key.
+    // Used before: the first use's replay, for a retry with a key (without one, there is nothing to read).
+    if (!replay) return { consumed: false };
     const kept = await this.exchangeReplay(tokenHash);
     return kept ? { consumed: false, replay: kept } : { consumed: false };
   }

@@ -5,12 +5,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { sessionExchangeFromEnv } from '../../lib/config/session-exchange';
 import { exchangeToken, IDEMPOTENCY_WINDOW_MS } from '../../lib/recipes/session/exchange';
 import { createDynamoContext } from '../../lib/storage/dynamo';
 import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
+import { testDynamoClient } from '../support/table';
 import { startApi, type TestApi } from '../support/api';
 import { ecSigner, importMappedUser, rsaSigner, signToken, type Signer } from '../support/key-server';
 import { BCRYPT } from '../support/linking';
@@ -669,11 +669,7 @@ describe('the session exchange: tenants, claims, skews and keys (SPEC §19)', ()
     issuers: unknown[],
     fn: (run: (input: Parameters<typeof exchangeToken>[3]) => ReturnType<typeof exchangeToken>, clock: { at: number }) => Promise<void>,
   ) {
-    const client = new DynamoDBClient({
-      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const client = testDynamoClient();
     try {
       const ctx = createDynamoContext(api.tableName, client);
       const clock = { at: Date.now() };

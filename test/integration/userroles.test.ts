@@ -1,4 +1,3 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoContext } from '../../lib/storage/dynamo';
 import { DynamoRoleStore, userRoleItem } from '../../lib/storage/dynamo/dynamo-role-store';
@@ -7,7 +6,7 @@ import { keys } from '../../lib/storage/keys';
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { tenantPath } from '../support/flows';
 import { linkingClient } from '../support/linking';
-import { testDocClient } from '../support/table';
+import { testDocClient, testDynamoClient } from '../support/table';
 import { getUsersThatHaveRole } from '../../lib/recipes/userroles/get-users-that-have-role';
 import { MAX_ANSWER_BODY_BYTES } from '../../lib/recipes/answer-size';
 import { InvalidInputError } from '../../lib/recipes/errors';
@@ -100,11 +99,7 @@ describe('role definitions', () => {
   });
 
   it('holds at most MAX_ROLES roles in the app (400 for a new one beyond, nothing written; an existing one is still updated)', async () => {
-    const client = new DynamoDBClient({
-      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const client = testDynamoClient();
     try {
       const roles = new DynamoRoleStore(createDynamoContext(api.tableName, client));
       const existing = roleName('kept');
@@ -163,11 +158,7 @@ describe('roles of users, per tenant', () => {
     const users = Array.from({ length: 30 }, (_, i) => `crowd-user-${i}`);
     await Promise.all(users.map((u) => assign(u, role)));
     const bytes = users.reduce((sum, u) => sum + Buffer.byteLength(u) + 5, 0);
-    const client = new DynamoDBClient({
-      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const client = testDynamoClient();
     try {
       const ctx = createDynamoContext(api.tableName, client);
       const roles = new DynamoRoleStore(ctx);
@@ -261,11 +252,7 @@ describe('roles of users, per tenant', () => {
     const role = roleName('late');
     await createRole(role);
     const id = await al.emailPassword();
-    const client = new DynamoDBClient({
-      endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const client = testDynamoClient();
     try {
       const ctx = createDynamoContext(api.tableName, client);
       const roles = new DynamoRoleStore(ctx);

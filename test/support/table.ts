@@ -2,14 +2,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lib/storage/keys';
 
+/** A client on the suite's DynamoDB Local (or another): for a store of the service's own, or the raw API. */
+export function testDynamoClient(endpoint = process.env.TEST_DYNAMODB_ENDPOINT): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+}
+
 /** A document client on the suite's DynamoDB Local (or another), for reading what the service stored. */
 export function testDocClient(endpoint = process.env.TEST_DYNAMODB_ENDPOINT): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  return DynamoDBDocumentClient.from(client);
+  return DynamoDBDocumentClient.from(testDynamoClient(endpoint));
 }
 
 /**

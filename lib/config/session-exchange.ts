@@ -1,6 +1,6 @@
 import { ConfigError, readParametersAsConfig, refreshingLoader } from './config';
 import { extensionParameterReader, type ParameterReader } from './parameters';
-import { keysOfJwks } from '../session-exchange/issuer-keys';
+import { keysOfJwks, type IssuerKey } from '../session-exchange/issuer-keys';
 
 /**
  * `SESSION_EXCHANGE_ISSUERS` (SPEC §19): the old providers whose tokens the exchange accepts, each
@@ -14,7 +14,8 @@ export type ExchangePreset = 'firebase' | 'firebase-session-cookie' | 'auth0' | 
 export type ExchangeKeySource =
   | { readonly kind: 'jwks'; readonly url: string }
   | { readonly kind: 'x509'; readonly url: string }
-  | { readonly kind: 'inline'; readonly jwks: { readonly keys: readonly Record<string, unknown>[] } }
+  /** An inline JWKS, its usable keys imported once when the configuration is read. */
+  | { readonly kind: 'inline'; readonly keys: readonly IssuerKey[] }
   | { readonly kind: 'none' };
 
 export interface ExchangeIssuer {
@@ -231,8 +232,9 @@ function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda:
     const jwks = e.jwks;
     if (!isObject(jwks) || !Array.isArray(jwks.keys) || !jwks.keys.every(isObject)) fail(`${where}: jwks must be a JWKS ({"keys":[…]})`);
     // Checked now, as a fetched key set is when it comes: else every token would answer "key unknown".
-    if (keysOfJwks(jwks).length === 0) fail(`${where}: jwks has no usable key (an RSA or EC public key for signatures)`);
-    keys = { kind: 'inline', jwks: jwks as { keys: Record<string, unknown>[] } };
+    const inline = keysOfJwks(jwks);
+    if (inline.length === 0) fail(`${where}: jwks has no usable key (an RSA or EC public key for signatures)`);
+    keys = { kind: 'inline', keys: inline };
   } else if (jwksUri) keys = { kind: 'jwks', url: jwksUri.toString() };
   else if (x509Uri) keys = { kind: 'x509', url: x509Uri.toString() };
 

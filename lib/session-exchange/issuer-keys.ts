@@ -38,9 +38,6 @@ const cache = new Map<string, Cached>();
 /** Fetches under way, so racing exchanges of one container share one request. */
 const pending = new Map<string, Promise<Cached>>();
 
-/** An inline JWKS's keys, imported once per configuration object. */
-const inlineKeys = new WeakMap<object, readonly IssuerKey[]>();
-
 /** A JWKS's usable keys: RSA and EC P-256/P-384 signing keys (`use`, when present, must be `sig`). */
 export function keysOfJwks(jwks: unknown): IssuerKey[] {
   const list = (jwks as { keys?: unknown } | null)?.keys;
@@ -107,11 +104,7 @@ async function fetchKeys(issuer: ExchangeIssuer, kind: 'jwks' | 'x509', url: str
 export async function issuerKeys(issuer: ExchangeIssuer, kid: string | undefined, now: number): Promise<readonly IssuerKey[]> {
   const source = issuer.keys;
   if (source.kind === 'none') return [];
-  if (source.kind === 'inline') {
-    let keys = inlineKeys.get(source.jwks);
-    if (!keys) inlineKeys.set(source.jwks, (keys = keysOfJwks(source.jwks)));
-    return keys;
-  }
+  if (source.kind === 'inline') return source.keys;
   const cacheKey = `${issuer.id} ${source.url}`;
   const load = (): Promise<Cached> => {
     let p = pending.get(cacheKey);

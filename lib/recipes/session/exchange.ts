@@ -149,10 +149,11 @@ export async function exchangeToken(
 ): Promise<{ result: ExchangeResult; issuerId?: string }> {
   const { token } = input;
   // 1. Decoded without trusting it.
+  const segments = token.split('.');
   let claims: JWTPayload;
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
-    if (token.split('.').length !== 3) throw new Error('segments');
+    if (segments.length !== 3) throw new Error('segments');
     header = decodeProtectedHeader(token);
     claims = decodeJwt(token);
   } catch {
@@ -176,7 +177,7 @@ export async function exchangeToken(
   // What single use keeps is the hash of the payload segment, not of the whole token: a signature
   // has other spellings that still verify (the unused low bits of its last base64url character;
   // ECDSA's `s` and `n - s`), while any other spelling of the signed payload fails the signature.
-  const tokenHash = sha256hex(token.split('.')[1] as string);
+  const tokenHash = sha256hex(segments[1] as string);
   const keyHash = input.idempotencyKey === undefined ? undefined : sha256hex(`${input.idempotencyKey}\n${tokenHash}`);
   // 9, first: a retry with the key of an `OK` gets that `OK` for 60 s, even if the token has expired
   // or its user changed since. Only with a key (one read more), and only once the token verified.

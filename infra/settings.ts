@@ -4,7 +4,7 @@
  * the tests and the app read the context the same way.
  */
 import { ConfigError, passwordMigrationFromEnv } from '../lib/config/config';
-import { sessionExchangeFromEnv } from '../lib/config/session-exchange';
+import { sessionExchangeFromEnv } from '../lib/config/session-exchange-issuers';
 
 /** Prefix of every resource name and of the SSM parameter paths. */
 export const APP_NAME = 'auth-core';

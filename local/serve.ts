@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
 import { knobFrom } from '../lib/config/config';
 import { readLocalSettings } from '../lib/config/local-settings';
-import { sessionExchangeFromEnv } from '../lib/config/session-exchange';
+import { sessionExchangeFromEnv } from '../lib/config/session-exchange-issuers';
 import { createDynamoContext } from '../lib/storage/dynamo';
 import { sweepFormats } from '../lib/storage/dynamo/format-sweep';
 import { ensureTable } from './create-table';

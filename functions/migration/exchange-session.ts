@@ -1,9 +1,9 @@
 import { BadRequestError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { TextReply } from '../../lib/http/response';
-import { exchangeToken } from '../../lib/recipes/session/exchange';
+import { exchangeToken } from '../../lib/session-exchange/exchange';
 import { KeysUnavailableError } from '../../lib/session-exchange/issuer-keys';
-import { createIssuerLoader } from '../../lib/config/session-exchange';
+import { createIssuerLoader } from '../../lib/config/session-exchange-issuers';
 import { countMetric } from '../../lib/log/metrics';
 import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';

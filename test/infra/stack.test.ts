@@ -809,7 +809,7 @@ describe('migration dashboard', () => {
       'lib/recipes/bulkimport/worker.ts',
       'lib/recipes/emailpassword/sign-in.ts',
       'lib/recipes/emailpassword/import-password-hash.ts',
-      'lib/recipes/emailpassword/migrate-password.ts',
+      'lib/password-migration/migrate-at-sign-in.ts',
       'functions/migration/exchange-session.ts',
     ]
       .map((f) => readFileSync(join(ROOT, f), 'utf8'))

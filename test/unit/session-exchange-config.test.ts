@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { ConfigError } from '../../lib/config/config';
-import { createIssuerLoader, sessionExchangeFromEnv } from '../../lib/config/session-exchange';
+import { createIssuerLoader, sessionExchangeFromEnv } from '../../lib/config/session-exchange-issuers';
 import { startParametersExtension, type ParametersExtension } from '../support/parameters-extension';
 
 /** A public EC P-256 signing key as a JWKS lists it. */

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import type { ExchangeIssuer } from '../../lib/config/session-exchange';
-import { issuerKeys, keysOfJwks, keysOfX509Map } from '../../lib/session-exchange/issuer-keys';
+import type { ExchangeIssuer } from '../../lib/session-exchange/issuers';
+import { issuerKeys } from '../../lib/session-exchange/issuer-keys';
+import { keysOfJwks, keysOfX509Map } from '../../lib/session-exchange/public-keys';
 import { rsaSigner, startKeyServer, type KeyServer } from '../support/key-server';
 
 describe('the exchange reads issuer keys (SPEC §19)', () => {

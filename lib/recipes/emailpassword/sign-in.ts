@@ -1,11 +1,11 @@
 import type { Logger } from '../../log/logger';
+import { migratePasswordAtSignIn } from '../../password-migration/migrate-at-sign-in';
 import { countMetric } from '../../log/metrics';
 import { dummyVerify, hashAlgorithmOf, hashPassword, needsRehash, verifyPassword } from '../../password';
 import { publicIdOf } from '../../storage/auth-user';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { changeLogin, loginOf, storeWrite, userOf } from '../users/find-login';
-import { migratePasswordAtSignIn } from './migrate-password';
 
 export type SignInResult = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' };
 

@@ -1,14 +1,16 @@
-import { hashPassword } from '../../password/own-hash';
-import { verifyPassword } from '../../password/verify';
-import { passwordMigrationSource, type Verdict } from '../../password-migration/sources';
-import { MetricUnit, recordMetrics } from '../../log/metrics';
-import type { Logger } from '../../log/logger';
-import { publicIdOf, withPasswordHash } from '../../storage/auth-user';
-import type { Deps } from '../deps';
-import { PasswordSourceUnavailableError } from '../errors';
-import { toApiUser } from '../users/api-user';
-import { findLogin, updateLoginMethod, type UserLogin } from '../users/find-login';
-import type { SignInResult } from './sign-in';
+import { MetricUnit, recordMetrics } from '../log/metrics';
+import type { Logger } from '../log/logger';
+import { hashPassword } from '../password/own-hash';
+import { verifyPassword } from '../password/verify';
+import type { Deps } from '../recipes/deps';
+import { PasswordSourceUnavailableError } from '../recipes/errors';
+import { toApiUser, type ApiUser } from '../recipes/users/api-user';
+import { findLogin, updateLoginMethod, type UserLogin } from '../recipes/users/find-login';
+import { publicIdOf, withPasswordHash } from '../storage/auth-user';
+import { passwordMigrationSource, type Verdict } from './sources';
+
+/** What a first sign-in answers: the outcomes of an email-password sign-in (`signIn`, which calls this). */
+export type MigratedSignIn = { status: 'OK'; user: ApiUser; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' };
 
 /** How often the write of a migrated hash is tried again when the user changed meanwhile. */
 const WRITE_TRIES = 3;
@@ -36,7 +38,7 @@ export async function migratePasswordAtSignIn(
   password: string,
   found: UserLogin,
   log: Pick<Logger, 'info' | 'warn'>,
-): Promise<SignInResult> {
+): Promise<MigratedSignIn> {
   const userId = publicIdOf(found.loginMethod);
   // No provider takes an empty password: a definite no, not worth a call (Firebase calls it malformed).
   if (password === '') return { status: 'WRONG_CREDENTIALS_ERROR' };

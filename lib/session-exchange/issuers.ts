@@ -1,11 +1,11 @@
-import { ConfigError, readParametersAsConfig, refreshingLoader } from './config';
-import { extensionParameterReader, type ParameterReader } from './parameters';
-import { keysOfJwks, type IssuerKey } from '../session-exchange/issuer-keys';
+import { ConfigError } from '../config/config';
+import { keysOfJwks, type IssuerKey } from './public-keys';
 
 /**
  * `SESSION_EXCHANGE_ISSUERS` (SPEC §19): the old providers whose tokens the exchange accepts, each
  * a preset filled in and checked here, so a malformed list is one sentence naming the issuer id and
- * the field, never a surprise at the first exchange.
+ * the field, never a surprise at the first exchange. Read from the environment and SSM by
+ * `lib/config/session-exchange-issuers.ts`; parsed here from what it passes in.
  */
 
 export type ExchangePreset = 'firebase' | 'firebase-session-cookie' | 'auth0' | 'cognito' | 'supabase' | 'oidc' | 'firebase-emulator';
@@ -104,11 +104,6 @@ export function parseIssuerLists(lists: readonly IssuerList[], env: Env): Exchan
     });
   }
   return out;
-}
-
-/** Parses and checks `SESSION_EXCHANGE_ISSUERS`; absent or `[]`: no issuer. */
-export function sessionExchangeFromEnv(env: Env): ExchangeIssuer[] {
-  return parseIssuerLists([{ source: 'SESSION_EXCHANGE_ISSUERS', json: env.SESSION_EXCHANGE_ISSUERS }], env);
 }
 
 function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda: boolean, fail: (s: string) => never): ExchangeIssuer {
@@ -280,31 +275,4 @@ function parseIssuer(id: string, e: Record<string, unknown>, env: Env, inLambda:
     keyRefetchCooldownSeconds: int('keyRefetchCooldownSeconds', 0, 3600, 30) as number,
     ...(cognito ? { cognito } : {}),
   };
-}
-
-/**
- * The issuers of this function: `SESSION_EXCHANGE_ISSUERS` (locally, and in AWS the stage's
- * `sessionExchangeIssuers` context) followed by the SSM parameter named by
- * `SESSION_EXCHANGE_ISSUERS_PARAMETER` when the stack set one and the operator created it (where
- * an issuer with an inline `secret` belongs). Re-read like the secrets (`refreshingLoader`), so a
- * changed parameter reaches warm functions. Apart from `configFromEnv`: only the exchange function
- * carries this parser (about 6 KB of every bundle otherwise). A malformed list throws the
- * `ConfigError` (a 500 naming it; `npm start` refuses to start).
- */
-export function createIssuerLoader(
-  env: Env = process.env,
-  readParameters: ParameterReader = extensionParameterReader(env),
-  now: () => number = Date.now,
-): () => Promise<readonly ExchangeIssuer[]> {
-  const parameter = env.SESSION_EXCHANGE_ISSUERS_PARAMETER;
-  return refreshingLoader(async () => {
-    const fromSsm = parameter ? await readParametersAsConfig(readParameters, [parameter]) : {};
-    return parseIssuerLists(
-      [
-        { source: 'SESSION_EXCHANGE_ISSUERS', json: env.SESSION_EXCHANGE_ISSUERS },
-        ...(parameter ? [{ source: `Parameter ${parameter}`, json: fromSsm[parameter] }] : []),
-      ],
-      env,
-    );
-  }, now);
 }

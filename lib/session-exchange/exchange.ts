@@ -1,11 +1,12 @@
-import { sameSecret, sha256hex } from '../../digest';
+import { sameSecret, sha256hex } from '../digest';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
-import type { ExchangeIssuer } from '../../config/session-exchange';
-import { issuerKeys, secretKeyOf, type IssuerKey } from '../../session-exchange/issuer-keys';
-import type { ExchangeReplay } from '../../storage/ports';
-import type { Deps } from '../deps';
-import { findMapping } from '../useridmapping/find-mapping';
-import { toApiUser, type ApiUser } from '../users/api-user';
+import type { Deps } from '../recipes/deps';
+import { findMapping } from '../recipes/useridmapping/find-mapping';
+import { toApiUser, type ApiUser } from '../recipes/users/api-user';
+import type { ExchangeReplay } from '../storage/ports';
+import { issuerKeys, secretKeyOf } from './issuer-keys';
+import type { ExchangeIssuer } from './issuers';
+import type { IssuerKey } from './public-keys';
 
 /**
  * `POST [/<t>]/recipe/migration/session/exchange` (SPEC §19): an old provider's token, verified here

@@ -1,0 +1,83 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { importCircles, importGraph, relativeTo, tsFilesUnder } from '../support/import-graph';
+
+/**
+ * The shape of the code (issue 43): no file imports itself back through others.
+ */
+
+const ROOT = resolve(__dirname, '../..');
+/** The code the service ships and runs (the tests and the bench import it, nothing imports them). */
+const SOURCE_FOLDERS = ['lib', 'functions', 'infra', 'local', 'scripts'];
+
+/** Writes `files` (path → text) into a fresh folder and returns it. */
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'import-graph-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+function circlesIn(dir: string): string[][] {
+  return importCircles(importGraph(tsFilesUnder(dir, ['.']))).map((circle) => relativeTo(dir, circle));
+}
+
+describe('the import graph', () => {
+  it('has no circle in lib/, functions/, infra/, local/ or scripts/', () => {
+    const circles = importCircles(importGraph(tsFilesUnder(ROOT, SOURCE_FOLDERS)));
+    expect(circles.map((circle) => relativeTo(ROOT, circle).join(' → '))).toEqual([]);
+  });
+
+  it('reads every source file, so an empty graph cannot pass for a clean one', () => {
+    const graph = importGraph(tsFilesUnder(ROOT, SOURCE_FOLDERS));
+    expect(graph.size).toBeGreaterThan(300);
+    expect(graph.get(join(ROOT, 'lib/recipes/emailpassword/sign-in.ts'))).toContain(join(ROOT, 'lib/password-migration/migrate-at-sign-in.ts'));
+  });
+
+  describe('finds a circle', () => {
+    let dir: string | undefined;
+    afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+    it('of two files, through a type-only import', () => {
+      dir = project({
+        'config/issuers.ts': "import { keysOf } from '../keys/issuer-keys';\nexport interface Issuer { id: string }\n",
+        'keys/issuer-keys.ts': "import type { Issuer } from '../config/issuers';\nexport const keysOf = (i: Issuer) => [i.id];\n",
+        'other.ts': "import { keysOf } from './keys/issuer-keys';\n",
+      });
+      expect(circlesIn(dir)).toEqual([['config/issuers.ts', 'keys/issuer-keys.ts', 'config/issuers.ts']]);
+    });
+
+    it('through three files, an index file, an export-from and a require', () => {
+      dir = project({
+        'a.ts': "export { b } from './b';\n",
+        'b.ts': "import { c } from './c';\nexport const b = c;\n",
+        'c/index.ts': "const a = require('../a');\nexport const c = a;\n",
+      });
+      expect(circlesIn(dir)).toEqual([['a.ts', 'b.ts', 'c/index.ts', 'a.ts']]);
+    });
+
+    it('of a file importing itself, and each circle once', () => {
+      dir = project({
+        'self.ts': "import './self';\n",
+        'p.ts': "import './q';\n",
+        'q.ts': "import './p';\nimport 'some-package';\n",
+      });
+      expect(circlesIn(dir)).toEqual([
+        ['p.ts', 'q.ts', 'p.ts'],
+        ['self.ts', 'self.ts'],
+      ]);
+    });
+
+    it('and none where imports only point one way', () => {
+      dir = project({
+        'a.ts': "import './b';\nimport './c';\n",
+        'b.ts': "import './c';\n",
+        'c.ts': "import 'node:fs';\n",
+      });
+      expect(circlesIn(dir)).toEqual([]);
+    });
+  });
+});

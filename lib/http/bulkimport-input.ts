@@ -1,5 +1,5 @@
 import type { BulkImportStatus } from '../storage/model';
-import type { BulkRowCursor } from '../storage/ports';
+import type { BulkRowCursor } from '../storage/ports/bulk-import';
 import { BadRequestError, invalidField } from './errors';
 import { checkWellFormed, optionalString, type Fields } from './input';
 

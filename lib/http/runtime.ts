@@ -2,7 +2,7 @@ import { createConfigLoader, type Config } from '../config/config';
 import { cryptoRandom, systemClock, type Deps } from '../recipes/deps';
 import { createDynamoContext, type DynamoContext } from '../storage/dynamo/transact';
 import { DynamoTenantStore } from '../storage/dynamo/dynamo-tenant-store';
-import type { Stores } from '../storage/ports';
+import type { Stores } from '../storage/ports/stores';
 
 export type StoreName = keyof Stores;
 

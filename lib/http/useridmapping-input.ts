@@ -1,4 +1,4 @@
-import type { UserIdKind } from '../storage/ports';
+import type { UserIdKind } from '../storage/ports/users';
 import { BadRequestError, invalidField } from './errors';
 import { optionalString, type Fields } from './input';
 

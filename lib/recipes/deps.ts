@@ -1,21 +1,17 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config/config';
-import type {
-  BulkImportStore,
-  BulkUserImportStore,
-  BulkWorkerStore,
-  EmailVerificationStore,
-  MetadataStore,
-  PasswordlessStore,
-  PasswordResetStore,
-  RoleReader,
-  RoleStore,
-  SessionStore,
-  TenantStore,
-  UserAccounts,
-  UserSearch,
-  UserStore,
-} from '../storage/ports';
+import type { BulkImportStore } from '../storage/ports/bulk-import';
+import type { BulkUserImportStore } from '../storage/ports/bulk-user-import';
+import type { BulkWorkerStore } from '../storage/ports/bulk-worker';
+import type { EmailVerificationStore } from '../storage/ports/email-verification';
+import type { MetadataStore } from '../storage/ports/metadata';
+import type { PasswordResetStore } from '../storage/ports/password-reset';
+import type { PasswordlessStore } from '../storage/ports/passwordless';
+import type { RoleReader, RoleStore } from '../storage/ports/roles';
+import type { SessionStore } from '../storage/ports/sessions';
+import type { TenantStore } from '../storage/ports/tenants';
+import type { UserSearch } from '../storage/ports/user-search';
+import type { UserAccounts, UserStore } from '../storage/ports/users';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {

@@ -3,7 +3,7 @@ import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from
 import type { Deps } from '../recipes/deps';
 import { findMapping } from '../recipes/useridmapping/find-mapping';
 import { toApiUser, type ApiUser } from '../recipes/users/api-user';
-import type { ExchangeReplay } from '../storage/ports';
+import type { ExchangeReplay } from '../storage/ports/sessions';
 import { issuerKeys, secretKeyOf } from './issuer-keys';
 import type { ExchangeIssuer } from './issuers';
 import type { IssuerKey } from './public-keys';

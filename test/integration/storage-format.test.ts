@@ -1,4 +1,5 @@
-import { CURRENT_FORMAT, ITEM_TYPE } from '../../lib/storage/dynamo/user-items';
+import { CURRENT_FORMAT } from '../../lib/storage/dynamo/user-items';
+import { ITEM_TYPE } from '../../lib/storage/dynamo/stored-user-items';
 import { startApi, tableProblems, UNCALLED_MIGRATION_SOURCE, type TestApi } from '../support/api';
 import { uniqueEmail, uniquePhone } from '../support/flows';
 import { BCRYPT, linkingClient } from '../support/linking';

@@ -1,15 +1,18 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { importCircles, importGraph, relativeTo, tsFilesUnder } from '../support/import-graph';
+import { filesOverLines, importCircles, importGraph, relativeTo, tsFilesUnder } from '../support/import-graph';
 
 /**
- * The shape of the code (issue 43): no file imports itself back through others.
+ * The shape of the code (issue 43): no file imports itself back through others, and no file of
+ * `lib/` grows past what one reader holds at once.
  */
 
 const ROOT = resolve(__dirname, '../..');
 /** The code the service ships and runs (the tests and the bench import it, nothing imports them). */
 const SOURCE_FOLDERS = ['lib', 'functions', 'infra', 'local', 'scripts'];
+/** A file past this is two ideas (issue 43); `lib/storage/ports.ts` at 588 lines was fourteen. */
+const MAX_LIB_FILE_LINES = 450;
 
 /** Writes `files` (path → text) into a fresh folder and returns it. */
 function project(files: Record<string, string>): string {
@@ -79,5 +82,23 @@ describe('the import graph', () => {
       });
       expect(circlesIn(dir)).toEqual([]);
     });
+  });
+});
+
+describe('file length', () => {
+  it(`keeps every TypeScript file of lib/ at or under ${MAX_LIB_FILE_LINES} lines`, () => {
+    const over = filesOverLines(tsFilesUnder(ROOT, ['lib']), MAX_LIB_FILE_LINES);
+    expect(over.map(({ file, lines }) => `${relativeTo(ROOT, [file])[0]}: ${lines} lines`)).toEqual([]);
+  });
+
+  it('counts lines as wc -l does, and names a file one line over', () => {
+    const dir = project({ 'long.ts': 'x;\n'.repeat(MAX_LIB_FILE_LINES + 1), 'fits.ts': 'x;\n'.repeat(MAX_LIB_FILE_LINES) });
+    try {
+      expect(filesOverLines(tsFilesUnder(dir, ['.']), MAX_LIB_FILE_LINES).map(({ file, lines }) => [relativeTo(dir, [file])[0], lines])).toEqual([
+        ['long.ts', MAX_LIB_FILE_LINES + 1],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,7 +7,8 @@ import { decodeLogin, readSnapshot } from '../../lib/storage/dynamo/login-codec'
 import { StoredItemError } from '../../lib/storage/dynamo/stored-fields';
 import { loginMarkWrites } from '../../lib/storage/dynamo/mark-writes';
 import { userChangeWrites } from '../../lib/storage/dynamo/user-diff';
-import { claimsOf, CURRENT_FORMAT, itemsOfUser, type DerivedItem } from '../../lib/storage/dynamo/user-items';
+import { claimsOf, CURRENT_FORMAT, itemsOfUser } from '../../lib/storage/dynamo/user-items';
+import type { DerivedItem } from '../../lib/storage/dynamo/stored-user-items';
 import type { DynamoContext } from '../../lib/storage/dynamo/transact';
 
 /** The derivation of a user's items and the writes between two states (no DynamoDB needed). */

@@ -1,5 +1,5 @@
 import type { BulkImportRow, BulkImportStatus, BulkLoginMethod, JsonObject } from '../../storage/model';
-import { cursorOfRow, type BulkRowCursor } from '../../storage/ports';
+import { cursorOfRow, type BulkRowCursor } from '../../storage/ports/bulk-import';
 import { answerBodyBytes, MAX_ANSWER_BODY_BYTES } from '../answer-size';
 import type { Deps } from '../deps';
 

@@ -1,6 +1,6 @@
 import { publicIdOf, withCodesConsumed, withVerifiedEmail } from '../../storage/auth-user';
 import type { PasswordlessIdentity, UserRecord } from '../../storage/model';
-import type { LoginWrite } from '../../storage/ports';
+import type { LoginWrite } from '../../storage/ports/users';
 import { retryOnRace, type Deps } from '../deps';
 import { toApiUser, type ApiUser } from '../users/api-user';
 import { changeLogin, createLogin, loginOf } from '../users/find-login';

@@ -1,6 +1,6 @@
 import { isDeviceSuperseded } from '../../storage/auth-user';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity, UserRecord } from '../../storage/model';
-import type { LoginRef } from '../../storage/ports';
+import type { LoginRef } from '../../storage/ports/users';
 import type { Deps } from '../deps';
 import { findLogin, type UserLogin } from '../users/find-login';
 

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { exportJWK, importPKCS8, importSPKI, type CryptoKey, type JWK } from 'jose';
 import type { SessionConfig } from '../../config/config';
 import type { SigningKeyRecord, StoredSigningKeys } from '../../storage/model';
-import type { SessionStore } from '../../storage/ports';
+import type { SessionStore } from '../../storage/ports/sessions';
 import type { Clock, RandomSource } from '../deps';
 
 const generateKeyPair = promisify(generateRsaKeyPair);

@@ -1,5 +1,5 @@
 import type { AuthUser, UserRecord } from '../../storage/model';
-import type { UserIdKind } from '../../storage/ports';
+import type { UserIdKind } from '../../storage/ports/users';
 import type { Deps } from '../deps';
 import { InvalidInputError } from '../errors';
 

@@ -1,4 +1,4 @@
-import type { UserIdKind } from '../../storage/ports';
+import type { UserIdKind } from '../../storage/ports/users';
 import type { Deps } from '../deps';
 import { findMapping } from './find-mapping';
 

@@ -1,4 +1,4 @@
-import type { UserIdKind } from '../../storage/ports';
+import type { UserIdKind } from '../../storage/ports/users';
 import { retryOnRace, type Deps } from '../deps';
 import { updateLoginMethod } from '../users/find-login';
 import { assertNoDataUnder, findMapping, isRecipeUserId } from './find-mapping';

@@ -1,6 +1,6 @@
 import { isLoginMark, loginMethodOf, standaloneUser, withLoginMethod } from '../../storage/auth-user';
 import type { AuthUser, UserRecord } from '../../storage/model';
-import { isSnapshot, refOf, type FoundLogin, type LoginWrite, type UserWithLogin, type UserWriteResult } from '../../storage/ports';
+import { isSnapshot, refOf, type FoundLogin, type LoginWrite, type UserWithLogin, type UserWriteResult } from '../../storage/ports/users';
 import type { Deps } from '../deps';
 
 /** A user together with one of its login methods: the one a request named or signed in with. */

@@ -1,5 +1,5 @@
 import type { RecipeId } from '../../storage/model';
-import type { FoundLogin } from '../../storage/ports';
+import type { FoundLogin } from '../../storage/ports/users';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from './api-user';
 import { findLogin } from './find-login';

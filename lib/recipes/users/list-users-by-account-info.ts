@@ -1,7 +1,7 @@
 import type { AuthUser, UserRecord } from '../../storage/model';
 import { timeJoinedOf } from '../../storage/auth-user';
 import type { Deps } from '../deps';
-import type { FoundLogin } from '../../storage/ports';
+import type { FoundLogin } from '../../storage/ports/users';
 import { toApiUser, type ApiUser } from './api-user';
 import { findLogin } from './find-login';
 

@@ -1,4 +1,4 @@
-import type { UserListCursor } from '../../storage/ports';
+import type { UserListCursor } from '../../storage/ports/users';
 
 /**
  * `GET /users` pagination tokens: base64url (no padding) of `<timeJoined>#<userId>`, the place of

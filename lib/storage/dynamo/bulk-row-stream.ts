@@ -1,7 +1,7 @@
 import { passesWorkerFilter } from '../../../infra/worker-stream';
 import { bulkLaneOf } from '../keys';
 import type { BulkImportRow } from '../model';
-import type { BulkRowHandOver } from '../ports';
+import type { BulkRowHandOver } from '../ports/bulk-worker';
 import { BULK_ROW_TYPE, bulkRowFromItem } from './dynamo-bulk-import-store';
 
 /** An attribute of a stream record's image, in DynamoDB's JSON: strings and numbers are all a row holds. */

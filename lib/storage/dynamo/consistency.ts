@@ -9,7 +9,8 @@ import { METADATA_TYPE } from './dynamo-metadata-store';
 import { RESET_TOKEN_ENTRY_TYPE, RESET_TOKEN_TYPE } from './dynamo-password-reset-store';
 import { CODE_ID_TYPE } from './dynamo-passwordless-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
-import { ITEM_TYPE, itemsOfUser, ownerOf, userFromItems, type DerivedItem } from './user-items';
+import { itemsOfUser } from './user-items';
+import { ITEM_TYPE, ownerOf, userFromItems, type DerivedItem } from './stored-user-items';
 
 /** One inconsistency found in the table. */
 export interface ConsistencyProblem {

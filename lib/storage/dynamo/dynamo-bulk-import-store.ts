@@ -3,7 +3,7 @@ import { inPool } from '../../pool';
 import { isThrottlingError, whileThrottled } from '../errors';
 import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
 import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
-import { cursorOfRow, type BulkImportStore, type BulkRowCursor } from '../ports';
+import { cursorOfRow, type BulkImportStore, type BulkRowCursor } from '../ports/bulk-import';
 import { batchGetAll, ifAbsent, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 
 export const BULK_ROW_TYPE = 'bulkRow';

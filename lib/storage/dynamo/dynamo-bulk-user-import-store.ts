@@ -1,6 +1,7 @@
 import { bulkLaneOf, keys } from '../keys';
 import { TooManyItemsError } from '../errors';
-import type { BulkRowRef, BulkUserImportStore, BulkUserWrite, BulkUserWriteResult } from '../ports';
+import type { BulkRowRef } from '../ports/bulk-import';
+import type { BulkUserImportStore, BulkUserWrite, BulkUserWriteResult } from '../ports/bulk-user-import';
 import { rowDone } from './dynamo-bulk-worker-store';
 import { metadataCondition, metadataItem } from './dynamo-metadata-store';
 import { roleIsCurrent, userRoleItem } from './dynamo-role-store';

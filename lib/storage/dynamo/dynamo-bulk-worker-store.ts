@@ -1,6 +1,7 @@
 import { ATTR, BULK_SHARDS, keys } from '../keys';
 import type { BulkImportRow, BulkUser, RoleRecord } from '../model';
-import type { BulkRowRef, BulkWorkerStore } from '../ports';
+import type { BulkRowRef } from '../ports/bulk-import';
+import type { BulkWorkerStore } from '../ports/bulk-worker';
 import { bulkRowFromItem, bulkRowItem, counterUpdate, ifStatus, laneCounter, listPartition, readRow, rowKey, statusShard } from './dynamo-bulk-import-store';
 import { ROLE_LANE_TYPE, roleIsCurrent } from './dynamo-role-store';
 import { batchGetAll, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';

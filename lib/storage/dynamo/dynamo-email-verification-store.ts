@@ -1,7 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, keys } from '../keys';
 import type { VerificationTokenRecord } from '../model';
-import type { EmailVerificationStore, UsersChange } from '../ports';
+import type { EmailVerificationStore } from '../ports/email-verification';
+import type { UsersChange } from '../ports/users';
 import { deleteInChunks, ifAbsent, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { userChangeWrites } from './user-diff';
 

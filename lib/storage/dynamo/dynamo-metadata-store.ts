@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import type { JsonObject, MetadataRecord } from '../model';
-import type { MetadataStore } from '../ports';
+import type { MetadataStore } from '../ports/metadata';
 import { ifAbsent, ifVersion, writeAtomically, type DynamoContext } from './transact';
 
 export const METADATA_TYPE = 'metadata';

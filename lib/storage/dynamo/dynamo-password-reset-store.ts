@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, keys } from '../keys';
 import type { PasswordResetTokenRecord } from '../model';
-import type { PasswordResetStore } from '../ports';
+import type { PasswordResetStore } from '../ports/password-reset';
 import { readNumber, readString } from './stored-fields';
 import { deleteInChunks, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 

@@ -1,7 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys, timeSortKey, type Key } from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
-import type { LoginWrite, PasswordlessStore, UserWriteResult } from '../ports';
+import type { PasswordlessStore } from '../ports/passwordless';
+import type { LoginWrite, UserWriteResult } from '../ports/users';
 import { deleteInChunks, getConsistent, ifAbsent, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import type { UserConflict } from './leaving-ids';
 import { loginMarkWrites } from './mark-writes';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INDEX, keys } from '../keys';
 import type { RoleRecord } from '../model';
-import type { RoleReader } from '../ports';
+import type { RoleReader } from '../ports/roles';
 import { queryAll, type DynamoContext } from './transact';
 
 /** Every role's item, on the index (gsi1 `ROLES`). */

@@ -1,6 +1,6 @@
 import { ATTR, BULK_LANES, INDEX, keys, shardOf, type Key } from '../keys';
 import type { RoleRecord } from '../model';
-import type { RoleStore } from '../ports';
+import type { RoleStore } from '../ports/roles';
 import { ALL_ROLES, DynamoRoleReader } from './dynamo-role-reader';
 import {
   batchGetAll,

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ATTR, INDEX, keys } from '../keys';
 import type { JsonObject, SessionRecord, SigningKeyRecord, StoredSigningKeys } from '../model';
-import type { ExchangeReplay, SessionDataChange, SessionStore } from '../ports';
+import type { ExchangeReplay, SessionDataChange, SessionStore } from '../ports/sessions';
 import { readNumber, readOptionalString, readString, StoredItemError, type Stored } from './stored-fields';
 import { batchGetAll, ifAbsent, isConditionFailure, queryAll, type DynamoContext } from './transact';
 

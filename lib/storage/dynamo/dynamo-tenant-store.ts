@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys';
 import { TENANT_FACTOR_LISTS, type TenantFactorsChange, type TenantRecord } from '../model';
-import type { TenantStore } from '../ports';
+import type { TenantStore } from '../ports/tenants';
 import { readNumber, readString, readStrings, type Stored } from './stored-fields';
 import { queryAll, setOrRemove, type DynamoContext } from './transact';
 

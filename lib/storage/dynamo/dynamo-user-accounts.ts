@@ -1,13 +1,14 @@
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import { keys, type Key } from '../keys';
 import type { AuthUser, UserRecord } from '../model';
-import type { EmailPasswordLogin, FoundLogin, LoginRef, UserAccounts, UserIdKind, UserWriteResult } from '../ports';
+import type { EmailPasswordLogin, FoundLogin, LoginRef, UserAccounts, UserIdKind, UserWriteResult } from '../ports/users';
 import { leavingIdWrites, readLeavingId, vanishedIds } from './leaving-ids';
 import { readSnapshot } from './login-codec';
 import { readOptionalString, type Stored } from './stored-fields';
 import { getConsistent, readUserPartition, writeAtomically, type DynamoContext } from './transact';
 import { userChangeWrites } from './user-diff';
-import { guardsOf, ITEM_TYPE, refOfGuard, userFromItems } from './user-items';
+import { guardsOf } from './user-items';
+import { ITEM_TYPE, refOfGuard, userFromItems } from './stored-user-items';
 
 /**
  * How often a read follows a link to a user that no longer holds the login method (it was

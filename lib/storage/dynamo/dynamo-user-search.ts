@@ -1,10 +1,10 @@
 import { keys, USER_LIST_SHARDS } from '../keys';
 import type { AuthUser } from '../model';
-import type { UserScanQuery, UserSearch } from '../ports';
+import type { UserScanQuery, UserSearch } from '../ports/user-search';
 import type { ListFilter } from './count-list';
 import { DynamoUserStore } from './dynamo-user-store';
 import { scanList } from './scan-list';
-import { ITEM_TYPE } from './user-items';
+import { ITEM_TYPE } from './stored-user-items';
 
 /**
  * Values of a scan's `loginFilter` DynamoDB is given at most: each adds a condition or two to the

@@ -2,14 +2,14 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser } from '../auth-user';
 import { ATTR, INDEX, keys, USER_LIST_SHARDS } from '../keys';
 import type { AuthUser, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
-import type { EmailPasswordLogin, LoginMark, LoginSnapshot, TenantAccountInfo, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports';
+import type { EmailPasswordLogin, LoginMark, LoginSnapshot, TenantAccountInfo, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports/users';
 import { countList, type ListFilter } from './count-list';
 import { DynamoUserAccounts, loginOfGuard } from './dynamo-user-accounts';
 import { decodeLogin, readSnapshot } from './login-codec';
 import { loginMarkWrites } from './mark-writes';
 import { readString } from './stored-fields';
 import { batchGetAll, queryAll, writeAtomically } from './transact';
-import { ITEM_TYPE, userFromItems } from './user-items';
+import { ITEM_TYPE, userFromItems } from './stored-user-items';
 
 /**
  * Items a filtered page reads at least per Query: `Limit` counts items before the filter, so a

@@ -3,7 +3,8 @@ import type { AuthUser } from '../model';
 import { differingAttributes, scanPages } from './consistency';
 import type { Stored } from './stored-fields';
 import { ifAbsent, ifVersion, readUserPartition, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
-import { CURRENT_FORMAT, ITEM_TYPE, itemsOfUser, refOfGuard, userFromItems } from './user-items';
+import { CURRENT_FORMAT, itemsOfUser } from './user-items';
+import { ITEM_TYPE, refOfGuard, userFromItems } from './stored-user-items';
 
 /**
  * The storage format sweep: every item derived from a user carries the format it was written in

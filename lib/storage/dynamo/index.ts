@@ -1,4 +1,4 @@
-import type { Stores } from '../ports';
+import type { Stores } from '../ports/stores';
 import { DynamoBulkImportStore } from './dynamo-bulk-import-store';
 import { DynamoBulkUserImportStore } from './dynamo-bulk-user-import-store';
 import { DynamoBulkWorkerStore } from './dynamo-bulk-worker-store';

@@ -1,6 +1,6 @@
 import { keys, type Key } from '../keys';
 import type { AuthUser } from '../model';
-import type { UserWriteResult } from '../ports';
+import type { UserWriteResult } from '../ports/users';
 import { getConsistent, ifVersion, queryAll, readUserPartition, type DynamoContext, type TaggedWrite } from './transact';
 
 /**

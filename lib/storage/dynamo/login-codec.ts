@@ -1,5 +1,5 @@
 import type { CodesConsumedAt, RecipeId, UserRecord } from '../model';
-import type { LoginSnapshot } from '../ports';
+import type { LoginSnapshot } from '../ports/users';
 import {
   isObject,
   isString,

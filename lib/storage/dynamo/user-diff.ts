@@ -3,7 +3,8 @@ import type { AuthUser } from '../model';
 import { TooManyItemsError } from '../errors';
 import { STALE, vanishedIds, type UserConflict } from './leaving-ids';
 import { ifAbsent, ifVersion, MAX_TRANSACTION_ITEMS, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
-import { itemsOfUser, ownerOf, type DerivedItem, type UserItem } from './user-items';
+import { itemsOfUser } from './user-items';
+import { ownerOf, type DerivedItem, type UserItem } from './stored-user-items';
 
 /** A write's condition: the item still names this owner (see `ownerOf`). */
 export function ifOwner(

@@ -6,8 +6,9 @@ import { AuthCoreStack } from './stack';
 import { settingsFromContext, stackName } from './settings';
 
 /**
- * The CDK app: `npx cdk synth -c stage=<name>` (default `dev`, see `cdk.json`). One stack per stage,
- * environment-agnostic (no account or region at synth time), so synth needs no AWS credentials.
+ * The CDK app: `npx cdk synth -c stage=<name>` (default `dev`, see `cdk.json`). One stack per stage
+ * (with a nested stack per recipe family of routes, deployed with it), environment-agnostic (no
+ * account or region at synth time), so synth needs no AWS credentials.
  * The function bundles are built first, by the build `npm start` and the tests run, for Lambda's
  * platform and the stage's architecture (`dist/lambda/<arch>/`). cdk-nag's AwsSolutions pack runs
  * at synth and stops it on any unacknowledged error.

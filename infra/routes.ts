@@ -734,6 +734,23 @@ export const backgroundFunction = (id: string): FunctionDef => {
   return found;
 };
 
+/**
+ * A route's recipe family: the folder of its handler under `functions/` (`functions/session/…` is
+ * `session`). The stack deploys each family (its functions, their API routes and integrations,
+ * their throttle alarms) as a nested stack of its own (`infra/constructs/route-family.ts`), so a
+ * new family adds a stack rather than filling the one CloudFormation stack (500 resources).
+ *
+ * A function's name is fixed (`auth-core-<stage>-<route id>`), and so is each API route's key:
+ * moving an existing route to another folder moves it to another stack, which CloudFormation
+ * cannot do in one deploy (it creates in the new stack before it deletes from the old, and the
+ * names collide). docs/DEPLOY.md, "Stacks", says how.
+ */
+export function routeFamily(route: Pick<RouteDef, 'id' | 'entry'>): string {
+  const family = /^functions\/([a-z][a-z0-9]*)\/[^/]+\.ts$/.exec(route.entry)?.[1];
+  if (family === undefined) throw new Error(`Route ${route.id}: entry ${route.entry} is not functions/<family>/<operation>.ts`);
+  return family;
+}
+
 /** The 413 text of a route whose body is over `maxBodyBytes`. */
 export function tooLargeText(route: RouteDef): string {
   return route.tooLargeText ?? `Request body is larger than ${route.maxBodyBytes} bytes`;

@@ -6,10 +6,11 @@ import { BulkImport } from './constructs/bulk-import';
 import { MigrationDashboard } from './constructs/dashboard';
 import { AuthHttpApi } from './constructs/http-api';
 import { ExecutionRoles } from './constructs/execution-roles';
-import { functionLogGroup, RouteFunction } from './constructs/route-function';
+import { RouteFamilyStack } from './constructs/route-family';
+import { functionLogGroup, type RouteFunction } from './constructs/route-function';
 import { AuthTable } from './constructs/table';
 import { passwordMigrationSourceOf } from '../lib/config/config';
-import { ROUTES, type RouteDef } from './routes';
+import { ROUTES, routeFamily, type RouteDef } from './routes';
 import { parameterNames, resourceName, type LambdaArch, type ProvisionedCapacity, type Throttling } from './settings';
 
 /** Props of {@link AuthCoreStack}; `settingsFromContext` builds most of them from the CDK context. */
@@ -38,13 +39,22 @@ export interface AuthCoreStackProps extends StackProps {
 }
 
 /**
- * The service in one stack: the table, one Lambda per route of the route table (all writing to one
- * log group, with one role per distinct grant set), the HTTP API that routes to them, alarms, the
- * migration dashboard, and the `ApiUrl` / `TableName` outputs. Every name carries the stage.
+ * The service: the table, one Lambda per route of the route table (all writing to one log group,
+ * with one role per distinct grant set), the HTTP API that routes to them, alarms, the migration
+ * dashboard, and the `ApiUrl` / `TableName` outputs. Every name carries the stage.
+ *
+ * The routes' functions, integrations, API routes and throttle alarms are in one nested stack per
+ * recipe family ({@link RouteFamilyStack}); this stack holds what the stage has whatever its
+ * routes (table, log group, roles, API and stage, the bulk-import engine, alarms, dashboard) and
+ * one resource per family. CloudFormation allows 500 resources a stack, and a route costs 5 to 6:
+ * one stack would be full at about 80 routes (`test/infra/stack-size.test.ts` has the numbers).
  */
 export class AuthCoreStack extends Stack {
   readonly table: AuthTable;
+  /** The routes' functions, in route-table order. */
   readonly functions: readonly RouteFunction[];
+  /** One nested stack per recipe family, in the order the route table first names each. */
+  readonly families: readonly RouteFamilyStack[];
   /** The one log group of every function of the stage. */
   readonly functionLogs: logs.LogGroup;
   /** The functions' execution roles, one per distinct grant set. */
@@ -72,8 +82,8 @@ export class AuthCoreStack extends Stack {
     });
 
     // One log group, and one role per grant set, for all functions of the stage: a group and a
-    // role per function cost two CloudFormation resources per route, and a stack holds 500.
-    // `test/infra/stack.test.ts` has the numbers.
+    // role per function would cost two CloudFormation resources per route (a stack holds 500),
+    // and the roles here serve the functions of every family's stack.
     this.functionLogs = functionLogGroup(this, 'FunctionLogs', { stage: props.stage, isProduction: props.isProduction, retention: logRetention });
     const parameters = parameterNames(props.stage);
     this.roles = new ExecutionRoles(this, 'FunctionRoles', {
@@ -95,8 +105,6 @@ export class AuthCoreStack extends Stack {
       logGroup: this.functionLogs,
       roles: this.roles,
     };
-    this.functions = routes.map((route) => new RouteFunction(this, `Route-${route.id}`, { ...common, route }));
-
     this.bulkImport = new BulkImport(this, 'BulkImport', {
       ...common,
       table: this.table.table,
@@ -106,17 +114,34 @@ export class AuthCoreStack extends Stack {
 
     this.httpApi = new AuthHttpApi(this, 'Http', {
       apiName: resourceName(props.stage),
-      functions: routes.map((route, i) => ({ route, fn: this.functions[i].fn })),
       throttling: props.throttling,
       logRetention,
       isProduction: props.isProduction,
     });
 
+    const byFamily = new Map<string, RouteDef[]>();
+    for (const route of routes) {
+      const family = routeFamily(route);
+      byFamily.set(family, [...(byFamily.get(family) ?? []), route]);
+    }
+    this.families = [...byFamily].map(
+      ([family, familyRoutes]) =>
+        new RouteFamilyStack(this, `${family[0].toUpperCase()}${family.slice(1)}Routes`, {
+          family,
+          routes: familyRoutes,
+          functions: common,
+          api: this.httpApi.api,
+          namePrefix: resourceName(props.stage),
+          ...(props.alarmTopicArn !== undefined ? { alarmTopicArn: props.alarmTopicArn } : {}),
+        }),
+    );
+    const byId = new Map(this.families.flatMap((f) => f.functions.map((fn) => [fn.route.id, fn] as const)));
+    this.functions = routes.map((route) => byId.get(route.id) as RouteFunction);
+
     const source = passwordMigrationSourceOf(props.functionEnvironment ?? {});
     this.alarms = new AuthAlarms(this, 'Alarms', {
       namePrefix: resourceName(props.stage),
       api: this.httpApi.api,
-      functions: [...this.functions, this.bulkImport.worker, this.bulkImport.sweeper],
       table: this.table.table,
       alarmTopicArn: props.alarmTopicArn,
       ...(source === 'firebase' || source === 'webhook' || source === 'cognito' ? { passwordMigrationSource: source } : {}),
@@ -126,7 +151,7 @@ export class AuthCoreStack extends Stack {
       namePrefix: resourceName(props.stage),
       api: this.httpApi.api,
       table: this.table.table,
-      alarms: [...this.alarms.alarms, ...this.bulkImport.alarms],
+      alarms: [...this.alarms.alarms, ...this.bulkImport.alarms, ...this.families.flatMap((f) => f.alarms)],
     });
 
     new CfnOutput(this, 'ApiUrl', {

@@ -21,6 +21,55 @@ export const SERVER_ERROR_MIN_REQUESTS = 20;
  */
 export const FUNCTIONS_PER_THROTTLE_ALARM = 10;
 
+/** Props of {@link functionThrottleAlarms}. */
+export interface FunctionThrottleAlarmsProps {
+  /** `auth-core-<stage>`: every alarm name starts with it. */
+  readonly namePrefix: string;
+  /** What the functions are (a route family, or `background`): part of each alarm's name. */
+  readonly group: string;
+  readonly functions: readonly RouteFunction[];
+  /** Alarms notify this topic when given; otherwise they only show in the console. */
+  readonly alarmTopicArn?: string;
+}
+
+/**
+ * Throttles of a group of functions, ten functions per alarm (`<prefix>-function-throttles-<group>-<n>`):
+ * made beside the functions, in their stack, so an alarm reads its functions' names within its
+ * own template. The group in the name keeps each name apart from every other group's, and from
+ * the numbered names of the one-stack layout (a new alarm under an old name would be overwritten
+ * and then deleted with the old one when a stage moves to the nested stacks).
+ */
+export function functionThrottleAlarms(scope: Construct, props: FunctionThrottleAlarmsProps): cloudwatch.Alarm[] {
+  const period = Duration.minutes(5);
+  const topic = props.alarmTopicArn ? sns.Topic.fromTopicArn(scope, 'AlarmTopic', props.alarmTopicArn) : undefined;
+  const alarms: cloudwatch.Alarm[] = [];
+  for (let i = 0; i < props.functions.length; i += FUNCTIONS_PER_THROTTLE_ALARM) {
+    const group = props.functions.slice(i, i + FUNCTIONS_PER_THROTTLE_ALARM);
+    const n = i / FUNCTIONS_PER_THROTTLE_ALARM + 1;
+    const usingMetrics = Object.fromEntries(group.map((f, j) => [`t${j}`, f.fn.metricThrottles({ period, statistic: 'Sum' })]));
+    const alarm = new cloudwatch.Alarm(scope, `FunctionThrottles-${props.group}-${n}`, {
+      alarmName: `${props.namePrefix}-function-throttles-${props.group}-${n}`,
+      alarmDescription: `Lambda throttled invocations (account concurrency exhausted) of: ${group.map((f) => f.route.id).join(', ')}`.slice(0, 1024),
+      // A function that was not throttled has no datapoint; FILL keeps the sum defined.
+      metric: new cloudwatch.MathExpression({
+        label: 'Throttled invocations',
+        expression: Object.keys(usingMetrics)
+          .map((id) => `FILL(${id}, 0)`)
+          .join(' + '),
+        usingMetrics,
+        period,
+      }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (topic) alarm.addAlarmAction(new actions.SnsAction(topic));
+    alarms.push(alarm);
+  }
+  return alarms;
+}
+
 /** DynamoDB operations the functions send (see `lib/storage/dynamo`). */
 const TABLE_OPERATIONS: readonly dynamodb.Operation[] = [
   dynamodb.Operation.GET_ITEM,
@@ -61,7 +110,6 @@ export interface AuthAlarmsProps {
   /** `auth-core-<stage>`: every alarm name starts with it. */
   readonly namePrefix: string;
   readonly api: apigw.HttpApi;
-  readonly functions: readonly RouteFunction[];
   readonly table: dynamodb.Table;
   /** Alarms notify this topic when given; otherwise they only show in the console. */
   readonly alarmTopicArn?: string;
@@ -75,8 +123,9 @@ export const PASSWORD_SOURCE_UNAVAILABLE_PERCENT = 5;
 export const PASSWORD_SOURCE_MIN_SIGN_INS = 10;
 
 /**
- * CloudWatch alarms: the API's 5xx rate, throttles of every function (ten functions per alarm),
- * DynamoDB throttling, and (with password migration) the old provider's outages.
+ * The stage's own CloudWatch alarms: the API's 5xx rate, DynamoDB throttling, and (with password
+ * migration) the old provider's outages. The functions' throttles alarm beside the functions
+ * ({@link functionThrottleAlarms}: in each route family's stack, and the bulk-import engine's).
  */
 export class AuthAlarms extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
@@ -108,32 +157,6 @@ export class AuthAlarms extends Construct {
       }),
       topic,
     );
-
-    for (let i = 0; i < props.functions.length; i += FUNCTIONS_PER_THROTTLE_ALARM) {
-      const group = props.functions.slice(i, i + FUNCTIONS_PER_THROTTLE_ALARM);
-      const n = i / FUNCTIONS_PER_THROTTLE_ALARM + 1;
-      const usingMetrics = Object.fromEntries(group.map((f, j) => [`t${j}`, f.fn.metricThrottles({ period, statistic: 'Sum' })]));
-      this.add(
-        new cloudwatch.Alarm(this, `FunctionThrottles${n}`, {
-          alarmName: `${props.namePrefix}-function-throttles-${n}`,
-          alarmDescription: `Lambda throttled invocations (account concurrency exhausted) of: ${group.map((f) => f.route.id).join(', ')}`.slice(0, 1024),
-          // A function that was not throttled has no datapoint; FILL keeps the sum defined.
-          metric: new cloudwatch.MathExpression({
-            label: 'Throttled invocations',
-            expression: Object.keys(usingMetrics)
-              .map((id) => `FILL(${id}, 0)`)
-              .join(' + '),
-            usingMetrics,
-            period,
-          }),
-          threshold: 0,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
-        topic,
-      );
-    }
 
     this.add(
       new cloudwatch.Alarm(this, 'TableThrottles', {

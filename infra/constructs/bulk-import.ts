@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { backgroundFunction } from '../routes';
 import { functionLogGroupName } from '../settings';
 import { WORKER_BATCH_SIZE, WORKER_FILTER_PATTERNS, WORKER_PARALLELIZATION } from '../worker-stream';
+import { functionThrottleAlarms } from './alarms';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
 /** How long the mapping gathers records for a batch (SPEC §15: within seconds). */
@@ -35,7 +36,8 @@ export interface BulkImportProps extends Omit<RouteFunctionProps, 'route' | 'ext
  * The bulk-import engine (SPEC §15): the worker fed by the table's stream through an event source
  * mapping (only staged rows and the sweeper's hand-ons pass its filter; batch item failures,
  * bisect on error, a bounded number of retries, then an SQS dead-letter queue), the sweeper every
- * five minutes, and alarms on the stream's iterator age and the dead-letter queue's depth.
+ * five minutes, and alarms on the stream's iterator age, the dead-letter queue's depth and the two
+ * functions' throttles.
  */
 export class BulkImport extends Construct {
   readonly worker: RouteFunction;
@@ -136,6 +138,15 @@ export class BulkImport extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    // The worker's and the sweeper's throttles, as each route family alarms on its functions'.
+    this.alarms.push(
+      ...functionThrottleAlarms(this, {
+        namePrefix: props.namePrefix,
+        group: 'background',
+        functions: [this.worker, this.sweeper],
+        ...(props.alarmTopicArn !== undefined ? { alarmTopicArn: props.alarmTopicArn } : {}),
       }),
     );
   }

@@ -23,25 +23,50 @@ export function apiPathsOf(route: RouteDef): string[] {
   return paths;
 }
 
-/** A route and the function that answers it. */
-export interface RoutedFunction {
-  readonly route: RouteDef;
-  readonly fn: lambda.IFunction;
+/**
+ * Every handler but /hello checks the `api-key` header itself, in constant time, against keys in
+ * SSM (SPEC §1). API Gateway authorizers would add latency and a second key store without adding
+ * a check; /hello is a public health check by design.
+ */
+const NO_AUTHORIZER = 'Each Lambda checks the api-key header against the SSM-held key list in constant time; /hello is public by design.';
+
+/**
+ * Routes every path form of a route to its function, in `scope` (the route family's stack): one
+ * Lambda integration (payload format 2.0) and one invoke permission for this API, and one API
+ * route per path form. The API itself may be in another stack (the parent's): these resources
+ * take its id.
+ */
+export function routeToFunction(scope: Construct, api: apigw.IHttpApi, route: RouteDef, fn: lambda.IFunction): void {
+  const integration = new HttpLambdaIntegration(`${route.id}-integration`, fn, {
+    payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+    // One invoke permission per function (for this API), not one per path form: a stack holds
+    // 500 resources, and each route's two or three path forms would otherwise cost one each.
+    // Only this function's own routes integrate with it, so the wider scope lets nothing else in.
+    scopePermissionToRoute: false,
+  });
+  apiPathsOf(route).forEach((path, i) => {
+    const apiRoute = new apigw.HttpRoute(scope, `${route.id}-Route${i}`, {
+      httpApi: api,
+      routeKey: apigw.HttpRouteKey.with(path, apigw.HttpMethod[route.method]),
+      integration,
+    });
+    Validations.of(apiRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: NO_AUTHORIZER });
+  });
 }
 
 /** Props of {@link AuthHttpApi}. */
 export interface AuthHttpApiProps {
   readonly apiName: string;
-  readonly functions: readonly RoutedFunction[];
   readonly throttling: Throttling;
   readonly logRetention: logs.RetentionDays;
   readonly isProduction: boolean;
 }
 
 /**
- * The HTTP API: one Lambda integration (payload format 2.0) per route of the route table, routed
- * on each of the route's tenant forms and nothing else; the `$default` stage with throttling and
- * JSON access logs. No CORS: this is a server-to-server API.
+ * The HTTP API, its `$default` stage with throttling and JSON access logs. No CORS: this is a
+ * server-to-server API. Its routes are made in each route family's stack ({@link routeToFunction}):
+ * one Lambda integration per route of the route table, routed on each of the route's tenant forms
+ * and nothing else.
  */
 export class AuthHttpApi extends Construct {
   readonly api: apigw.HttpApi;
@@ -89,25 +114,6 @@ export class AuthHttpApi extends Construct {
       },
     });
 
-    for (const { route, fn } of props.functions) {
-      const integration = new HttpLambdaIntegration(`${route.id}-integration`, fn, {
-        payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
-        // One invoke permission per function (for this API), not one per path form: a stack holds
-        // 500 resources, and each route's two or three path forms would otherwise cost one each.
-        // Only this function's own routes integrate with it, so the wider scope lets nothing else in.
-        scopePermissionToRoute: false,
-      });
-      for (const path of apiPathsOf(route)) {
-        this.api.addRoutes({ path, methods: [apigw.HttpMethod[route.method]], integration });
-      }
-    }
-
-    // Every handler but /hello checks the `api-key` header itself, in constant time, against
-    // keys in SSM (SPEC §1). API Gateway authorizers would add latency and a second key store
-    // without adding a check; /hello is a public health check by design.
-    Validations.of(this.api).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason: 'Each Lambda checks the api-key header against the SSM-held key list in constant time; /hello is public by design.',
-    });
+    Validations.of(this.api).acknowledge({ id: 'AwsSolutions-APIG4', reason: NO_AUTHORIZER });
   }
 }

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ARGON2_BINARY_PACKAGE, assertArgon2BinaryInstalled, BUNDLE_EXTERNALS, LAMBDA_TARGET, PHONE_METADATA_FILE } from '../../infra/bundling';
-import { BACKGROUND_FUNCTIONS, ROUTES, type FunctionDef, type RouteDef } from '../../infra/routes';
+import { BACKGROUND_FUNCTIONS, ROUTES, routeFamily, type FunctionDef, type RouteDef } from '../../infra/routes';
 import { buildFunctions } from '../../scripts/build';
 import {
   BULK_MEMORY_MB,
@@ -37,10 +37,9 @@ function expectedPaths(route: RouteDef): string[] {
   return route.scope === 'tenant' || route.scope === 'tenantLookup' ? [...forms, `/appid-public/{tenantId}${route.path}`] : forms;
 }
 
-/** The layer ARNs, one per region, a `Fn::FindInMap` on the stack's mappings can give. */
+/** The layer ARNs, one per region, a `Fn::FindInMap` on the stacks' mappings can give. */
 function extensionArns(s: Synthesized, [map, , key]: [string, unknown, string]): string[] {
-  const mappings = (s.template.toJSON() as { Mappings?: Record<string, Record<string, Record<string, string>>> }).Mappings ?? {};
-  const regions = Object.values(mappings[map] ?? {});
+  const regions = Object.values(s.mappings[map] ?? {});
   return regions.length > 0 ? regions.map((r) => r[key]) : ['missing mapping'];
 }
 
@@ -122,29 +121,20 @@ describe('HTTP API routes', () => {
     expect(permissions).toHaveLength(ROUTES.length);
   });
 
-  it('stays within 450 CloudFormation resources (a stack holds 500), at most 5.6 per route', () => {
-    const count = Object.keys(dev.resources).length;
-    expect(count).toBeLessThanOrEqual(450);
-    // What the routes cost, measured: the same stage without any route holds what the stack has
-    // whatever its routes (table, API and its stage, the two log groups, the bulk-import worker and
-    // sweeper with their two roles, queue, queue policy, mapping and schedule, five alarms, the
-    // dashboard: 20), and everything beyond it is the routes'. A route costs its function, one
-    // integration, one invoke permission, one API route per path form (2 app-wide, 3 for a tenant
-    // route: 126 for 53 routes) and a tenth of a throttle alarm: 5.1 app-wide, 6.1 tenant; beside
-    // that the routes share the roles of their grant sets (5 in dev, 6 with password migration).
-    // Before, each route also had a log group and a role of its own: 417 resources for 53 routes,
-    // 7.7 each. Measured 2026-11-27 after #34's 18 routes (sessions and JWT, SPEC §18b): 415
-    // resources for 71 routes, 20 without routes, (415 - 20) / 71 = 5.56 per route; the six
-    // session calls that take their tenant from the token are app-wide (2 paths). The open issues
-    // plan one route more (#35's exchange, a tenant route at 6.1, perhaps with a grant set of its
-    // own): 415 + 6.1 + 1 = 423, under 450 (CloudFormation's limit is 500).
-    const empty = synthStage({ stage: 'dev' }, { bundleDir, overrides: { routes: [] } });
-    const perStack = Object.keys(empty.resources).length;
-    const perRoute = (count - perStack) / ROUTES.length;
-    expect(perRoute).toBeLessThanOrEqual(5.6);
-    expect(perStack + 72 * perRoute).toBeLessThanOrEqual(430);
-    // The one planned route at a tenant route's cost, and a role of its own.
-    expect(count + 6.1 + 1).toBeLessThanOrEqual(430);
+  it('keeps every stack of the stage within 450 CloudFormation resources (a stack holds 500): the routes in a nested stack per recipe family', () => {
+    // test/infra/stack-size.test.ts has the cost of a route and the room for 120 routes.
+    for (const s of [dev, prod]) {
+      const counts = Object.fromEntries(s.stacks.map((st) => [st.path, st.resourceCount]));
+      expect(Object.entries(counts).filter(([, n]) => n > 450)).toEqual([]);
+      expect(s.stacks.length).toBe(1 + new Set(ROUTES.map(routeFamily)).size);
+      // The parent holds no route's function, integration or API route.
+      const parent = s.stacks[0].template.toJSON().Resources as Record<string, CfnResource>;
+      expect(ofType(parent, 'AWS::ApiGatewayV2::Route')).toEqual([]);
+      expect(ofType(parent, 'AWS::Lambda::Function').map(([, f]) => f.Properties?.FunctionName)).toEqual(
+        BACKGROUND_FUNCTIONS.map((f) => `auth-core-${s === dev ? 'dev' : 'prod'}-${f.id}`),
+      );
+      expect(Object.values(counts).reduce((a, b) => a + b)).toBe(Object.keys(s.resources).length);
+    }
     expect(ofType(dev.resources, 'AWS::IAM::Policy')).toEqual([]);
   });
 
@@ -713,9 +703,21 @@ describe('alarms', () => {
         Match.objectLike({ MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: '5xx', Namespace: 'AWS/ApiGateway' }) }) }),
       ]),
     });
-    // Every function's throttles in exactly one alarm (ten per alarm: metric math takes ten metrics).
-    const throttleAlarms = ofType(dev.resources, 'AWS::CloudWatch::Alarm').filter(([, a]) => /-function-throttles-\d+$/.test(a.Properties?.AlarmName));
-    expect(throttleAlarms).toHaveLength(Math.ceil((ROUTES.length + BACKGROUND_FUNCTIONS.length) / 10));
+    // Every function's throttles in exactly one alarm (ten per alarm: metric math takes ten metrics),
+    // in the stack of its functions: a route family's, or the parent's for the background functions.
+    const throttleAlarms = ofType(dev.resources, 'AWS::CloudWatch::Alarm').filter(([, a]) =>
+      /-function-throttles-[a-z0-9]+-\d+$/.test(a.Properties?.AlarmName),
+    );
+    const families = [...new Set(ROUTES.map(routeFamily))];
+    const perFamily = families.map((f) => Math.ceil(ROUTES.filter((r) => routeFamily(r) === f).length / 10));
+    expect(throttleAlarms).toHaveLength(perFamily.reduce((a, b) => a + b) + Math.ceil(BACKGROUND_FUNCTIONS.length / 10));
+    for (const st of dev.stacks) {
+      const inStack = (type: string) => ofType(st.template.toJSON().Resources, type).map(([id]) => `<${id}>`);
+      const watchedHere = ofType(st.template.toJSON().Resources, 'AWS::CloudWatch::Alarm')
+        .filter(([, a]) => /-function-throttles-/.test(a.Properties?.AlarmName))
+        .flatMap(([, a]) => (a.Properties!.Metrics as any[]).filter((m) => m.MetricStat).map((m) => render(m.MetricStat.Metric.Dimensions[0].Value)));
+      expect(watchedHere.sort()).toEqual(inStack('AWS::Lambda::Function').sort());
+    }
     const watched = throttleAlarms.flatMap(([, a]) =>
       (a.Properties!.Metrics as any[])
         .filter((m) => m.MetricStat)

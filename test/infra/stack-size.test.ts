@@ -1,0 +1,149 @@
+import { apiPathsOf } from '../../infra/constructs/http-api';
+import { FUNCTIONS_PER_THROTTLE_ALARM } from '../../infra/constructs/alarms';
+import { BACKGROUND_FUNCTIONS, ROUTES, routeById, routeFamily, type RouteDef } from '../../infra/routes';
+import { ofType, stubBundles, synthStage, type Synthesized } from './synth';
+
+/*
+ * Room for routes (issue #43). CloudFormation takes at most 500 resources a stack; the stack test
+ * allows 450 in each. One stack of 72 routes held 415 of them: a route costs its function, an
+ * integration, an invoke permission, one API route per path form (2 or 3) and a tenth of a
+ * throttle alarm. Not enough of that can go while every endpoint keeps a Lambda of its own: its
+ * function, integration and API routes alone, for 120 routes, are more than a stack holds. So
+ * the routes sit in one nested stack per recipe family, and the parent holds what the stage has
+ * whatever its routes. Here: the real route table and 48 planned routes more (TOTP, WebAuthn, the
+ * tenants' providers), 120 in all, synthesised with stand-in bundles (the resources of a stage do
+ * not depend on what its bundles hold; test/infra/stack.test.ts synthesises the real bundles).
+ */
+
+/** CloudFormation's limit of resources, parameters and outputs a stack. */
+const CFN_RESOURCES = 500;
+const CFN_PARAMETERS = 200;
+const CFN_OUTPUTS = 200;
+/** What the stack test allows each stack: room under CloudFormation's limit. */
+const MAX_RESOURCES = 450;
+
+/** The routes the next issues plan, by the family that will get them, copied from a tenant route of the route table. */
+const PLANNED: Readonly<Record<string, number>> = { totp: 12, webauthn: 22, multitenancy: 14 };
+
+/** `n` planned routes of a family: each a tenant route (three path forms, the costliest), new id, path and handler. */
+function plannedRoutes(family: string, n: number): RouteDef[] {
+  const model = routeById('userroles-add-user-role');
+  expect(model.scope).toBe('tenant');
+  return Array.from({ length: n }, (_, i) => ({
+    ...model,
+    id: `${family}-planned-${i + 1}`,
+    method: i % 2 === 0 ? 'POST' : 'GET',
+    path: `/recipe/${family}/planned-${i + 1}`,
+    entry: `functions/${family}/planned-${i + 1}.ts`,
+    access: i % 2 === 0 ? 'write' : 'read',
+    summary: `Planned ${family} route ${i + 1} (stack size test).`,
+  }));
+}
+
+const planned = Object.entries(PLANNED).flatMap(([family, n]) => plannedRoutes(family, n));
+const ALL = [...ROUTES, ...planned];
+
+/** The resources a family's stack must hold: per route its function, integration, permission and API routes; its throttle alarms. */
+function familyCost(routes: readonly RouteDef[]): number {
+  return routes.reduce((sum, r) => sum + 3 + apiPathsOf(r).length, 0) + Math.ceil(routes.length / FUNCTIONS_PER_THROTTLE_ALARM);
+}
+
+const familiesOf = (routes: readonly RouteDef[]) => [...new Set(routes.map(routeFamily))];
+const countsOf = (s: Synthesized) => Object.fromEntries(s.stacks.map((st) => [st.path.replace(/^AuthCore-dev\/?/, '') || 'parent', st.resourceCount]));
+
+let bare: Synthesized;
+let real: Synthesized;
+let grown: Synthesized;
+
+beforeAll(() => {
+  const bundleDir = stubBundles([...ALL, ...BACKGROUND_FUNCTIONS]);
+  bare = synthStage({ stage: 'dev' }, { bundleDir, overrides: { routes: [] } });
+  real = synthStage({ stage: 'dev' }, { bundleDir });
+  grown = synthStage({ stage: 'dev' }, { bundleDir, overrides: { routes: ALL } });
+}, 240_000);
+
+describe('room for 120 routes (issue #43)', () => {
+  it('plans 48 routes more, in the families that will get them, with ids, paths and handlers of their own', () => {
+    expect(ROUTES).toHaveLength(72);
+    expect(ALL).toHaveLength(120);
+    expect(new Set(ALL.map((r) => r.id)).size).toBe(120);
+    expect(new Set(ALL.map((r) => `${r.method} ${r.path}`)).size).toBe(120);
+    expect(familiesOf(planned)).toEqual(['totp', 'webauthn', 'multitenancy']);
+  });
+
+  it('needs more than one stack for 120 routes: their functions, integrations and API routes alone are over 500', () => {
+    // What no layout could spare while each endpoint keeps a Lambda: a function, an integration and the API routes of each route.
+    const leastPerRoute = ['AWS::Lambda::Function', 'AWS::ApiGatewayV2::Integration', 'AWS::ApiGatewayV2::Route'].map((t) => ofType(grown.resources, t).length);
+    expect(leastPerRoute).toEqual([ALL.length + BACKGROUND_FUNCTIONS.length, ALL.length, ALL.reduce((n, r) => n + apiPathsOf(r).length, 0)]);
+    const least = leastPerRoute[1] * 2 + leastPerRoute[2];
+    expect(least).toBe(557);
+    expect(least).toBeGreaterThan(CFN_RESOURCES);
+  });
+
+  it('keeps every stack, the parent and each family, under 450 resources, 200 parameters and 200 outputs: the real route table and 120 routes', () => {
+    for (const s of [real, grown]) {
+      const over = s.stacks.filter((st) => st.resourceCount > MAX_RESOURCES || st.parameterCount > CFN_PARAMETERS || st.outputCount > CFN_OUTPUTS);
+      expect(over.map((st) => `${st.path}: ${st.resourceCount} resources, ${st.parameterCount} parameters, ${st.outputCount} outputs`)).toEqual([]);
+    }
+    expect(MAX_RESOURCES).toBeLessThan(CFN_RESOURCES);
+    // One nested stack per family, and the parent.
+    expect(real.stacks).toHaveLength(1 + familiesOf(ROUTES).length);
+    expect(grown.stacks).toHaveLength(1 + familiesOf(ALL).length);
+    // Each stack is well under: a family is a few dozen resources, the parent under a hundred.
+    expect(Math.max(...grown.stacks.map((st) => st.resourceCount))).toBeLessThanOrEqual(150);
+  });
+
+  it('holds in the parent what the stage has whatever its routes, and one resource per family', () => {
+    const parent = (s: Synthesized) => s.stacks[0].resourceCount;
+    expect(bare.stacks).toHaveLength(1);
+    // Table, API and stage, the two log groups, the roles of the background functions, the
+    // bulk-import engine (worker, sweeper, queue, queue policy, mapping, schedule, permission),
+    // the stage's alarms and the dashboard.
+    expect(parent(bare)).toBeLessThanOrEqual(30);
+    for (const [s, routes] of [
+      [real, ROUTES],
+      [grown, ALL],
+    ] as const) {
+      const families = familiesOf(routes).length;
+      // Roles are made per grant set, the first time a function asks: the routes' sets beyond the background functions'.
+      const roles = ofType(s.resources, 'AWS::IAM::Role').length - ofType(bare.resources, 'AWS::IAM::Role').length;
+      expect(parent(s)).toBe(parent(bare) + families + roles);
+      expect(ofType(s.stacks[0].template.toJSON().Resources, 'AWS::CloudFormation::Stack')).toHaveLength(families);
+    }
+    expect(parent(grown)).toBeLessThanOrEqual(60);
+  });
+
+  it("costs each family's stack exactly its routes' resources: 3 and one per path form a route, one throttle alarm per ten", () => {
+    for (const [s, routes] of [
+      [real, ROUTES],
+      [grown, ALL],
+    ] as const) {
+      const expected = Object.fromEntries(
+        familiesOf(routes).map((family) => [`${family[0].toUpperCase()}${family.slice(1)}Routes`, familyCost(routes.filter((r) => routeFamily(r) === family))]),
+      );
+      const { parent: _, ...families } = countsOf(s);
+      expect(families).toEqual(expected);
+    }
+    // Room left: a family of tenant routes (6.1 resources each) reaches 450 at about 73 routes;
+    // the largest family of the 120 has 22.
+    const tenantRoute = familyCost(plannedRoutes('room', 10)) / 10;
+    expect(tenantRoute).toBeCloseTo(6.1);
+    expect(Math.floor(MAX_RESOURCES / tenantRoute)).toBe(73);
+    expect(Math.max(...familiesOf(ALL).map((f) => ALL.filter((r) => routeFamily(r) === f).length))).toBe(22);
+  });
+
+  it("gives each planned route its function, integration and API routes, in its family's stack", () => {
+    const names = new Set(ofType(grown.resources, 'AWS::Lambda::Function').map(([, f]) => f.Properties?.FunctionName as string));
+    for (const route of planned) expect(names.has(`auth-core-dev-${route.id}`)).toBe(true);
+    const keys = new Set(ofType(grown.resources, 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties?.RouteKey as string));
+    for (const route of ALL) for (const path of apiPathsOf(route)) expect(keys.has(`${route.method} ${path}`)).toBe(true);
+    expect(keys.size).toBe(ALL.reduce((n, r) => n + apiPathsOf(r).length, 0));
+    const totp = grown.stacks.find((st) => st.path.endsWith('/TotpRoutes'));
+    const totpNames = ofType(totp?.template.toJSON().Resources ?? {}, 'AWS::Lambda::Function').map(([, f]) => f.Properties?.FunctionName as string);
+    expect(totpNames.sort()).toEqual(
+      plannedRoutes('totp', PLANNED.totp)
+        .map((r) => `auth-core-dev-${r.id}`)
+        .sort(),
+    );
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { ConfigError, passwordMigrationFromEnv } from '../lib/config/config';
 import { sessionExchangeFromEnv } from '../lib/config/session-exchange-issuers';
+import type { RouteDef } from './routes';
 
 /** Prefix of every resource name and of the SSM parameter paths. */
 export const APP_NAME = 'auth-core';
@@ -110,6 +111,12 @@ export interface StageSettings {
    * and written as compact JSON: the exchange function's `SESSION_EXCHANGE_ISSUERS`.
    */
   readonly sessionExchangeIssuers?: string;
+  /**
+   * `[]` with the `routes=none` context: the stage without its routes (no route function, no API
+   * route; the API answers 404), the first of the two deploys that move a stage deployed as one
+   * stack to the nested stacks of the route families (docs/DEPLOY.md). Unset: the route table.
+   */
+  readonly routes?: readonly RouteDef[];
 }
 
 /** A table's provisioned read and write capacity units. */
@@ -219,8 +226,9 @@ function functionEnvironment(read: ContextReader): Record<string, string> {
 /**
  * Turns the CDK context into stage settings. Keys: `stage` (default `dev`), `productionStages`,
  * `arch` (`x86_64` | `arm64`), `throttleRateLimit`, `throttleBurstLimit`, `functionEnvironment`,
- * `alarmTopicArn`, `warmWriteUnitsPerSecond`, `provisionedWriteUnits` with `provisionedReadUnits`. Throws a
- * `SettingsError` naming the key when a value is malformed.
+ * `alarmTopicArn`, `warmWriteUnitsPerSecond`, `provisionedWriteUnits` with `provisionedReadUnits`,
+ * `sessionExchangeIssuers`, `routes` (`none` only). Throws a `SettingsError` naming the key when a
+ * value is malformed.
  */
 export function settingsFromContext(read: ContextReader): StageSettings {
   const stage = str(read, 'stage') ?? 'dev';
@@ -250,6 +258,10 @@ export function settingsFromContext(read: ContextReader): StageSettings {
     );
   }
   const exchangeIssuers = sessionExchangeIssuers(read, stage);
+  const routes = str(read, 'routes');
+  if (routes !== undefined && routes !== 'none') {
+    throw new SettingsError(`Context "routes" may only be "none" (the stage without its routes, docs/DEPLOY.md), got "${routes}"`);
+  }
   return {
     stage,
     isProduction,
@@ -260,6 +272,7 @@ export function settingsFromContext(read: ContextReader): StageSettings {
     ...(warm !== undefined ? { warmWriteUnitsPerSecond: warm } : {}),
     ...(provisionedCapacity ? { provisionedCapacity } : {}),
     ...(exchangeIssuers !== undefined ? { sessionExchangeIssuers: exchangeIssuers } : {}),
+    ...(routes === 'none' ? { routes: [] } : {}),
   };
 }
 

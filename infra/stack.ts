@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { AuthAlarms } from './constructs/alarms';
@@ -70,6 +70,12 @@ export class AuthCoreStack extends Stack {
       ...props,
     });
     const routes = props.routes ?? ROUTES;
+    if (routes.length === 0) {
+      Annotations.of(this).addWarningV2(
+        'auth-core:no-routes',
+        'The stage has no routes: its API answers 404 to every request (routes=none moves a one-stack stage in two deploys, docs/DEPLOY.md)',
+      );
+    }
     const arch = props.architecture ?? 'x86_64';
 
     const logRetention = props.isProduction ? logs.RetentionDays.THREE_MONTHS : logs.RetentionDays.ONE_MONTH;

@@ -25,6 +25,12 @@ describe('stage settings from the CDK context', () => {
     expect(() => settingsFromContext(read({ stage }))).toThrow('Context "stage" must match');
   });
 
+  it('leaves the routes out only when asked with routes=none (the first of the two deploys that move a one-stack stage)', () => {
+    expect(settingsFromContext(read({ routes: 'none' })).routes).toEqual([]);
+    expect(settingsFromContext(read({})).routes).toBeUndefined();
+    expect(() => settingsFromContext(read({ routes: 'all' }))).toThrow('Context "routes" may only be "none"');
+  });
+
   it('refuses malformed architecture, throttling and topic values, naming the key', () => {
     expect(() => settingsFromContext(read({ arch: 'arm' }))).toThrow('Context "arch"');
     expect(() => settingsFromContext(read({ throttleBurstLimit: '-1' }))).toThrow('Context "throttleBurstLimit"');

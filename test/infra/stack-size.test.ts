@@ -1,3 +1,4 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { apiPathsOf } from '../../infra/constructs/http-api';
 import { FUNCTIONS_PER_THROTTLE_ALARM } from '../../infra/constructs/alarms';
 import { BACKGROUND_FUNCTIONS, ROUTES, routeById, routeFamily, type RouteDef } from '../../infra/routes';
@@ -111,6 +112,9 @@ describe('room for 120 routes (issue #43)', () => {
       expect(ofType(s.stacks[0].template.toJSON().Resources, 'AWS::CloudFormation::Stack')).toHaveLength(families);
     }
     expect(parent(grown)).toBeLessThanOrEqual(60);
+    // A stage without routes (routes=none) says so at synth; a stage with them does not.
+    Annotations.fromStack(bare.stack).hasWarning('*', Match.stringLikeRegexp('has no routes'));
+    Annotations.fromStack(real.stack).hasNoWarning('*', Match.stringLikeRegexp('has no routes'));
   });
 
   it("costs each family's stack exactly its routes' resources: 3 and one per path form a route, one throttle alarm per ten", () => {

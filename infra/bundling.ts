@@ -298,6 +298,64 @@ function compressedMetadata(path: string): Buffer {
 }
 
 /**
+ * Parts of libphonenumber-js that `toE164` (`lib/phone/e164.ts`) never runs, each replaced by what
+ * that one path needs of it: 13 KB of the seven bundles that take phone numbers (issue 43).
+ * `parse` is kept whole, so every number is read and refused exactly as before; a unit test
+ * (`test/unit/phone-trims.test.ts`) bundles `toE164` with these and runs the same 1,500 numbers
+ * through it as through the full library. Each replaces a file only while the file still holds
+ * `marker` (another version of the library is left as it is).
+ */
+export const PHONE_TRIMS: ReadonlyArray<{ file: string; marker: string; why: string; contents: string }> = [
+  {
+    // `parse` builds a PhoneNumber and `toE164` reads its E.164 form; the class's other methods
+    // (national and international formats, type, validity, URI: 8 KB with what they import) never run.
+    file: 'PhoneNumber.js',
+    marker: "this.number = '+' + this.countryCallingCode + this.nationalNumber;",
+    why: 'a phone number as parse makes it, E.164 only',
+    contents:
+      'export default class PhoneNumber {' +
+      ' constructor(countryCallingCode, nationalNumber) { this.countryCallingCode = countryCallingCode; this.nationalNumber = nationalNumber; this.number = "+" + countryCallingCode + nationalNumber; }' +
+      ' format(format) { if (format !== "E.164") throw new Error("Only the E.164 format is bundled"); return this.number; }' +
+      ' }',
+  },
+  {
+    // `toE164` always passes (text, options, metadata); the overloads' normaliser (2.7 KB) sorts out other shapes.
+    file: 'parsePhoneNumberWithError.js',
+    marker: 'normalizeArguments(arguments)',
+    why: 'parsePhoneNumberWithError(text, options, metadata) only',
+    contents:
+      'import parse from "./parsePhoneNumberWithError_.js";' +
+      'export default function parsePhoneNumberWithError(text, options, metadata) {' +
+      ' if (typeof text !== "string") throw new TypeError("A text for parsing must be a string.");' +
+      ' if (!options || typeof options !== "object" || !metadata || typeof metadata !== "object") throw new TypeError("Only (text, options, metadata) is bundled");' +
+      ' return parse(text, options, metadata); }',
+  },
+  {
+    // The same error, as a native subclass instead of Babel's helpers for extending Error (2.5 KB).
+    file: 'ParseError.js',
+    marker: '_this.name = _this.constructor.name;',
+    why: 'ParseError without Babel helpers',
+    contents:
+      'export default class ParseError extends Error {' +
+      ' constructor(code) { super(code); Object.setPrototypeOf(this, ParseError.prototype); this.name = this.constructor.name; } }',
+  },
+];
+
+/** The `PHONE_TRIMS` as an esbuild plugin. */
+export function phoneTrims(): Plugin {
+  return {
+    name: 'phone-trims',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]libphonenumber-js[\\/]es6[\\/](PhoneNumber|parsePhoneNumberWithError|ParseError)\.js$/ }, (args) => {
+        const trim = PHONE_TRIMS.find((t) => args.path.endsWith(t.file) && /[\\/]es6[\\/]$/.test(args.path.slice(0, -t.file.length)));
+        if (!trim || !readFileSync(args.path, 'utf8').includes(trim.marker)) return undefined;
+        return { contents: trim.contents, loader: 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
+/**
  * The phone metadata (`lib/phone/metadata.json`, 31 KB as a JS object literal) is data: it goes
  * beside the bundle brotli-compressed (8 KB) and is read once, when the bundle loads. Only the
  * bundles that parse phone numbers keep the module (it is marked free of side effects, so the
@@ -350,6 +408,6 @@ export function functionBundleOptions(
     define: routeDefine(functionId),
     entryPoints: [join(projectRoot, entry)],
     outfile: join(outDir, functionId, 'index.js'),
-    plugins: [sdkStubs(), phoneMetadataFile(), ...(platform.arch ? [argon2Binary(platform.arch, projectRoot)] : [])],
+    plugins: [sdkStubs(), phoneTrims(), phoneMetadataFile(), ...(platform.arch ? [argon2Binary(platform.arch, projectRoot)] : [])],
   };
 }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BUNDLE_OPTIONS, functionBundleOptions, hostLambdaArch, LAMBDA_TARGET } from '../infra/bundling';
 import { BACKGROUND_FUNCTIONS, ROUTES } from '../infra/routes';
@@ -70,6 +71,14 @@ export async function buildAll(outDir = join(ROOT, 'dist')): Promise<{ functions
   return { functions, tools };
 }
 
+/** The `count` largest function bundles in `functionsDir` (`<id>/index.js`, bytes), largest first. */
+export function largestBundles(functionsDir: string, ids: readonly string[], count = 5): { id: string; bytes: number }[] {
+  return ids
+    .map((id) => ({ id, bytes: statSync(join(functionsDir, id, 'index.js')).size }))
+    .sort((a, b) => b.bytes - a.bytes || a.id.localeCompare(b.id))
+    .slice(0, count);
+}
+
 if (require.main === module) {
   const started = Date.now();
   buildAll().then(
@@ -79,6 +88,9 @@ if (require.main === module) {
       process.stdout.write(
         `built ${what} handler bundles for ${HOST_TARGET} in ${Date.now() - started} ms${functions.unchanged.length > 0 ? ` (${functions.unchanged.length} unchanged)` : ''}\n`,
       );
+      // The stack test holds every bundle to 260 KiB (266,240 B): how close the largest are.
+      const largest = largestBundles(join(ROOT, 'dist', 'functions'), [...functions.built, ...functions.unchanged]);
+      process.stdout.write(`largest bundles (bytes of index.js):\n${largest.map((b) => `  ${String(b.bytes).padStart(7)}  ${b.id}`).join('\n')}\n`);
     },
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,0 +1,72 @@
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getCountryCallingCode, parsePhoneNumberWithError, type CountryCode } from 'libphonenumber-js';
+import { BUNDLE_OPTIONS, PHONE_TRIMS, phoneTrims } from '../../infra/bundling';
+
+/**
+ * `toE164` as the bundles carry it, with libphonenumber-js's unused parts replaced (`PHONE_TRIMS`,
+ * issue 43), against the full library: the same answer or the same refusal for every country's
+ * example number written seven ways.
+ */
+
+const ROOT = join(__dirname, '../..');
+const examples = require('libphonenumber-js/examples.mobile.json') as Record<string, string>;
+
+function answer(toE164: (text: string) => string, text: string): string {
+  try {
+    return toE164(text);
+  } catch (err) {
+    return `error: ${(err as Error).message}`;
+  }
+}
+
+async function bundled(plugins: boolean): Promise<{ toE164: (text: string) => string; bytes: number }> {
+  const result = await build({
+    ...BUNDLE_OPTIONS,
+    loader: {},
+    target: 'node22',
+    entryPoints: [join(ROOT, 'lib/phone/e164.ts')],
+    absWorkingDir: ROOT,
+    write: false,
+    plugins: plugins ? [phoneTrims()] : [],
+  });
+  const code = result.outputFiles[0].text;
+  const module = { exports: {} as { toE164: (text: string) => string } };
+  new Function('module', 'exports', 'require', code)(module, module.exports, require);
+  return { toE164: module.exports.toE164, bytes: code.length };
+}
+
+describe('the phone trims of the bundles', () => {
+  it('still find what they replace in the installed libphonenumber-js', () => {
+    for (const trim of PHONE_TRIMS) {
+      expect([trim.file, readFileSync(join(ROOT, 'node_modules/libphonenumber-js/es6', trim.file), 'utf8').includes(trim.marker)]).toEqual([trim.file, true]);
+    }
+  });
+
+  it('answer and refuse every number as the full library does, in 10 KB less', async () => {
+    const [trimmed, whole] = await Promise.all([bundled(true), bundled(false)]);
+    const texts = Object.entries(examples).flatMap(([country, national]) => {
+      const cc = getCountryCallingCode(country as CountryCode);
+      return [
+        `+${cc}${national}`,
+        `+${cc} ${national}`,
+        `+${cc} (0) ${national}`,
+        `+${cc}0${national}`,
+        `+${cc}-${national.slice(0, 3)}-${national.slice(3)}`,
+        `+${cc}${national}1`,
+        `+${cc}${national.slice(0, -2)}`,
+      ];
+    });
+    texts.push('+0123', '+999 123456', '+1 2', '+44', 'abc', '+1 650 555 1234 5678 9999', '+1 650 555 1234 ext. 7', 'tel:+1-650-555-1234');
+    expect(texts.length).toBeGreaterThan(1500);
+    const full = (text: string) => parsePhoneNumberWithError(text, { extract: false }).format('E.164');
+    const differing = texts.filter((t) => answer(trimmed.toE164, t) !== answer(full, t)).map((t) => [t, answer(trimmed.toE164, t), answer(full, t)]);
+    expect(differing).toEqual([]);
+    expect(new Set(texts.map((t) => answer(trimmed.toE164, t)).filter((r) => r.startsWith('error:')))).toEqual(
+      new Set(['error: INVALID_COUNTRY', 'error: TOO_SHORT', 'error: NOT_A_NUMBER', 'error: TOO_LONG']),
+    );
+    expect(texts.filter((t) => answer(trimmed.toE164, t).startsWith('+')).length).toBeGreaterThan(1000);
+    expect(whole.bytes - trimmed.bytes).toBeGreaterThan(10_000);
+  });
+});

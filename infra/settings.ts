@@ -3,7 +3,7 @@
  * (`-c stage=prod`, `cdk.json`) turns into the stack's props. Pure functions, no CDK imports, so
  * the tests and the app read the context the same way.
  */
-import { ConfigError, passwordMigrationFromEnv } from '../lib/config/config';
+import { checkSettings, ConfigError } from '../lib/config/config';
 import { sessionExchangeFromEnv } from '../lib/config/session-exchange-issuers';
 import type { RouteDef } from './routes';
 
@@ -213,9 +213,9 @@ function functionEnvironment(read: ContextReader): Record<string, string> {
     }
     env[name] = String(value);
   }
-  // Checked as a Lambda reads it (https only, no emulator URL), the secret being in SSM.
+  // Every setting checked as a Lambda reads it (https only, no emulator URL), the secrets being in SSM.
   try {
-    passwordMigrationFromEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: 'synth' }, undefined, true);
+    checkSettings(env, 'lambda');
   } catch (err) {
     if (err instanceof ConfigError) throw new SettingsError(`Context "functionEnvironment": ${err.message}`);
     throw err;

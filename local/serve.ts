@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
-import { knobFrom } from '../lib/config/config';
+import { checkSettings, knobFrom } from '../lib/config/config';
 import { readLocalSettings } from '../lib/config/local-settings';
 import { sessionExchangeFromEnv } from '../lib/config/session-exchange-issuers';
 import { createDynamoContext } from '../lib/storage/dynamo';
@@ -65,7 +65,8 @@ function startBulkWorker(bundleDir: string, tableName: string): { stop(): Promis
  */
 export async function serve(bundleDir: string): Promise<{ port: number; close(): Promise<void> }> {
   const settings = readLocalSettings();
-  // A malformed SESSION_EXCHANGE_ISSUERS refuses the start (SPEC §19), before anything is served.
+  // A malformed setting refuses the start (SPEC §16b, §19), before anything is served.
+  checkSettings(process.env, 'local');
   sessionExchangeFromEnv(process.env);
   // The `service` dimension of the metrics the bundles write (the stack sets `auth-core-<stage>`).
   process.env.POWERTOOLS_SERVICE_NAME ??= 'auth-core-local';

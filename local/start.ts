@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { checkSettings, ConfigError } from '../lib/config/config';
 import { readLocalSettings } from '../lib/config/local-settings';
+import { sessionExchangeFromEnv } from '../lib/config/session-exchange';
 import { JAVA_MISSING, LOCAL_AWS_ENV, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { serve } from './serve';
 
@@ -14,6 +16,9 @@ async function main(): Promise<void> {
   // The SDK warns on Node 20 about its future Node 22 requirement; Lambda runs Node 22.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const settings = readLocalSettings();
+  // Every setting is checked before anything starts (SPEC §16b): a bad one is its one sentence.
+  checkSettings(process.env, 'local');
+  sessionExchangeFromEnv(process.env);
   const dataDir = resolve(settings.dataDir);
   mkdirSync(dataDir, { recursive: true });
 
@@ -50,6 +55,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`${message === JAVA_MISSING ? message : `npm start failed: ${message}`}\n`);
+  process.stderr.write(`${message === JAVA_MISSING || err instanceof ConfigError ? message : `npm start failed: ${message}`}\n`);
   process.exit(1);
 });

@@ -249,10 +249,46 @@ function passwordMigrationSecretFromEnv(env: Env): string | undefined {
   return source === 'firebase' ? env.FIREBASE_WEB_API_KEY : source === 'webhook' ? env.PASSWORD_MIGRATION_WEBHOOK_SECRET : undefined;
 }
 
+/** The secrets as the environment holds them (locally, where no SSM parameter is named). */
+function secretsFromEnv(env: Env): Secrets {
+  return { apiKeys: env.API_KEYS, signerKey: env.VENDOR_PASSWORD_HASHING_SIGNER_KEY, passwordMigration: passwordMigrationSecretFromEnv(env) };
+}
+
+/**
+ * Every setting, checked once when the service starts (SPEC §16b), by building the configuration
+ * as a function does: throws the `ConfigError` of the first bad one. `local` (`npm start`): the
+ * secrets are in the environment too. `lambda` (`cdk synth`): what a function's environment holds,
+ * read as in Lambda (https URLs only, no emulator); its secrets are in SSM, read at run time.
+ */
+export function checkSettings(env: Env, where: 'local' | 'lambda'): void {
+  if (where === 'local') configFromEnv(env, secretsFromEnv(env));
+  else configFromEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: env.AWS_LAMBDA_FUNCTION_NAME ?? 'synth' }, { passwordMigrationElsewhere: true });
+}
+
 /** The non-secret part of the configuration, from environment variables. */
 export function configFromEnv(env: Env, secrets: Secrets): Config {
   const l = DEFAULT_PASSWORD_LIMITS;
   const signerKey = secrets.signerKey?.trim();
+  const limits: PasswordLimits = {
+    bcryptMinCost: intFrom(env, 'BCRYPT_MIN_COST', l.bcryptMinCost, 4, 31),
+    bcryptMaxCost: intFrom(env, 'BCRYPT_MAX_COST', l.bcryptMaxCost, 4, 31),
+    argon2MaxMemoryKiB: intFrom(env, 'ARGON2_MAX_MEMORY_KIB', l.argon2MaxMemoryKiB, 8, 4 * 1024 * 1024),
+    argon2MaxIterations: intFrom(env, 'ARGON2_MAX_ITERATIONS', l.argon2MaxIterations, 1, 1000),
+    argon2MaxParallelism: intFrom(env, 'ARGON2_MAX_PARALLELISM', l.argon2MaxParallelism, 1, 255),
+    scryptMaxMemCost: intFrom(env, 'SCRYPT_MAX_MEM_COST', l.scryptMaxMemCost, 1, 24),
+    scryptMaxRounds: intFrom(env, 'SCRYPT_MAX_ROUNDS', l.scryptMaxRounds, 1, 64),
+    // SPEC §7b's families, up to each format's own ceiling: glibc's rounds, phpass's count,
+    // ASP.NET's uint32 iterations, scrypt's r·p < 2^30; sizing keeps the memory within Lambda's.
+    pbkdf2MaxIterations: intFrom(env, 'PBKDF2_MAX_ITERATIONS', l.pbkdf2MaxIterations, 1, 0xffffffff),
+    shaCryptMaxRounds: intFrom(env, 'SHA_CRYPT_MAX_ROUNDS', l.shaCryptMaxRounds, SHA_CRYPT_MIN_ROUNDS, 999_999_999),
+    phpassMaxLog2Count: intFrom(env, 'PHPASS_MAX_LOG2_COUNT', l.phpassMaxLog2Count, PHPASS_MIN_LOG2_COUNT, 30),
+    scryptMaxN: intFrom(env, 'SCRYPT_MAX_N', l.scryptMaxN, 2, 2 ** 40),
+    scryptMaxR: intFrom(env, 'SCRYPT_MAX_R', l.scryptMaxR, 1, 2 ** 30 - 1),
+    scryptMaxP: intFrom(env, 'SCRYPT_MAX_P', l.scryptMaxP, 1, 2 ** 30 - 1),
+    scryptMaxMemoryBytes: intFrom(env, 'SCRYPT_MAX_MEMORY_BYTES', l.scryptMaxMemoryBytes, 1024, 10240 * 1024 * 1024),
+    scryptMaxWork: intFrom(env, 'SCRYPT_MAX_WORK', l.scryptMaxWork, 1, 2 ** 40),
+  };
+  if (limits.bcryptMinCost > limits.bcryptMaxCost) throw new ConfigError('BCRYPT_MIN_COST must be at most BCRYPT_MAX_COST');
   return {
     tableName: env.TABLE_NAME?.trim() || 'auth-core',
     apiKeys: parseApiKeys(secrets.apiKeys),
@@ -268,25 +304,7 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
       tokenLifetimeMs: intFrom(env, 'PASSWORD_RESET_TOKEN_LIFETIME', 3_600_000, 1, 86_400_000),
     },
     password: {
-      limits: {
-        bcryptMinCost: intFrom(env, 'BCRYPT_MIN_COST', l.bcryptMinCost, 4, 31),
-        bcryptMaxCost: intFrom(env, 'BCRYPT_MAX_COST', l.bcryptMaxCost, 4, 31),
-        argon2MaxMemoryKiB: intFrom(env, 'ARGON2_MAX_MEMORY_KIB', l.argon2MaxMemoryKiB, 8, 4 * 1024 * 1024),
-        argon2MaxIterations: intFrom(env, 'ARGON2_MAX_ITERATIONS', l.argon2MaxIterations, 1, 1000),
-        argon2MaxParallelism: intFrom(env, 'ARGON2_MAX_PARALLELISM', l.argon2MaxParallelism, 1, 255),
-        scryptMaxMemCost: intFrom(env, 'SCRYPT_MAX_MEM_COST', l.scryptMaxMemCost, 1, 24),
-        scryptMaxRounds: intFrom(env, 'SCRYPT_MAX_ROUNDS', l.scryptMaxRounds, 1, 64),
-        // SPEC §7b's families, up to each format's own ceiling: glibc's rounds, phpass's count,
-        // ASP.NET's uint32 iterations, scrypt's r·p < 2^30; sizing keeps the memory within Lambda's.
-        pbkdf2MaxIterations: intFrom(env, 'PBKDF2_MAX_ITERATIONS', l.pbkdf2MaxIterations, 1, 0xffffffff),
-        shaCryptMaxRounds: intFrom(env, 'SHA_CRYPT_MAX_ROUNDS', l.shaCryptMaxRounds, SHA_CRYPT_MIN_ROUNDS, 999_999_999),
-        phpassMaxLog2Count: intFrom(env, 'PHPASS_MAX_LOG2_COUNT', l.phpassMaxLog2Count, PHPASS_MIN_LOG2_COUNT, 30),
-        scryptMaxN: intFrom(env, 'SCRYPT_MAX_N', l.scryptMaxN, 2, 2 ** 40),
-        scryptMaxR: intFrom(env, 'SCRYPT_MAX_R', l.scryptMaxR, 1, 2 ** 30 - 1),
-        scryptMaxP: intFrom(env, 'SCRYPT_MAX_P', l.scryptMaxP, 1, 2 ** 30 - 1),
-        scryptMaxMemoryBytes: intFrom(env, 'SCRYPT_MAX_MEMORY_BYTES', l.scryptMaxMemoryBytes, 1024, 10240 * 1024 * 1024),
-        scryptMaxWork: intFrom(env, 'SCRYPT_MAX_WORK', l.scryptMaxWork, 1, 2 ** 40),
-      },
+      limits,
       ownHash: {
         memoryKiB: intFrom(env, 'ARGON2_MEMORY_KIB', DEFAULT_OWN_HASH_PARAMS.memoryKiB, 8, 1024 * 1024),
         iterations: intFrom(env, 'ARGON2_ITERATIONS', DEFAULT_OWN_HASH_PARAMS.iterations, 1, 100),
@@ -365,10 +383,11 @@ export function createConfigLoader(
       readParameters,
       Object.values(names).filter((n): n is string => !!n),
     );
+    const local = secretsFromEnv(env);
     return configFromEnv(env, {
-      apiKeys: names.apiKeys ? fromSsm[names.apiKeys] : env.API_KEYS,
-      signerKey: names.signerKey ? fromSsm[names.signerKey] : env.VENDOR_PASSWORD_HASHING_SIGNER_KEY,
-      passwordMigration: names.passwordMigration ? fromSsm[names.passwordMigration] : passwordMigrationSecretFromEnv(env),
+      apiKeys: names.apiKeys ? fromSsm[names.apiKeys] : local.apiKeys,
+      signerKey: names.signerKey ? fromSsm[names.signerKey] : local.signerKey,
+      passwordMigration: names.passwordMigration ? fromSsm[names.passwordMigration] : local.passwordMigration,
       // In Lambda a function reads the secret only when the stack named its parameter (sign-in).
       passwordMigrationElsewhere: !names.passwordMigration && env.AWS_LAMBDA_FUNCTION_NAME !== undefined,
     });

@@ -159,6 +159,13 @@ function logRequest(request: MiddyRequest, statusCode: number, operation: string
   );
 }
 
+/**
+ * The configuration errors this container has logged: each once (SPEC §16b), although every
+ * request answers 500 while it lasts (configuration is read again on each, so a fixed SSM
+ * parameter heals it without a redeploy).
+ */
+const loggedConfigErrors = new Set<string>();
+
 /** Maps an error to its response: the message for expected kinds, a generic text (logged once) for the rest. */
 function errorResult(err: unknown, requestId: string, log: Logger): HttpApiResult {
   if (err instanceof HttpError) return textResult(err.statusCode, err.message, requestId);
@@ -174,6 +181,10 @@ function errorResult(err: unknown, requestId: string, log: Logger): HttpApiResul
     log.warn('storage throttled', describeError(err));
     return textResult(503, `Service is busy, try again later (request id ${requestId})`, requestId);
   }
-  log.error(err instanceof ConfigError ? `configuration error: ${err.message}` : 'unexpected error', describeError(err));
+  if (!(err instanceof ConfigError)) log.error('unexpected error', describeError(err));
+  else if (!loggedConfigErrors.has(err.message)) {
+    loggedConfigErrors.add(err.message);
+    log.error(`configuration error: ${err.message}`, describeError(err));
+  }
   return textResult(500, `Internal error (request id ${requestId})`, requestId);
 }

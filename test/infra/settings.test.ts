@@ -98,6 +98,17 @@ describe('stage settings from the CDK context', () => {
     }
   });
 
+  it('checks every other setting at synth too, with the sentence a function would log (SPEC §16b)', () => {
+    const env = (functionEnvironment: Record<string, string>) => () => settingsFromContext(read({ functionEnvironment }));
+    expect(env({ ACCESS_TOKEN_VALIDITY: 'an hour' })).toThrow('Context "functionEnvironment": ACCESS_TOKEN_VALIDITY must be an integer from 1 to 86400000');
+    expect(env({ SHA_CRYPT_MAX_ROUNDS: '999' })).toThrow('Context "functionEnvironment": SHA_CRYPT_MAX_ROUNDS must be an integer from 1000 to 999999999');
+    expect(env({ BCRYPT_MIN_COST: '12', BCRYPT_MAX_COST: '10' })).toThrow('Context "functionEnvironment": BCRYPT_MIN_COST must be at most BCRYPT_MAX_COST');
+    expect(env({ PASSWORD_REHASH_ON_SIGNIN: 'maybe' })).toThrow('Context "functionEnvironment": PASSWORD_REHASH_ON_SIGNIN must be true or false');
+    expect(env({ ACCESS_TOKEN_VALIDITY: '7200', REFRESH_TOKEN_VALIDITY: '60' })).toThrow(
+      'Context "functionEnvironment": REFRESH_TOKEN_VALIDITY (minutes) × 60 must be greater than ACCESS_TOKEN_VALIDITY (seconds)',
+    );
+  });
+
   it('checks the session exchange issuers as a Lambda reads them, and keeps secrets in SSM', () => {
     const issuers = (sessionExchangeIssuers: unknown) => () => settingsFromContext(read({ sessionExchangeIssuers }));
     const auth0 = { id: 'a0', preset: 'auth0', domain: 'acme.eu.auth0.com', audience: 'client-1' };

@@ -1,4 +1,4 @@
-import { ConfigError, configFromEnv, createConfigLoader, knobFrom, parseApiKeys, passwordMigrationFromEnv } from '../../lib/config/config';
+import { checkSettings, ConfigError, configFromEnv, createConfigLoader, knobFrom, parseApiKeys, passwordMigrationFromEnv } from '../../lib/config/config';
 import { passwordMigrationSource } from '../../lib/password-migration/sources';
 import { startParametersExtension, type ParametersExtension } from '../support/parameters-extension';
 import { createLogger } from '../../lib/log/logger';
@@ -32,6 +32,25 @@ describe('configuration', () => {
     }
     expect(() => configFromEnv({ PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS: 'many' }, {})).toThrow('PASSWORDLESS_MAX_CODE_INPUT_ATTEMPTS must be an integer');
     expect(() => configFromEnv({ PASSWORD_REHASH_ON_SIGNIN: 'maybe' }, {})).toThrow('PASSWORD_REHASH_ON_SIGNIN must be true or false');
+    expect(() => configFromEnv({ BCRYPT_MIN_COST: '11', BCRYPT_MAX_COST: '10' }, {})).toThrow(
+      new ConfigError('BCRYPT_MIN_COST must be at most BCRYPT_MAX_COST'),
+    );
+    expect(configFromEnv({ BCRYPT_MIN_COST: '10', BCRYPT_MAX_COST: '10' }, {}).password.limits).toMatchObject({ bcryptMinCost: 10, bcryptMaxCost: 10 });
+  });
+
+  it('checks every setting at start: locally with the secrets from the environment, for Lambda without them (SPEC §16b)', () => {
+    const firebase = { PASSWORD_MIGRATION_SOURCE: 'firebase' };
+    expect(() => checkSettings(firebase, 'local')).toThrow(new ConfigError('PASSWORD_MIGRATION_SOURCE=firebase needs FIREBASE_WEB_API_KEY'));
+    expect(() => checkSettings({ ...firebase, FIREBASE_WEB_API_KEY: 'k' }, 'local')).not.toThrow();
+    // In Lambda only the sign-in function holds the key (SSM): the synth cannot ask for it.
+    expect(() => checkSettings(firebase, 'lambda')).not.toThrow();
+    expect(() => checkSettings({ API_KEYS: 'short' }, 'local')).toThrow(/at least 20 characters/);
+    const webhook = { PASSWORD_MIGRATION_SOURCE: 'webhook', PASSWORD_MIGRATION_WEBHOOK_URL: 'http://127.0.0.1:9/hook', PASSWORD_MIGRATION_WEBHOOK_SECRET: 's' };
+    expect(() => checkSettings(webhook, 'local')).not.toThrow();
+    expect(() => checkSettings(webhook, 'lambda')).toThrow(new ConfigError('PASSWORD_MIGRATION_WEBHOOK_URL must be an https URL'));
+    expect(() => checkSettings({ ACCESS_TOKEN_DYNAMIC_SIGNING_KEY_UPDATE_INTERVAL: '0' }, 'local')).toThrow(
+      'ACCESS_TOKEN_DYNAMIC_SIGNING_KEY_UPDATE_INTERVAL must be a number greater than 0',
+    );
   });
 
   it("reads SPEC §7b's family bounds, each up to its format's own ceiling", () => {

@@ -220,7 +220,8 @@ export function passwordMigrationFromEnv(env: Env, secret: string | undefined, s
   }
   if (source !== 'cognito') throw new ConfigError('PASSWORD_MIGRATION_SOURCE must be off, firebase, webhook or cognito');
   // SPEC §16b. A real pool's id starts with its region; cognito-local's (`local_…`) with none, so
-  // beside an emulator's COGNITO_ENDPOINT_URL (local only) COGNITO_REGION may be any region.
+  // beside an emulator's COGNITO_ENDPOINT_URL (local only) any region will do, the default
+  // included: the call is unsigned, and the region only names the official endpoint.
   const userPoolId = need('COGNITO_USER_POOL_ID');
   const clientId = need('COGNITO_CLIENT_ID');
   const prefix = /^([a-z0-9-]+)_[0-9A-Za-z]+$/.exec(userPoolId)?.[1];
@@ -228,7 +229,7 @@ export function passwordMigrationFromEnv(env: Env, secret: string | undefined, s
   const region = env.COGNITO_REGION?.trim() || prefix;
   const official = `https://cognito-idp.${region}.amazonaws.com/`;
   const endpointUrl = emulatorUrl(env, 'COGNITO_ENDPOINT_URL', official);
-  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region) || (region !== prefix && endpointUrl === official)) {
+  if (endpointUrl === official && (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region) || region !== prefix)) {
     throw new ConfigError("COGNITO_REGION (default: COGNITO_USER_POOL_ID's prefix) must be the pool's AWS region");
   }
   return { source, userPoolId, clientId, region, endpointUrl, clientSecret: key, clientSecretElsewhere: secretElsewhere, timeoutMs };

@@ -67,6 +67,16 @@ describe('npm start with a bad setting', () => {
   it('starts with the same settings made good', async () => {
     expect(await start(cognito)).toEqual({ listening: true });
   });
+
+  it("starts with cognito-local's pool id beside its endpoint, no COGNITO_REGION (default region `local`)", async () => {
+    const local = { ...cognito, COGNITO_USER_POOL_ID: 'local_4fZ7w0Qa', COGNITO_ENDPOINT_URL: 'http://127.0.0.1:9229/' };
+    expect(await start(local)).toEqual({ listening: true });
+    const { COGNITO_ENDPOINT_URL: _, ...noEmulator } = local;
+    expect(await start(noEmulator)).toMatchObject({
+      code: 1,
+      stderr: "COGNITO_REGION (default: COGNITO_USER_POOL_ID's prefix) must be the pool's AWS region\n",
+    });
+  });
 });
 
 /**

@@ -7,9 +7,9 @@ import { readStoredUser } from '../support/table';
 /**
  * Cognito as the password migration source (SPEC §16b), end to end through the local server against
  * a real cognito-local: users imported without a hash have their first sign-in checked by Cognito's
- * `InitiateAuth`. cognito-local's pool ids are `local_<id>`, no region, so the service is given
- * `COGNITO_REGION` beside the emulator's `COGNITO_ENDPOINT_URL` (which only a process outside Lambda
- * may set). Its app client has a secret, so every call carries `SECRET_HASH` (cognito-local does not
+ * `InitiateAuth`. cognito-local's pool ids are `local_<id>`, so the default region is `local`: beside
+ * the emulator's `COGNITO_ENDPOINT_URL` (which only a process outside Lambda may set) the service
+ * takes it as it is (the call is unsigned), so no `COGNITO_REGION` is given, as a newcomer would not. Its app client has a secret, so every call carries `SECRET_HASH` (cognito-local does not
  * check it: `password-migration-sources.test.ts` does, on a stub). No password may appear in a log
  * line or a response.
  */
@@ -66,7 +66,6 @@ const cognitoIt = useCognitoLocal('the Cognito password migration tests', async 
   api = await start({
     PASSWORD_MIGRATION_SOURCE: 'cognito',
     COGNITO_USER_POOL_ID: pool,
-    COGNITO_REGION: 'us-east-1',
     COGNITO_CLIENT_ID: client.clientId,
     COGNITO_CLIENT_SECRET: client.clientSecret!,
     COGNITO_ENDPOINT_URL: cognito.origin,
@@ -143,14 +142,12 @@ describe('password migration at sign-in against cognito-local (SPEC §16b)', () 
     };
     const { COGNITO_CLIENT_ID: _client, ...noClient } = base;
     const { COGNITO_USER_POOL_ID: _pool, ...noPool } = base;
-    const { COGNITO_REGION: _region, ...noRegion } = base;
     const { COGNITO_ENDPOINT_URL: _endpoint, ...noEndpoint } = base;
     const cases: [Record<string, string>, string][] = [
       [noPool, 'PASSWORD_MIGRATION_SOURCE=cognito needs COGNITO_USER_POOL_ID'],
       [noClient, 'PASSWORD_MIGRATION_SOURCE=cognito needs COGNITO_CLIENT_ID'],
       [{ ...base, COGNITO_USER_POOL_ID: 'not-a-pool-id' }, 'COGNITO_USER_POOL_ID must be <region>_<id>'],
-      // `local_…` is no region: only an explicit COGNITO_REGION beside the emulator's endpoint will do.
-      [noRegion, "COGNITO_REGION (default: COGNITO_USER_POOL_ID's prefix) must be the pool's AWS region"],
+      // `local_…` is no AWS region: without the emulator's endpoint it would name no Cognito.
       [noEndpoint, "COGNITO_REGION (default: COGNITO_USER_POOL_ID's prefix) must be the pool's AWS region"],
       [{ ...base, PASSWORD_MIGRATION_SOURCE: 'cognitoo' }, 'PASSWORD_MIGRATION_SOURCE must be off, firebase, webhook or cognito'],
     ];

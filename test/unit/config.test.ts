@@ -165,11 +165,24 @@ describe('the password migration source (SPEC §16)', () => {
     expect(() => passwordMigrationFromEnv({ ...local, AWS_LAMBDA_FUNCTION_NAME: 'signin' }, undefined)).toThrow(
       'COGNITO_ENDPOINT_URL can be overridden only locally (for an emulator)',
     );
+    // Beside an emulator's endpoint any region will do, the default (`local`) included: the call is unsigned.
+    expect(passwordMigrationFromEnv({ ...local, COGNITO_REGION: undefined }, undefined)).toMatchObject({
+      region: 'local',
+      endpointUrl: 'http://127.0.0.1:9229',
+    });
+    expect(passwordMigrationFromEnv({ ...local, COGNITO_REGION: 'Europe' }, undefined)).toMatchObject({
+      region: 'Europe',
+      endpointUrl: 'http://127.0.0.1:9229',
+    });
+    // Without one, the region names Cognito's endpoint: it must be the pool's, an AWS region.
     const regionError = "COGNITO_REGION (default: COGNITO_USER_POOL_ID's prefix) must be the pool's AWS region";
-    expect(() => passwordMigrationFromEnv({ ...local, COGNITO_REGION: undefined }, undefined)).toThrow(regionError);
     expect(() => passwordMigrationFromEnv({ ...local, COGNITO_ENDPOINT_URL: undefined }, undefined)).toThrow(regionError);
+    expect(() => passwordMigrationFromEnv({ ...local, COGNITO_REGION: undefined, COGNITO_ENDPOINT_URL: undefined }, undefined)).toThrow(regionError);
     expect(() => passwordMigrationFromEnv({ ...env, COGNITO_REGION: 'us-east-1' }, undefined)).toThrow(regionError);
-    expect(() => passwordMigrationFromEnv({ ...local, COGNITO_REGION: 'Europe' }, undefined)).toThrow(regionError);
+    // The official endpoint named outright is no emulator.
+    expect(() =>
+      passwordMigrationFromEnv({ ...local, COGNITO_REGION: undefined, COGNITO_ENDPOINT_URL: 'https://cognito-idp.local.amazonaws.com/' }, undefined),
+    ).toThrow(regionError);
     expect(() => passwordMigrationFromEnv({ ...local, COGNITO_ENDPOINT_URL: 'not a url' }, undefined)).toThrow('COGNITO_ENDPOINT_URL must be a URL');
     for (const [name, text] of [
       ['COGNITO_USER_POOL_ID', 'PASSWORD_MIGRATION_SOURCE=cognito needs COGNITO_USER_POOL_ID'],

@@ -1,7 +1,7 @@
 import { APP_WIDE_ONLY, BadRequestError, HttpError } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { optionalBoolean, requiredString } from '../../lib/http/input';
-import { sessionHandles } from '../../lib/http/session-input';
+import { inTenantsOfSessionHandles, sessionHandles } from '../../lib/http/session-input';
 import { revokeSessions, revokeSessionsOfUser } from '../../lib/recipes/session/session-data';
 import { DynamoSessionStore } from '../../lib/storage/dynamo/dynamo-session-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
@@ -17,7 +17,8 @@ export const handle: ApiHandler<'sessions' | 'users'> = (req, deps) => {
     for (const flag of ['revokeAcrossAllTenants', 'revokeSessionsForLinkedAccounts']) {
       if (req.body[flag] !== undefined) throw new BadRequestError(`Invalid JSON input - ${flag} can only be set if userId is set`);
     }
-    return revokeSessions(deps, sessionHandles(req.body));
+    const handles = sessionHandles(req.body);
+    return inTenantsOfSessionHandles(deps, handles, () => revokeSessions(deps, handles));
   }
   const acrossTenants = optionalBoolean(req.body, 'revokeAcrossAllTenants', true);
   const linkedAccounts = optionalBoolean(req.body, 'revokeSessionsForLinkedAccounts', true);

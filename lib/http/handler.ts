@@ -124,19 +124,27 @@ export function createHttpHandler<K extends StoreName = never>(routeId: string, 
     .handler(core);
 }
 
+/** Runs a request in a tenant other than `public` beside the check that the tenant exists. */
+function inExistingTenant<K extends StoreName>(deps: DepsWith<K>, request: ApiRequest, handle: ApiHandler<K>): Promise<unknown> {
+  return inExistingTenants(deps, [request.tenantId], () => handle(request, deps));
+}
+
 /**
- * Runs a request in a tenant other than `public` beside the check that the tenant exists (one
- * round trip less than checking first): its reads go at once, its side effects (writes, calls to
- * an old provider) wait for the check (`runGated`). It answers only once both are done; a missing
- * tenant answers `TENANT_NOT_FOUND`, whatever the request did or failed with meanwhile.
+ * Runs `work` beside the check that the tenants it concerns exist (one round trip less than
+ * checking first): its reads go at once, its side effects (writes, calls to an old provider) wait
+ * for the check (`runGated`). It answers only once both are done; a missing tenant answers
+ * `TENANT_NOT_FOUND`, whatever the work did or failed with meanwhile. `public` always exists.
+ * Also for a tenant named by the request's data, as a session handle names one.
  */
-async function inExistingTenant<K extends StoreName>(deps: DepsWith<K>, request: ApiRequest, handle: ApiHandler<K>): Promise<unknown> {
-  const exists = tenantExists(deps, request.tenantId).then((found) => {
-    if (!found) throw new BadRequestError(TENANT_NOT_FOUND);
+export async function inExistingTenants<T>(deps: Pick<DepsWith<never>, 'tenants'>, tenantIds: readonly string[], work: () => Promise<T>): Promise<T> {
+  const others = [...new Set(tenantIds)].filter((id) => id !== 'public');
+  if (others.length === 0) return work();
+  const exists = Promise.all(others.map((id) => tenantExists(deps, id))).then((found) => {
+    if (found.includes(false)) throw new BadRequestError(TENANT_NOT_FOUND);
   });
-  // `async`: a handler that throws while reading its input (before any await) rejects here too,
-  // so the check is still awaited, and answers first.
-  const [check, outcome] = await Promise.allSettled([exists, runGated(exists, async () => handle(request, deps))]);
+  // `async`: work that throws while reading its input (before any await) rejects here too, so the
+  // check is still awaited, and answers first.
+  const [check, outcome] = await Promise.allSettled([exists, runGated(exists, async () => work())]);
   if (check.status === 'rejected') throw check.reason;
   if (outcome.status === 'rejected') throw outcome.reason;
   return outcome.value;

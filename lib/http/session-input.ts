@@ -1,5 +1,8 @@
-import { BadRequestError, invalidField } from './errors';
+import { BadRequestError, invalidField, TENANT_NOT_FOUND } from './errors';
+import type { DepsWith } from './runtime';
+import { inExistingTenants } from './handler';
 import { requiredJsonObject, type Fields } from './input';
+import { parseTenantId } from './tenant-path';
 import type { JsonObject } from '../storage/model';
 
 /**
@@ -29,6 +32,28 @@ export function sessionHandles(fields: Fields): string[] {
     throw new BadRequestError(`Field name 'sessionHandles' holds more than ${MAX_HANDLES_PER_REMOVE} handles: remove them in several calls`);
   }
   return value as string[];
+}
+
+/**
+ * The tenant a session handle names, read as the core reads it (`Session.getTenantIdFromSessionHandle`):
+ * what follows its first `_` (a handle is `<uuid>_<tenantId>` outside `public`), `public` when
+ * nothing does; `undefined` when that is no tenant id at all.
+ */
+export function tenantOfSessionHandle(handle: string): string | undefined {
+  // Java's `split("_")`: trailing empty parts are dropped.
+  const parts = handle.replace(/_+$/, '').split('_');
+  return parts.length === 1 ? 'public' : parseTenantId(parts[1]);
+}
+
+/**
+ * Runs `work` on sessions by handle, as the core does: in the tenants their handles name, each of
+ * which must exist (else 400 `AppId or tenantId not found`, and nothing changed), checked beside
+ * the work's reads. A handle of `public` costs no check.
+ */
+export async function inTenantsOfSessionHandles<T>(deps: Pick<DepsWith<never>, 'tenants'>, handles: readonly string[], work: () => Promise<T>): Promise<T> {
+  const tenantIds = handles.map(tenantOfSessionHandle);
+  if (tenantIds.includes(undefined)) throw new BadRequestError(TENANT_NOT_FOUND);
+  return inExistingTenants(deps, tenantIds as string[], work);
 }
 
 /** A `true`/`false` query flag, `true` when absent; as the core, anything but `true` is false. */

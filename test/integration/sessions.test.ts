@@ -412,6 +412,34 @@ describe('regenerate, data and information', () => {
     expectText(await api.get('/recipe/session'), 400, "Field name 'sessionHandle' is missing in GET request");
     expectText(await api.put('/recipe/session/data', { sessionHandle: 'x' }), 400, "Field name 'userDataInDatabase' is invalid in JSON input");
   });
+
+  it('takes the tenant from the handle, as the core: one that does not exist is the 400, and nothing changes', async () => {
+    const notFound = 'AppId or tenantId not found';
+    // A tenant that never existed, one that is no tenant id, and a session whose tenant was removed since.
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'gone' })).json.status).toBe('OK');
+    const inGone = await create({}, '/gone');
+    expect((await api.post('/recipe/multitenancy/tenant/remove', { tenantId: 'gone' })).json).toEqual({ status: 'OK', didExist: true });
+    const kept = await create();
+    for (const handle of ['00000000-0000-4000-8000-000000000000_nope', 'abc_NOT!A!TENANT', inGone.session.handle]) {
+      expectText(await api.get(`/recipe/session?sessionHandle=${encodeURIComponent(handle)}`), 400, notFound);
+      expectText(await api.put('/recipe/session/data', { sessionHandle: handle, userDataInDatabase: { x: 1 } }), 400, notFound);
+      expectText(await api.put('/recipe/jwt/data', { sessionHandle: handle, userDataInJWT: { x: 1 } }), 400, notFound);
+      // One handle of a missing tenant refuses the whole removal: the others stay.
+      expectText(await api.post('/recipe/session/remove', { sessionHandles: [kept.session.handle, handle] }), 400, notFound);
+    }
+    expect((await api.get(`/recipe/session?sessionHandle=${kept.session.handle}`)).json.status).toBe('OK');
+    // Re-created, the tenant finds its session again, untouched.
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'gone' })).json.createdNew).toBe(true);
+    const back = (await api.get(`/recipe/session?sessionHandle=${inGone.session.handle}`)).json;
+    expect([back.status, back.tenantId, back.userDataInDatabase]).toEqual(['OK', 'gone', { db: 1 }]);
+    // A handle without a tenant, or with `public`'s, is public's: a missing session is UNAUTHORISED.
+    for (const handle of ['nope', 'nope_', 'nope_public']) {
+      expect((await api.get(`/recipe/session?sessionHandle=${handle}`)).json).toEqual({ status: 'UNAUTHORISED', message: 'Session does not exist.' });
+    }
+    expect(
+      (await api.post('/recipe/session/remove', { sessionHandles: [kept.session.handle, inGone.session.handle] })).json.sessionHandlesRevoked.sort(),
+    ).toEqual([kept.session.handle, inGone.session.handle].sort());
+  });
 });
 
 describe('remove and a user’s sessions', () => {

@@ -114,7 +114,12 @@ describe('tenants', () => {
     expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: 'shop-1' })).json).toEqual({ status: 'OK', createdNew: false });
     const list = await api.get('/recipe/multitenancy/tenant/list/v2');
     expect(list.json.status).toBe('OK');
-    expect(list.json.tenants).toEqual(expect.arrayContaining([{ tenantId: 'public' }, { tenantId: 'shop-1' }]));
+    expect(list.json.tenants).toEqual(
+      expect.arrayContaining([
+        { tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} },
+        { tenantId: 'shop-1', thirdParty: { providers: [] }, coreConfig: {} },
+      ]),
+    );
     expect((await api.post('/shop-1/recipe/signinup/code', { email: uniqueEmail() })).json.status).toBe('OK');
 
     expect((await api.post('/recipe/multitenancy/tenant/remove', { tenantId: 'shop-1' })).json).toEqual({ status: 'OK', didExist: true });
@@ -230,6 +235,25 @@ describe("a tenant's login configuration (GET /recipe/multitenancy/tenant/v2, SP
     expect((await api.get(`/cfg-factors${PATH}`)).json).toEqual({ ...bare('cfg-factors'), firstFactors: [], requiredSecondaryFactors: ['totp'] });
     // Users of the tenant are not touched by its configuration.
     expect((await api.post('/cfg-factors/recipe/signup', { email: uniqueEmail('cfg'), password: 'pw-123456' })).json.status).toBe('OK');
+  });
+
+  it('lists every tenant, public first, each exactly as its GET answers it (the core; the dashboard reads it)', async () => {
+    expect((await api.put(PATH, { tenantId: 'cfg-list', firstFactors: ['thirdparty'], requiredSecondaryFactors: ['otp-phone'] })).json.status).toBe('OK');
+    const list = await api.get('/recipe/multitenancy/tenant/list/v2');
+    expect([list.status, Object.keys(list.json).sort()]).toEqual([200, ['status', 'tenants']]);
+    const tenants = list.json.tenants as { tenantId: string }[];
+    expect(tenants[0]).toEqual({ tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} });
+    expect(tenants.find((t) => t.tenantId === 'cfg-list')).toEqual({
+      tenantId: 'cfg-list',
+      thirdParty: { providers: [] },
+      coreConfig: {},
+      firstFactors: ['thirdparty'],
+      requiredSecondaryFactors: ['otp-phone'],
+    });
+    for (const tenant of tenants) {
+      const path = tenant.tenantId === 'public' ? PATH : `/${tenant.tenantId}${PATH}`;
+      expect((await api.get(path)).json).toEqual({ status: 'OK', ...tenant });
+    }
   });
 
   it('makes one tenant of six PUTs racing to create it: exactly one answers createdNew', async () => {

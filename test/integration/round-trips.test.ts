@@ -104,6 +104,9 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(async () => (res = await api.get(`/rt-cfg${path}`)))).toEqual({ GetItem: 1 });
     expect(res!.json.firstFactors).toEqual(['emailpassword']);
     expect(await callsOf(() => api.get(`/rt-cfg-none${path}`))).toEqual({ GetItem: 1 });
+    // The list answers every tenant in that shape from the one Query of the tenant items.
+    expect(await callsOf(async () => (res = await api.get('/recipe/multitenancy/tenant/list/v2')))).toEqual({ Query: 1 });
+    expect((res!.json.tenants as { tenantId: string }[]).find((t) => t.tenantId === 'rt-cfg')).toMatchObject({ firstFactors: ['emailpassword'] });
   });
 
   it('passwordless by phone: consume 3 for a new or existing user, also one with an email too (through its phone entry)', async () => {

@@ -23,31 +23,25 @@ export async function createOrUpdateTenant(
   return { status: 'OK', createdNew: await deps.tenants.putTenant(tenantId, deps.clock.now(), change) };
 }
 
-/** A tenant's login configuration as the core answers `GET …/recipe/multitenancy/tenant/v2`. */
-export type TenantConfigResult =
-  | {
-      status: 'OK';
-      tenantId: string;
-      thirdParty: { providers: never[] };
-      coreConfig: Record<string, never>;
-      firstFactors?: string[];
-      requiredSecondaryFactors?: string[];
-    }
-  | { status: 'TENANT_NOT_FOUND_ERROR' };
+/** A tenant's login configuration as the core answers `GET …/recipe/multitenancy/tenant/v2` (without `status`). */
+export interface TenantConfig {
+  tenantId: string;
+  thirdParty: { providers: never[] };
+  coreConfig: Record<string, never>;
+  firstFactors?: string[];
+  requiredSecondaryFactors?: string[];
+}
+
+export type TenantConfigResult = ({ status: 'OK' } & TenantConfig) | { status: 'TENANT_NOT_FOUND_ERROR' };
 
 /**
  * A tenant's login configuration (SPEC §18b): its factors where set (absent, the SDK allows every
  * first factor it has), no providers and no core settings (those live in the app's SDK and the
- * deployment). `public` is answered without a read; an unknown tenant with the core's
- * `TENANT_NOT_FOUND_ERROR`.
+ * deployment).
  */
-export async function getTenantConfig(deps: Pick<Deps, 'tenants'>, tenantId: string): Promise<TenantConfigResult> {
-  const tenant: Pick<TenantRecord, 'firstFactors' | 'requiredSecondaryFactors'> | undefined =
-    tenantId === PUBLIC_TENANT ? {} : await deps.tenants.getTenant(tenantId);
-  if (!tenant) return { status: 'TENANT_NOT_FOUND_ERROR' };
+function tenantConfigOf(tenantId: string, tenant: Pick<TenantRecord, 'firstFactors' | 'requiredSecondaryFactors'>): TenantConfig {
   const { firstFactors, requiredSecondaryFactors } = tenant;
   return {
-    status: 'OK',
     tenantId,
     thirdParty: { providers: [] },
     coreConfig: {},
@@ -56,11 +50,24 @@ export async function getTenantConfig(deps: Pick<Deps, 'tenants'>, tenantId: str
   };
 }
 
-/** Lists tenants, `public` first. */
-export async function listTenants(deps: Pick<Deps, 'tenants'>): Promise<{ status: 'OK'; tenants: { tenantId: string }[] }> {
-  const stored = await deps.tenants.listTenants();
-  const ids = stored.map((t) => t.tenantId).sort();
-  return { status: 'OK', tenants: [PUBLIC_TENANT, ...ids].map((tenantId) => ({ tenantId })) };
+/**
+ * `GET …/tenant/v2`: a tenant's login configuration. `public` is answered without a read; an
+ * unknown tenant with the core's `TENANT_NOT_FOUND_ERROR`.
+ */
+export async function getTenantConfig(deps: Pick<Deps, 'tenants'>, tenantId: string): Promise<TenantConfigResult> {
+  const tenant: Pick<TenantRecord, 'firstFactors' | 'requiredSecondaryFactors'> | undefined =
+    tenantId === PUBLIC_TENANT ? {} : await deps.tenants.getTenant(tenantId);
+  if (!tenant) return { status: 'TENANT_NOT_FOUND_ERROR' };
+  return { status: 'OK', ...tenantConfigOf(tenantId, tenant) };
+}
+
+/**
+ * `GET …/tenant/list/v2`: every tenant, `public` first, each as `GET …/tenant/v2` answers it (the
+ * core's, which the dashboard's tenant pages read), from the one Query of the tenant items.
+ */
+export async function listTenants(deps: Pick<Deps, 'tenants'>): Promise<{ status: 'OK'; tenants: TenantConfig[] }> {
+  const stored = (await deps.tenants.listTenants()).sort((a, b) => (a.tenantId < b.tenantId ? -1 : a.tenantId > b.tenantId ? 1 : 0));
+  return { status: 'OK', tenants: [tenantConfigOf(PUBLIC_TENANT, {}), ...stored.map((t) => tenantConfigOf(t.tenantId, t))] };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { BadRequestError } from './errors';
-import { normaliseEmail, normalisePhoneNumber, optionalString, type Fields } from './input';
+import { lookupEmail, normalisePhoneNumber, optionalString, type Fields } from './input';
 
-/** Account info from a query string: email and phone normalised, third-party ids as given. */
+/** Account info from a query string: email and phone normalised (the email as a lookup's), third-party ids as given. */
 export interface AccountInfoQuery {
   email?: string;
   phoneNumber?: string;
@@ -18,7 +18,7 @@ export function parseAccountInfo(query: Fields): AccountInfoQuery {
     throw new BadRequestError('Please provide both thirdPartyId and thirdPartyUserId, or neither');
   }
   return {
-    ...(email !== undefined ? { email: normaliseEmail(email) } : {}),
+    ...(email !== undefined ? { email: lookupEmail(email) } : {}),
     ...(phoneNumber !== undefined ? { phoneNumber: normalisePhoneNumber(phoneNumber) } : {}),
     ...(thirdPartyId !== undefined ? { thirdParty: { id: thirdPartyId, userId: thirdPartyUserId as string } } : {}),
   };

@@ -133,8 +133,8 @@ export function requiredJsonObject(fields: Fields, name: string): Fields {
 }
 
 /**
- * Normalises an email: trimmed and lower-cased before every use (SPEC §3), and checked to have an
- * `@` and no whitespace inside.
+ * Normalises an email a write stores: trimmed and lower-cased before every use (SPEC §3), and
+ * checked to have an `@` and no whitespace inside. A lookup reads by `lookupEmail` instead.
  */
 export function normaliseEmail(raw: string, name = 'email'): string {
   const email = raw.trim().toLowerCase();
@@ -142,6 +142,14 @@ export function normaliseEmail(raw: string, name = 'email'): string {
   if (!email.includes('@')) throw new BadRequestError(`Field name '${name}' is not an email address: it has no '@'`);
   if (/\s/.test(email)) throw new BadRequestError(`Field name '${name}' is not an email address: it contains whitespace`);
   return email;
+}
+
+/**
+ * Normalises an email a lookup reads by (SPEC §3): trimmed and lower-cased, as the core does, and
+ * nothing more: one that is no address finds no user, never a 400. Only §8's length bound holds.
+ */
+export function lookupEmail(raw: string, name = 'email'): string {
+  return checkLength(name, raw.trim().toLowerCase());
 }
 
 export const PHONE_FORMAT_MESSAGE = 'phoneNumber must be in international format, for example +14155552671';

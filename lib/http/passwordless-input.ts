@@ -3,7 +3,7 @@ import type { DevicesToList } from '../recipes/passwordless/list-codes';
 import type { PasswordlessIdentity } from '../storage/model';
 import type { CodeProof } from '../recipes/passwordless/verify-code';
 import { BadRequestError } from './errors';
-import { normaliseEmail, normalisePhoneNumber, optionalString, requiredString, type Fields } from './input';
+import { lookupEmail, normaliseEmail, normalisePhoneNumber, optionalString, requiredString, type Fields } from './input';
 
 /**
  * Parses how a passwordless code is presented: `preAuthSessionId` with either `linkCode` or
@@ -44,7 +44,7 @@ export function parseDevicesToList(query: Fields): DevicesToList {
   if ([email, phoneNumber, deviceId, preAuthSessionId].filter((v) => v !== undefined).length !== 1) {
     throw new BadRequestError('Please provide exactly one of email, phoneNumber, deviceId or preAuthSessionId');
   }
-  if (email !== undefined) return { email: normaliseEmail(email) };
+  if (email !== undefined) return { email: lookupEmail(email) };
   if (phoneNumber !== undefined) return { phoneNumber: normalisePhoneNumber(phoneNumber) };
   if (deviceId !== undefined) {
     if (!BASE64.test(deviceId)) throw new BadRequestError('Input encoding error in deviceId');

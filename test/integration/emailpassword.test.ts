@@ -288,6 +288,38 @@ describe('POST /recipe/signup and PUT /recipe/user (email-password)', () => {
   });
 });
 
+describe('a lookup by email only normalises it (SPEC §3): one that is no address finds no one, never a 400', () => {
+  const NOT_ADDRESSES = ['random', 'a b@c.d', '@', ' '];
+
+  it.each(NOT_ADDRESSES)('%j: by account info, by recipe, the codes of a device, a sign-in', async (raw) => {
+    const q = encodeURIComponent(raw);
+    const byInfo = await api.get(`/users/by-accountinfo?email=${q}`);
+    expect([byInfo.status, byInfo.json]).toEqual([200, { status: 'OK', users: [] }]);
+    const union = await api.get(`/users/by-accountinfo?email=${q}&phoneNumber=%2B14155550199&doUnionOfAccountInfo=true`);
+    expect(union.json).toEqual({ status: 'OK', users: [] });
+    for (const rid of ['emailpassword', 'passwordless']) {
+      expect((await api.get(`/recipe/user?email=${q}`, { rid })).json).toEqual({ status: 'UNKNOWN_EMAIL_ERROR' });
+    }
+    expect((await api.get(`/recipe/signinup/codes?email=${q}`)).json).toEqual({ status: 'OK', devices: [] });
+    expect((await signIn(raw, 'any-password')).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+  });
+
+  it('still trims and lower-cases, so a real address is found however it is written; writes still refuse a non-address', async () => {
+    const email = `lookup-${Date.now()}@example.com`;
+    const user = (await call('post', '/recipe/signup', { email, password: 'pw-123456' })).json.user;
+    const shouted = encodeURIComponent(`  ${email.toUpperCase()} `);
+    expect((await api.get(`/users/by-accountinfo?email=${shouted}`)).json.users.map((u: { id: string }) => u.id)).toEqual([user.id]);
+    expect((await api.get(`/recipe/user?email=${shouted}`, { rid: 'emailpassword' })).json.user.id).toBe(user.id);
+    expect((await signIn(` ${email.toUpperCase()}`, 'pw-123456')).json.status).toBe('OK');
+    expect((await call('post', '/recipe/signup', { email: 'random', password: 'pw-123456' })).text).toBe(
+      "Field name 'email' is not an email address: it has no '@'",
+    );
+    // §8's bound holds for a lookup too.
+    const long = await api.get(`/users/by-accountinfo?email=${'a'.repeat(257)}`);
+    expect([long.status, long.text]).toEqual([400, "Field name 'email' is too long: the maximum is 256 characters"]);
+  });
+});
+
 describe('secret hygiene', () => {
   it('never returns or logs a password, a hash or the signer key', async () => {
     expect(responses.length).toBeGreaterThan(50);

@@ -215,6 +215,8 @@ describe('supertokens-node 24 against the local service', () => {
     expect(both.map((u) => u.id)).toEqual([tp.user.id]);
     const either = await supertokens.listUsersByAccountInfo('public', { email: uniqueEmail('x'), thirdParty: tp.user.thirdParty[0] }, true);
     expect(either.map((u) => u.id)).toEqual([tp.user.id]);
+    // The SDK's email-exists check of something that is no address: no user (the core's), not a throw.
+    expect(await supertokens.listUsersByAccountInfo('public', { email: 'random' })).toEqual([]);
   });
 
   it('pages, counts and deletes users with getUsersOldestFirst, getUserCount and deleteUser', async () => {

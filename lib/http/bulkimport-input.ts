@@ -1,7 +1,7 @@
 import type { BulkImportStatus } from '../storage/model';
 import type { BulkRowCursor } from '../storage/ports/bulk-import';
 import { BadRequestError, invalidField } from './errors';
-import { checkWellFormed, optionalString, type Fields } from './input';
+import { checkWellFormed, optionalIntQueryParam, optionalString, type Fields } from './input';
 
 /** Rows per page of `GET /bulk-import/users` (the core's bounds). */
 export const BULK_LIST_DEFAULT_LIMIT = 100;
@@ -40,12 +40,8 @@ export function statusParam(query: Fields): BulkImportStatus | undefined {
 
 /** `limit` of `GET /bulk-import/users`: 1–500, default 100 (the core's texts). */
 export function bulkListLimit(query: Fields): number {
-  const raw = optionalString(query, 'limit');
-  if (raw === undefined) return BULK_LIST_DEFAULT_LIMIT;
-  if (!/^[+-]?\d{1,10}$/.test(raw.trim()) || !Number.isSafeInteger(Number(raw.trim()))) {
-    throw new BadRequestError("Field name 'limit' must be an int in the GET request");
-  }
-  const limit = Number(raw.trim());
+  const limit = optionalIntQueryParam(query, 'limit');
+  if (limit === undefined) return BULK_LIST_DEFAULT_LIMIT;
   if (limit > BULK_LIST_MAX_LIMIT) throw new BadRequestError(`Max limit allowed is ${BULK_LIST_MAX_LIMIT}`);
   if (limit < 1) throw new BadRequestError('limit must a positive integer with min value 1');
   return limit;

@@ -76,6 +76,20 @@ export function optionalString(fields: Fields, name: string): string | undefined
   return checkLength(name, value);
 }
 
+/**
+ * An optional integer query parameter, read as the core reads one (Java's `Integer.parseInt`, so a
+ * 32-bit int): anything else is the core's 400 `Field name '<name>' must be an int in the GET request`.
+ */
+export function optionalIntQueryParam(query: Fields, name: string): number | undefined {
+  const raw = optionalString(query, name)?.trim();
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!/^[+-]?\d{1,10}$/.test(raw) || value > 2 ** 31 - 1 || value < -(2 ** 31)) {
+    throw new BadRequestError(`Field name '${name}' must be an int in the GET request`);
+  }
+  return value;
+}
+
 /** A required string; missing, `null` or of another type → 400. `nonEmpty` also refuses `""`. */
 export function requiredString(fields: Fields, name: string, opts: { nonEmpty?: boolean } = {}): string {
   const value = optionalString(fields, name);

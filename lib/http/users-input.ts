@@ -3,7 +3,7 @@ import { decodePaginationToken } from '../recipes/users/pagination-token';
 import { SEARCH_TAGS, type UserSearch } from '../recipes/users/search-users';
 import type { RecipeId } from '../storage/model';
 import { BadRequestError } from './errors';
-import { optionalString, type Fields } from './input';
+import { optionalIntQueryParam, optionalString, type Fields } from './input';
 
 /** Page size when `limit` is absent (the SuperTokens core's default). */
 export const DEFAULT_USERS_PAGE = 100;
@@ -56,15 +56,10 @@ export function parseUserSearch(query: Fields): UserSearch | undefined {
  */
 export function parseListUsersQuery(query: Fields): ListUsersInput {
   const search = parseUserSearch(query);
-  const rawLimit = optionalString(query, 'limit')?.trim();
-  let limit = DEFAULT_USERS_PAGE;
-  if (rawLimit !== undefined) {
-    limit = /^[0-9]{1,9}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (search !== undefined && !(limit >= 1)) throw new BadRequestError("Field name 'limit' must be a positive integer");
-    if (search === undefined && !(limit >= 1 && limit <= MAX_USERS_PAGE)) {
-      throw new BadRequestError(`Field name 'limit' must be an integer from 1 to ${MAX_USERS_PAGE}`);
-    }
-  }
+  // The core's texts (UsersAPI), typo included; a search has no upper bound.
+  const limit = optionalIntQueryParam(query, 'limit') ?? DEFAULT_USERS_PAGE;
+  if (limit > MAX_USERS_PAGE && search === undefined) throw new BadRequestError(`max limit allowed is ${MAX_USERS_PAGE}`);
+  if (limit < 1) throw new BadRequestError('limit must a positive integer with min value 1');
   const rawOrder = optionalString(query, 'timeJoinedOrder')?.trim().toUpperCase() ?? 'ASC';
   if (rawOrder !== 'ASC' && rawOrder !== 'DESC') throw new BadRequestError("Field name 'timeJoinedOrder' must be ASC or DESC");
   const token = optionalString(query, 'paginationToken');

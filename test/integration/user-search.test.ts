@@ -168,10 +168,10 @@ describe('GET /users with search tags', () => {
   });
 
   it.each([
-    [`/${T}/users?email=a&limit=0`, "Field name 'limit' must be a positive integer"],
-    [`/${T}/users?email=a&limit=ten`, "Field name 'limit' must be a positive integer"],
-    [`/${T}/users?email=a&limit=-5`, "Field name 'limit' must be a positive integer"],
-    [`/${T}/users?limit=501`, "Field name 'limit' must be an integer from 1 to 500"],
+    [`/${T}/users?email=a&limit=0`, 'limit must a positive integer with min value 1'],
+    [`/${T}/users?email=a&limit=ten`, "Field name 'limit' must be an int in the GET request"],
+    [`/${T}/users?email=a&limit=-5`, 'limit must a positive integer with min value 1'],
+    [`/${T}/users?limit=501`, 'max limit allowed is 500'],
     [`/${T}/users?phone=%2B1&timeJoinedOrder=SIDEWAYS`, "Field name 'timeJoinedOrder' must be ASC or DESC"],
     [`/${T}/users?provider=g&includeRecipeIds=webauthn`, 'Unknown recipe ID: webauthn'],
     [`/${T}/users?email=a&paginationToken=not-a-token`, 'invalid pagination token'],

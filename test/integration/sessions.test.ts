@@ -227,6 +227,20 @@ describe('verify', () => {
     }
   });
 
+  it('verifies a POST /recipe/jwt token carrying a session\'s claims: no header version, read as "5" (the core)', async () => {
+    const c = await create();
+    const { exp: _exp, iat: _iat, ...payload } = decodeJwt(c.accessToken.token);
+    for (const useStaticSigningKey of [true, false]) {
+      const made = await api.post('/recipe/jwt', { algorithm: 'RS256', jwksDomain: 'https://api.example.com', payload, validity: 60, useStaticSigningKey });
+      expect(decodeProtectedHeader(made.json.jwt)).not.toHaveProperty('version');
+      const res = await verify(made.json.jwt);
+      expect(res.json).toEqual({ status: 'OK', session: { ...c.session, userDataInJWT: { ...c.session.userDataInJWT, iss: 'https://api.example.com' } } });
+      // With checkDatabase the stored payload differs (no `iss`): a v5 token carrying it is minted.
+      const checked = (await verify(made.json.jwt, { checkDatabase: true })).json;
+      expect([checked.status, checked.session.handle, decodeProtectedHeader(checked.accessToken.token).version]).toEqual(['OK', c.session.handle, '5']);
+    }
+  });
+
   it('checks the anti-CSRF token when asked, and the database when asked', async () => {
     const c = await create({ enableAntiCsrf: true });
     expect(c.antiCsrfToken).toMatch(/^[0-9a-f-]{36}$/);

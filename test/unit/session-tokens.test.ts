@@ -1,7 +1,10 @@
 import { ConfigError, sessionConfigFromEnv } from '../../lib/config/config';
 import { cryptoRandom } from '../../lib/recipes/deps';
 import { keyLifetimeMs, liveDynamicKeys, nextKeyDueAt, publishLeadMs, signingKeyOf } from '../../lib/recipes/session/key-ring';
-import { openRefreshToken, sealRefreshToken } from '../../lib/recipes/session/tokens';
+import { CompactSign } from 'jose';
+import { generateKeyPairSync } from 'node:crypto';
+import type { KeyRing } from '../../lib/recipes/session/key-ring';
+import { InvalidAccessToken, openRefreshToken, sealRefreshToken, verifyAccessToken } from '../../lib/recipes/session/tokens';
 
 describe('session settings (SPEC §18)', () => {
   it("defaults to the core's: 3600 s, 144000 min, 168 h", () => {
@@ -76,5 +79,34 @@ describe('refresh tokens', () => {
     for (const junk of ['', '.V2', 'abc', `${body}.V1`, `${body}=.V2`, 'A'.repeat(30) + '.V2']) expect(openRefreshToken(key, junk)).toBeUndefined();
     // Two tokens of one session differ (random IV and nonce).
     expect(sealRefreshToken(key, { sessionHandle: 'h-1' }, cryptoRandom)).not.toBe(sealRefreshToken(key, { sessionHandle: 'h-1' }, cryptoRandom));
+  });
+});
+
+describe("an access token's header version (SPEC §18 Tokens)", () => {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ring = { verifier: async (kid: string) => (kid === 'k' ? publicKey : undefined) } as unknown as KeyRing;
+  const now = Date.now();
+  const claims = {
+    sub: 'u',
+    exp: Math.floor(now / 1000) + 60,
+    iat: Math.floor(now / 1000),
+    tId: 'public',
+    rsub: 'u',
+    sessionHandle: 'h',
+    refreshTokenHash1: 'r',
+    parentRefreshTokenHash1: null,
+    antiCsrfToken: null,
+  };
+  const signed = (header: Record<string, unknown>) =>
+    new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'k', ...header }).sign(privateKey);
+
+  it('reads a missing version as "5", as the core reads a JWT the session recipe did not make', async () => {
+    for (const header of [{ version: '5' }, {}]) {
+      expect(await verifyAccessToken(ring, await signed(header), now)).toMatchObject({ userId: 'u', sessionHandle: 'h', userData: {} });
+    }
+  });
+
+  it.each([['1'], ['2'], ['3'], ['4'], ['6'], [5], [null], [['5']], [{}]])('refuses version %j', async (version) => {
+    await expect(verifyAccessToken(ring, await signed({ version }), now)).rejects.toThrow(InvalidAccessToken);
   });
 });

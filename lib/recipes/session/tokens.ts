@@ -123,8 +123,9 @@ function parsePayload(bytes: Uint8Array): Record<string, unknown> {
 
 /**
  * Verifies an access token: RS256 only (jose refuses `none`, HS256 and every other `alg` before
- * any key is used), header `typ: JWT` and `version: "5"`, the key by `kid` among the live ones,
- * every claim, and expiry at `nowMs`. Any failure throws `InvalidAccessToken`.
+ * any key is used), header `typ: JWT` and `version: "5"` (absent is read as "5", as the core reads
+ * a JWT the session recipe did not make: `POST /recipe/jwt`'s carry none), the key by `kid` among
+ * the live ones, every claim, and expiry at `nowMs`. Any failure throws `InvalidAccessToken`.
  */
 export async function verifyAccessToken(ring: KeyRing, token: string, nowMs: number): Promise<AccessTokenInfo> {
   let payload: Record<string, unknown>;
@@ -132,7 +133,8 @@ export async function verifyAccessToken(ring: KeyRing, token: string, nowMs: num
     const verified = await compactVerify(
       token,
       async (header) => {
-        if (header.typ !== 'JWT' || header.version !== '5' || typeof header.kid !== 'string') throw new InvalidAccessToken('Invalid JWT');
+        const version = header.version === undefined ? '5' : header.version;
+        if (header.typ !== 'JWT' || version !== '5' || typeof header.kid !== 'string') throw new InvalidAccessToken('Invalid JWT');
         const key = await ring.verifier(header.kid);
         if (!key) throw new InvalidAccessToken('Key not found');
         return key;

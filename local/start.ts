@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkSettings, ConfigError } from '../lib/config/config';
 import { readLocalSettings } from '../lib/config/local-settings';
-import { sessionExchangeFromEnv } from '../lib/config/session-exchange';
+import { sessionExchangeFromEnv } from '../lib/config/session-exchange-issuers';
 import { JAVA_MISSING, LOCAL_AWS_ENV, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { serve } from './serve';
 

@@ -262,31 +262,62 @@ describe("a tenant's login configuration (GET /recipe/multitenancy/tenant/v2, SP
     expect((await api.get(`/cfg-race${PATH}`)).json.firstFactors).toEqual(['emailpassword']);
   });
 
-  it.each([
-    [{ firstFactors: 'emailpassword' }, "Field name 'firstFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters"],
-    [{ firstFactors: [''] }, "Field name 'firstFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters"],
-    [{ firstFactors: ['x'.repeat(65)] }, "Field name 'firstFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters"],
-    [
-      { firstFactors: Array.from({ length: 21 }, (_, i) => `f${i}`) },
-      "Field name 'firstFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters",
-    ],
-    [
-      { requiredSecondaryFactors: [7] },
-      "Field name 'requiredSecondaryFactors' is invalid: give null or an array of at most 20 factor names of 1 to 64 characters",
-    ],
+  const INVALID_FACTORS = 'give null or an array of at most 20 factor names of 1 to 64 characters';
+  const BAD_INPUTS: [Record<string, unknown>, string][] = [
+    [{ firstFactors: 'emailpassword' }, `Field name 'firstFactors' is invalid: ${INVALID_FACTORS}`],
+    [{ firstFactors: [''] }, `Field name 'firstFactors' is invalid: ${INVALID_FACTORS}`],
+    [{ firstFactors: ['x'.repeat(65)] }, `Field name 'firstFactors' is invalid: ${INVALID_FACTORS}`],
+    [{ firstFactors: Array.from({ length: 21 }, (_, i) => `f${i}`) }, `Field name 'firstFactors' is invalid: ${INVALID_FACTORS}`],
+    [{ requiredSecondaryFactors: [7] }, `Field name 'requiredSecondaryFactors' is invalid: ${INVALID_FACTORS}`],
+    [{ requiredSecondaryFactors: {} }, `Field name 'requiredSecondaryFactors' is invalid: ${INVALID_FACTORS}`],
     [{ coreConfig: { password_hashing_alg: 'ARGON2' } }, 'coreConfig is not supported; configure the deployment instead'],
     [{ coreConfig: ['x'] }, "Field name 'coreConfig' is invalid in JSON input"],
-  ])('refuses %j with a 400 naming the field, and changes nothing', async (body, text) => {
+  ];
+
+  it.each(BAD_INPUTS)('refuses %j with a 400 naming the field, and changes nothing', async (body, text) => {
     const res = await api.put(PATH, { tenantId: 'cfg-bad', ...body });
     expect([res.status, res.text]).toEqual([400, text]);
     expect((await api.get(`/cfg-bad${PATH}`)).json).toEqual({ status: 'TENANT_NOT_FOUND_ERROR' });
   });
 
-  it("refuses factors for the public tenant (the app's own, from its SDK), and takes its id with nothing to set", async () => {
-    const res = await api.put(PATH, { tenantId: 'public', firstFactors: ['emailpassword'] });
-    expect([res.status, res.text]).toEqual([400, "Field name 'firstFactors' is invalid: the public tenant's factors are the app's, configured in its SDK"]);
+  /** The public tenant as the list answers it (the list reads the tenants each time: no cache). */
+  const listedPublic = async () => {
+    const tenants = (await api.get('/recipe/multitenancy/tenant/list/v2')).json.tenants as { tenantId: string }[];
+    // First, and once: its stored item is not listed again among the others.
+    expect([tenants[0].tenantId, tenants.filter((t) => t.tenantId === 'public').length]).toEqual(['public', 1]);
+    return { status: 'OK', ...tenants[0] };
+  };
+
+  it.each(BAD_INPUTS)('refuses %j for the public tenant too, with the same 400, and changes nothing', async (body, text) => {
+    expect((await api.put(PATH, { tenantId: 'public', requiredSecondaryFactors: ['totp'] })).json).toEqual({ status: 'OK', createdNew: false });
+    const res = await api.put(PATH, { tenantId: 'public', ...body });
+    expect([res.status, res.text]).toEqual([400, text]);
+    expect(await listedPublic()).toEqual({ ...bare('public'), requiredSecondaryFactors: ['totp'] });
+    expect((await api.put(PATH, { tenantId: 'public', requiredSecondaryFactors: null })).json.status).toBe('OK');
+  });
+
+  it("stores the public tenant's factors as any tenant's (SPEC §20): createdNew false, null clears, absent leaves, listed first, answered by its GET", async () => {
+    const set = await api.put(PATH, { tenantId: 'public', firstFactors: ['emailpassword', 'otp-email'], requiredSecondaryFactors: ['totp'] });
+    expect(set.json).toEqual({ status: 'OK', createdNew: false });
+    const both = { ...bare('public'), firstFactors: ['emailpassword', 'otp-email'], requiredSecondaryFactors: ['totp'] };
+    expect(await listedPublic()).toEqual(both);
+    // Bounds as any tenant's: 20 names of 64 characters.
+    const most = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(64, 'f'));
+    expect((await api.put(PATH, { tenantId: 'public', firstFactors: most })).json).toEqual({ status: 'OK', createdNew: false });
+    expect(await listedPublic()).toEqual({ ...both, firstFactors: most });
+    expect((await api.put(PATH, { tenantId: 'public', firstFactors: ['emailpassword', 'otp-email'] })).json.status).toBe('OK');
+    // Absent leaves a list unchanged (a PUT of the id alone writes nothing); null clears it.
+    expect((await api.put(PATH, { tenantId: 'public' })).json).toEqual({ status: 'OK', createdNew: false });
+    expect(await listedPublic()).toEqual(both);
     expect((await api.put(PATH, { tenantId: 'public', firstFactors: null })).json).toEqual({ status: 'OK', createdNew: false });
-    expect((await api.get(PATH)).json).toEqual(bare('public'));
+    const secondaryOnly = { ...bare('public'), requiredSecondaryFactors: ['totp'] };
+    expect(await listedPublic()).toEqual(secondaryOnly);
+    // Its GET answers the stored factors, on every path.
+    for (const path of [PATH, `/public${PATH}`, `/appid-public/public${PATH}`]) expect([path, (await api.get(path)).json]).toEqual([path, secondaryOnly]);
+    expect((await api.put(PATH, { tenantId: 'public', requiredSecondaryFactors: null })).json.status).toBe('OK');
+    expect(await listedPublic()).toEqual(bare('public'));
+    // Still the one tenant that cannot be removed.
+    expect((await api.post('/recipe/multitenancy/tenant/remove', { tenantId: 'public' })).status).toBe(400);
   });
 });
 

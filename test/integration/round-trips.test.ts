@@ -95,17 +95,18 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(() => api.get(`${path}?email=${encodeURIComponent(email)}`))).toEqual({ Query: 1 });
   });
 
-  it('the tenant configuration the SDK reads before every sign-in: none for the public tenant, 1 GetItem for another', async () => {
+  it('the tenant configuration the SDK reads before every sign-in: 1 GetItem for any tenant, public included', async () => {
     const path = '/recipe/multitenancy/tenant/v2';
     expect((await api.put(path, { tenantId: 'rt-cfg', firstFactors: ['emailpassword'] })).json.status).toBe('OK');
     let res: { json: Record<string, unknown> } | undefined;
-    expect(await callsOf(async () => (res = await api.get(path)))).toEqual({});
+    expect(await callsOf(async () => (res = await api.get(path)))).toEqual({ GetItem: 1 });
     expect(res!.json).toEqual({ status: 'OK', tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} });
     expect(await callsOf(async () => (res = await api.get(`/rt-cfg${path}`)))).toEqual({ GetItem: 1 });
     expect(res!.json.firstFactors).toEqual(['emailpassword']);
     expect(await callsOf(() => api.get(`/rt-cfg-none${path}`))).toEqual({ GetItem: 1 });
     // The list answers every tenant in that shape from the one Query of the tenant items.
     expect(await callsOf(async () => (res = await api.get('/recipe/multitenancy/tenant/list/v2')))).toEqual({ Query: 1 });
+    expect((res!.json.tenants as { tenantId: string }[])[0].tenantId).toBe('public');
     expect((res!.json.tenants as { tenantId: string }[]).find((t) => t.tenantId === 'rt-cfg')).toMatchObject({ firstFactors: ['emailpassword'] });
   });
 

@@ -64,6 +64,15 @@ describe('supertokens-node 24 against the local service', () => {
     expect(await Multitenancy.getTenant('sdk-cfg-nobody')).toBeUndefined();
   });
 
+  it("sets the public tenant's required secondary factors with createOrUpdateTenant('public'), which getTenant answers (SPEC §20)", async () => {
+    expect((await Multitenancy.getTenant('public'))?.requiredSecondaryFactors).toBeUndefined();
+    expect(await Multitenancy.createOrUpdateTenant('public', { requiredSecondaryFactors: ['totp'] })).toEqual({ status: 'OK', createdNew: false });
+    const tenant = await Multitenancy.getTenant('public');
+    expect([tenant?.status, tenant?.requiredSecondaryFactors, tenant?.firstFactors]).toEqual(['OK', ['totp'], undefined]);
+    // Cleared again (null): the rest of this suite signs in without a second factor (no MultiFactorAuth here anyway).
+    expect(await Multitenancy.createOrUpdateTenant('public', { requiredSecondaryFactors: null })).toEqual({ status: 'OK', createdNew: false });
+  });
+
   it('signs a passwordless user up with createCode + consumeCode (user input code), then in with the magic link code', async () => {
     const email = uniqueEmail('sdk-pl');
     const code = await Passwordless.createCode({ tenantId: 'public', email: email.toUpperCase() });

@@ -7,20 +7,17 @@ export const PUBLIC_TENANT = 'public';
 
 /**
  * Creates a tenant, or updates the factors of one that exists (SPEC §18b): `createdNew` is false
- * when it existed (and always for `public`). The public tenant's factors are the app's own (its
- * SDK configuration): it answers `GET …/tenant/v2` without a read, so setting them is refused.
+ * when it existed (and always for `public`, which always exists: its factors are stored as any
+ * tenant's, SPEC §20, and it is written only when a factor list is given).
  */
 export async function createOrUpdateTenant(
   deps: Pick<Deps, 'tenants' | 'clock'>,
   tenantId: string,
   change: TenantFactorsChange = {},
 ): Promise<{ status: 'OK'; createdNew: boolean }> {
-  if (tenantId === PUBLIC_TENANT) {
-    const set = TENANT_FACTOR_LISTS.find((name) => change[name] !== undefined && change[name] !== null);
-    if (set) throw new InvalidInputError(`Field name '${set}' is invalid: the public tenant's factors are the app's, configured in its SDK`);
-    return { status: 'OK', createdNew: false };
-  }
-  return { status: 'OK', createdNew: await deps.tenants.putTenant(tenantId, deps.clock.now(), change) };
+  if (tenantId !== PUBLIC_TENANT) return { status: 'OK', createdNew: await deps.tenants.putTenant(tenantId, deps.clock.now(), change) };
+  if (TENANT_FACTOR_LISTS.some((name) => change[name] !== undefined)) await deps.tenants.putTenant(PUBLIC_TENANT, deps.clock.now(), change);
+  return { status: 'OK', createdNew: false };
 }
 
 /** A tenant's login configuration as the core answers `GET …/recipe/multitenancy/tenant/v2` (without `status`). */
@@ -51,12 +48,12 @@ function tenantConfigOf(tenantId: string, tenant: Pick<TenantRecord, 'firstFacto
 }
 
 /**
- * `GET …/tenant/v2`: a tenant's login configuration. `public` is answered without a read; an
- * unknown tenant with the core's `TENANT_NOT_FOUND_ERROR`.
+ * `GET …/tenant/v2`: a tenant's login configuration. `public` always exists: without a stored
+ * item it has no factors. An unknown tenant: the core's `TENANT_NOT_FOUND_ERROR`.
  */
 export async function getTenantConfig(deps: Pick<Deps, 'tenants'>, tenantId: string): Promise<TenantConfigResult> {
-  const tenant: Pick<TenantRecord, 'firstFactors' | 'requiredSecondaryFactors'> | undefined =
-    tenantId === PUBLIC_TENANT ? {} : await deps.tenants.getTenant(tenantId);
+  const tenant = await deps.tenants.getTenant(tenantId);
+  if (tenantId === PUBLIC_TENANT) return { status: 'OK', ...tenantConfigOf(PUBLIC_TENANT, tenant ?? {}) };
   if (!tenant) return { status: 'TENANT_NOT_FOUND_ERROR' };
   return { status: 'OK', ...tenantConfigOf(tenantId, tenant) };
 }
@@ -66,8 +63,12 @@ export async function getTenantConfig(deps: Pick<Deps, 'tenants'>, tenantId: str
  * core's, which the dashboard's tenant pages read), from the one Query of the tenant items.
  */
 export async function listTenants(deps: Pick<Deps, 'tenants'>): Promise<{ status: 'OK'; tenants: TenantConfig[] }> {
-  const stored = (await deps.tenants.listTenants()).sort((a, b) => (a.tenantId < b.tenantId ? -1 : a.tenantId > b.tenantId ? 1 : 0));
-  return { status: 'OK', tenants: [tenantConfigOf(PUBLIC_TENANT, {}), ...stored.map((t) => tenantConfigOf(t.tenantId, t))] };
+  const stored = await deps.tenants.listTenants();
+  const others = stored
+    .filter((t) => t.tenantId !== PUBLIC_TENANT)
+    .sort((a, b) => (a.tenantId < b.tenantId ? -1 : a.tenantId > b.tenantId ? 1 : 0))
+    .map((t) => tenantConfigOf(t.tenantId, t));
+  return { status: 'OK', tenants: [tenantConfigOf(PUBLIC_TENANT, stored.find((t) => t.tenantId === PUBLIC_TENANT) ?? {}), ...others] };
 }
 
 /**

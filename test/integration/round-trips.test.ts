@@ -9,7 +9,12 @@ import { keys } from '../../lib/storage/keys';
 import { CURRENT_FORMAT } from '../../lib/storage/dynamo/user-items';
 import { consumeLink, createCode, passwordlessSignIn, uniqueEmail, uniquePhone } from '../support/flows';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { testDocClient } from '../support/table';
+import { testDocClient, testDynamoClient } from '../support/table';
+import type { Deps } from '../../lib/recipes/deps';
+import { createOrUpdateTenant, getTenantConfig, removeTenant } from '../../lib/recipes/multitenancy/tenants';
+import { TENANT_CACHE_MAX, TENANT_CACHE_MS } from '../../lib/recipes/multitenancy/tenant-cache';
+import { DynamoTenantStore } from '../../lib/storage/dynamo/dynamo-tenant-store';
+import { createDynamoContext } from '../../lib/storage/dynamo/transact';
 
 /**
  * DynamoDB calls per operation, counted on the wire by a proxy between the server and DynamoDB
@@ -95,19 +100,77 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(() => api.get(`${path}?email=${encodeURIComponent(email)}`))).toEqual({ Query: 1 });
   });
 
-  it('the tenant configuration the SDK reads before every sign-in: 1 GetItem for any tenant, public included', async () => {
+  it("the tenant configuration the SDK reads before every sign-in: 1 GetItem on a function's first read of a tenant, public included", async () => {
     const path = '/recipe/multitenancy/tenant/v2';
     expect((await api.put(path, { tenantId: 'rt-cfg', firstFactors: ['emailpassword'] })).json.status).toBe('OK');
+    // The GET's function reads each tenant once (its cache is its own: the PUT ran in another function).
     let res: { json: Record<string, unknown> } | undefined;
     expect(await callsOf(async () => (res = await api.get(path)))).toEqual({ GetItem: 1 });
     expect(res!.json).toEqual({ status: 'OK', tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} });
     expect(await callsOf(async () => (res = await api.get(`/rt-cfg${path}`)))).toEqual({ GetItem: 1 });
     expect(res!.json.firstFactors).toEqual(['emailpassword']);
     expect(await callsOf(() => api.get(`/rt-cfg-none${path}`))).toEqual({ GetItem: 1 });
-    // The list answers every tenant in that shape from the one Query of the tenant items.
+    // The list answers every tenant in that shape from the one Query of the tenant items (uncached).
     expect(await callsOf(async () => (res = await api.get('/recipe/multitenancy/tenant/list/v2')))).toEqual({ Query: 1 });
     expect((res!.json.tenants as { tenantId: string }[])[0].tenantId).toBe('public');
     expect((res!.json.tenants as { tenantId: string }[]).find((t) => t.tenantId === 'rt-cfg')).toMatchObject({ firstFactors: ['emailpassword'] });
+  });
+
+  /**
+   * The GET's recipe function in this process, as one Lambda container runs it, on the server's
+   * table through the proxy, with a clock the test moves: its cache of `TENANT_CACHE_MS` per tenant.
+   */
+  async function withTenantContainer(fn: (deps: Pick<Deps, 'tenants' | 'clock'>, clock: { at: number }) => Promise<void>): Promise<void> {
+    const client = testDynamoClient(proxy.endpoint);
+    try {
+      const clock = { at: Date.now() };
+      await fn({ tenants: new DynamoTenantStore(createDynamoContext(api.tableName, client)), clock: { now: () => clock.at } }, clock);
+    } finally {
+      client.destroy();
+    }
+  }
+
+  it("answers a tenant from the container's cache: first GET 1 call, again within 5 s 0, after 5 s 1, after a PUT or removal in the container 1", async () => {
+    await withTenantContainer(async (deps, clock) => {
+      let res: Awaited<ReturnType<typeof getTenantConfig>> | undefined;
+      const get = (tenantId: string) => async () => (res = await getTenantConfig(deps, tenantId));
+      expect(await callsOf(get('public'))).toEqual({ GetItem: 1 });
+      clock.at += TENANT_CACHE_MS - 1;
+      expect(await callsOf(get('public'))).toEqual({});
+      clock.at += 1;
+      expect(await callsOf(get('public'))).toEqual({ GetItem: 1 });
+      // A PUT in this container drops its entry: the next GET reads, and answers what was stored.
+      expect(await callsOf(() => createOrUpdateTenant(deps, 'public', { requiredSecondaryFactors: ['totp'] }))).toEqual({ UpdateItem: 1 });
+      expect(await callsOf(get('public'))).toEqual({ GetItem: 1 });
+      expect(res).toMatchObject({ status: 'OK', tenantId: 'public', requiredSecondaryFactors: ['totp'] });
+      expect(await callsOf(get('public'))).toEqual({});
+      expect(await callsOf(() => createOrUpdateTenant(deps, 'public', { requiredSecondaryFactors: null }))).toEqual({ UpdateItem: 1 });
+      expect(await callsOf(get('public'))).toEqual({ GetItem: 1 });
+      expect(res).toEqual({ status: 'OK', tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} });
+      // Another tenant, an unknown one (also kept 5 s) and a removal; concurrent GETs share one read.
+      expect(await callsOf(() => Promise.all([get('rt-cache')(), get('rt-cache')(), get('rt-cache')()]))).toEqual({ GetItem: 1 });
+      expect(res).toEqual({ status: 'TENANT_NOT_FOUND_ERROR' });
+      expect(await callsOf(get('rt-cache'))).toEqual({});
+      expect(await callsOf(() => createOrUpdateTenant(deps, 'rt-cache', { firstFactors: ['otp-email'] }))).toEqual({ UpdateItem: 1 });
+      expect(await callsOf(get('rt-cache'))).toEqual({ GetItem: 1 });
+      expect(res).toMatchObject({ status: 'OK', firstFactors: ['otp-email'] });
+      expect(await callsOf(() => removeTenant(deps, 'rt-cache'))).toEqual({ DeleteItem: 1 });
+      expect(await callsOf(get('rt-cache'))).toEqual({ GetItem: 1 });
+      expect(res).toEqual({ status: 'TENANT_NOT_FOUND_ERROR' });
+    });
+  });
+
+  it(`keeps at most ${TENANT_CACHE_MAX} tenants per container: one more pushes out the one read longest ago`, async () => {
+    await withTenantContainer(async (deps) => {
+      const get = (tenantId: string) => () => getTenantConfig(deps, tenantId);
+      expect(await callsOf(get('rt-oldest'))).toEqual({ GetItem: 1 });
+      const others = Array.from({ length: TENANT_CACHE_MAX - 1 }, (_, i) => `rt-many-${i}`);
+      for (let i = 0; i < others.length; i += 50) await Promise.all(others.slice(i, i + 50).map((id) => get(id)()));
+      expect(await callsOf(get('rt-oldest'))).toEqual({});
+      expect(await callsOf(get('rt-one-more'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get(others[0]))).toEqual({});
+      expect(await callsOf(get('rt-oldest'))).toEqual({ GetItem: 1 });
+    });
   });
 
   it('passwordless by phone: consume 3 for a new or existing user, also one with an email too (through its phone entry)', async () => {

@@ -1,6 +1,7 @@
 import { TENANT_FACTOR_LISTS, type TenantFactorsChange, type TenantRecord } from '../../storage/model';
 import type { Deps } from '../deps';
 import { InvalidInputError } from '../errors';
+import { cachedTenant, forgetTenant } from './tenant-cache';
 
 /** The tenant every deployment has; it cannot be created or removed. */
 export const PUBLIC_TENANT = 'public';
@@ -8,16 +9,21 @@ export const PUBLIC_TENANT = 'public';
 /**
  * Creates a tenant, or updates the factors of one that exists (SPEC §18b): `createdNew` is false
  * when it existed (and always for `public`, which always exists: its factors are stored as any
- * tenant's, SPEC §20, and it is written only when a factor list is given).
+ * tenant's, SPEC §20, and it is written only when a factor list is given). This container's
+ * cached read of the tenant is dropped (`forgetTenant`), so its next `GET …/tenant/v2` here reads.
  */
 export async function createOrUpdateTenant(
   deps: Pick<Deps, 'tenants' | 'clock'>,
   tenantId: string,
   change: TenantFactorsChange = {},
 ): Promise<{ status: 'OK'; createdNew: boolean }> {
-  if (tenantId !== PUBLIC_TENANT) return { status: 'OK', createdNew: await deps.tenants.putTenant(tenantId, deps.clock.now(), change) };
-  if (TENANT_FACTOR_LISTS.some((name) => change[name] !== undefined)) await deps.tenants.putTenant(PUBLIC_TENANT, deps.clock.now(), change);
-  return { status: 'OK', createdNew: false };
+  try {
+    if (tenantId !== PUBLIC_TENANT) return { status: 'OK', createdNew: await deps.tenants.putTenant(tenantId, deps.clock.now(), change) };
+    if (TENANT_FACTOR_LISTS.some((name) => change[name] !== undefined)) await deps.tenants.putTenant(PUBLIC_TENANT, deps.clock.now(), change);
+    return { status: 'OK', createdNew: false };
+  } finally {
+    forgetTenant(deps, tenantId);
+  }
 }
 
 /** A tenant's login configuration as the core answers `GET …/recipe/multitenancy/tenant/v2` (without `status`). */
@@ -48,11 +54,12 @@ function tenantConfigOf(tenantId: string, tenant: Pick<TenantRecord, 'firstFacto
 }
 
 /**
- * `GET …/tenant/v2`: a tenant's login configuration. `public` always exists: without a stored
+ * `GET …/tenant/v2`: a tenant's login configuration, from this container's cache of at most
+ * `TENANT_CACHE_MS` (the SDK asks before every sign-in). `public` always exists: without a stored
  * item it has no factors. An unknown tenant: the core's `TENANT_NOT_FOUND_ERROR`.
  */
-export async function getTenantConfig(deps: Pick<Deps, 'tenants'>, tenantId: string): Promise<TenantConfigResult> {
-  const tenant = await deps.tenants.getTenant(tenantId);
+export async function getTenantConfig(deps: Pick<Deps, 'tenants' | 'clock'>, tenantId: string): Promise<TenantConfigResult> {
+  const tenant = await cachedTenant(deps, tenantId);
   if (tenantId === PUBLIC_TENANT) return { status: 'OK', ...tenantConfigOf(PUBLIC_TENANT, tenant ?? {}) };
   if (!tenant) return { status: 'TENANT_NOT_FOUND_ERROR' };
   return { status: 'OK', ...tenantConfigOf(tenantId, tenant) };
@@ -74,11 +81,15 @@ export async function listTenants(deps: Pick<Deps, 'tenants'>): Promise<{ status
 /**
  * Removes a tenant. Its users stay stored but can no longer be reached through the tenant's
  * paths (every request on a missing tenant is refused); re-creating the tenant makes them
- * reachable again.
+ * reachable again. This container's cached read of it is dropped.
  */
 export async function removeTenant(deps: Pick<Deps, 'tenants'>, tenantId: string): Promise<{ status: 'OK'; didExist: boolean }> {
   if (tenantId === PUBLIC_TENANT) throw new InvalidInputError("Field name 'tenantId' is invalid: the public tenant cannot be removed");
-  return { status: 'OK', didExist: await deps.tenants.removeTenant(tenantId) };
+  try {
+    return { status: 'OK', didExist: await deps.tenants.removeTenant(tenantId) };
+  } finally {
+    forgetTenant(deps, tenantId);
+  }
 }
 
 /** Whether a tenant exists (`public` always does). */

@@ -16,12 +16,24 @@ export function requiredTenantId(body: Fields): string {
 export const MAX_FACTORS = 20;
 export const MAX_FACTOR_LENGTH = 64;
 
+/** A factor name as the core allows it (`BaseCreateOrUpdate.areFactorNamesValid`). */
+const FACTOR_NAME = /^[0-9a-zA-Z_.()-]+$/;
+
+/** The tenant v1 API's flags and the core's text refusing each on the v2 API. */
+const V1_FLAGS: readonly (readonly [string, string])[] = [
+  ['emailPasswordEnabled', 'emailPasswordEnabled is not a valid input for this API'],
+  ['thirdPartyEnabled', 'thirdParty is not a valid input for this API'],
+  ['passwordlessEnabled', 'passwordless is not a valid input for this API'],
+];
+
 /**
  * The factor lists a tenant `PUT` sets (SPEC §18b): each absent (unchanged), `null` (cleared) or
  * an array of 1 to 64-character names, at most 20. A `coreConfig` with any setting is refused:
  * core settings are the deployment's, not a tenant's.
  */
 export function tenantFactorsChange(body: Fields): TenantFactorsChange {
+  // The v1 flags, refused by the v2 API with the core's texts (its `applyV2TenantUpdates_5_1`).
+  for (const [flag, text] of V1_FLAGS) if (flag in body) throw new BadRequestError(text);
   const coreConfig = body.coreConfig;
   if (coreConfig !== undefined && coreConfig !== null) {
     if (typeof coreConfig !== 'object' || Array.isArray(coreConfig)) throw new BadRequestError("Field name 'coreConfig' is invalid in JSON input");
@@ -38,6 +50,11 @@ export function tenantFactorsChange(body: Fields): TenantFactorsChange {
       throw new BadRequestError(
         `Field name '${name}' is invalid: give null or an array of at most ${MAX_FACTORS} factor names of 1 to ${MAX_FACTOR_LENGTH} characters`,
       );
+    }
+    if (Array.isArray(value)) {
+      // The core's checks and texts, after its parse: no name twice, and only these characters.
+      if (new Set(value).size !== value.length) throw new BadRequestError(`${name} input should not contain duplicate values`);
+      if (!value.every((f: string) => FACTOR_NAME.test(f))) throw new BadRequestError(`${name} should contain only 0-9,a-z,A-Z,_,.,- characters`);
     }
     change[name] = value as readonly string[] | null;
   }

@@ -277,6 +277,14 @@ describe("a tenant's login configuration (GET /recipe/multitenancy/tenant/v2, SP
     [{ requiredSecondaryFactors: {} }, `Field name 'requiredSecondaryFactors' is invalid: ${INVALID_FACTORS}`],
     [{ coreConfig: { password_hashing_alg: 'ARGON2' } }, 'coreConfig is not supported; configure the deployment instead'],
     [{ coreConfig: ['x'] }, "Field name 'coreConfig' is invalid in JSON input"],
+    // The core's own checks and texts (BaseCreateOrUpdate).
+    [{ firstFactors: ['emailpassword', 'emailpassword'] }, 'firstFactors input should not contain duplicate values'],
+    [{ requiredSecondaryFactors: ['totp', 'otp-phone', 'totp'] }, 'requiredSecondaryFactors input should not contain duplicate values'],
+    [{ firstFactors: ['email password'] }, 'firstFactors should contain only 0-9,a-z,A-Z,_,.,- characters'],
+    [{ requiredSecondaryFactors: ['totp', 'otp/phone'] }, 'requiredSecondaryFactors should contain only 0-9,a-z,A-Z,_,.,- characters'],
+    [{ emailPasswordEnabled: true }, 'emailPasswordEnabled is not a valid input for this API'],
+    [{ thirdPartyEnabled: false }, 'thirdParty is not a valid input for this API'],
+    [{ passwordlessEnabled: true, firstFactors: ['otp-email'] }, 'passwordless is not a valid input for this API'],
   ];
 
   it.each(BAD_INPUTS)('refuses %j with a 400 naming the field, and changes nothing', async (body, text) => {

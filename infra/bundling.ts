@@ -117,12 +117,30 @@ const SDK_STUBS: ReadonlyArray<{ filter: RegExp; importer?: RegExp; why: string;
     contents: 'import { fromEnv } from "@aws-sdk/credential-provider-env"; export const defaultProvider = (init = {}) => fromEnv(init);',
   },
   {
-    // The LRU cache of DynamoDB endpoint discovery, which only runs when it is switched on
-    // (AWS_ENABLE_ENDPOINT_DISCOVERY); it never is here. Always empty: were it switched on, every
-    // request would still go to the regional endpoint, as it does without discovery.
-    filter: /^mnemonist\/lru-cache$/,
-    why: 'endpoint discovery cache',
-    contents: 'export default class EmptyCache { has() { return false; } get() { return undefined; } peek() { return undefined; } set() {} clear() {} };',
+    // DynamoDB endpoint discovery. No command of this client adds its middleware (every command's
+    // middleware list is empty), so what the client resolves for it (an endpoint cache, the
+    // DescribeEndpoints command, a reader of AWS_ENABLE_ENDPOINT_DISCOVERY) is read by nothing;
+    // `test/unit/sdk-trims.test.ts` checks both in the installed SDK.
+    filter: /^@aws-sdk\/middleware-endpoint-discovery$/,
+    why: 'endpoint discovery',
+    contents:
+      'export const NODE_ENDPOINT_DISCOVERY_CONFIG_OPTIONS = { environmentVariableSelector: () => undefined, configFileSelector: () => undefined };' +
+      'export const resolveEndpointDiscoveryConfig = (input) => input;',
+  },
+  {
+    // The command the client hands endpoint discovery (above), which no longer takes it.
+    filter: /^\.\/commands\/DescribeEndpointsCommand$/,
+    importer: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]dist-es[\\/]DynamoDBClient\.js$/,
+    why: 'DescribeEndpoints command',
+    contents: 'export class DescribeEndpointsCommand { constructor() { throw new Error("endpoint discovery is not bundled"); } }',
+  },
+  {
+    // S3's endpoint parameters (bucket names, access-point ARNs), resolved only for a client whose
+    // service is S3; this one is DynamoDB's.
+    filter: /^\.\.\/service-customizations$/,
+    importer: /[\\/]@smithy[\\/]core[\\/].*[\\/]middleware-endpoint[\\/]adaptors[\\/]getEndpointFromInstructions\.js$/,
+    why: 'S3 endpoint parameters',
+    contents: 'export const resolveParamsForS3 = async () => { throw new Error("S3 endpoint parameters are not bundled: the client is DynamoDB\'s"); };',
   },
   {
     // The pure-JS SHA-256 the SDK falls back on where node:crypto has no sha256; Node always has.
@@ -213,8 +231,22 @@ export function compactErrorClasses(source: string): string | undefined {
   ].join('\n');
 }
 
-/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, the partitions table without descriptions. */
-function sdkStubs(): Plugin {
+/** The one statement of a paginator module of the DynamoDB clients (`pagination/*Paginator.js`). */
+const PAGINATOR = /^export const (\w+) = createPaginator\(/m;
+
+/**
+ * A paginator module (`paginateQuery = createPaginator(…)`) with its one call marked free of side
+ * effects (`createPaginator` only returns a function), so a bundle that never paginates drops it,
+ * and with it the Scan command it names: `undefined` for a module of another form.
+ */
+export function purePaginator(source: string): string | undefined {
+  return source.match(new RegExp(PAGINATOR.source, 'gm'))?.length === 1
+    ? source.replace(PAGINATOR, 'export const $1 = /* @__PURE__ */ createPaginator(')
+    : undefined;
+}
+
+/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, its paginators pure, the partitions table without descriptions. */
+export function sdkStubs(): Plugin {
   return {
     name: 'sdk-stubs',
     setup(build) {
@@ -236,6 +268,10 @@ function sdkStubs(): Plugin {
       build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]package\.json$/ }, (args) => {
         const { version } = JSON.parse(readFileSync(args.path, 'utf8')) as { version: string };
         return { contents: JSON.stringify({ version }), loader: 'json' };
+      });
+      build.onLoad({ filter: /[\\/]@aws-sdk[\\/](?:lib|client)-dynamodb[\\/]dist-es[\\/]pagination[\\/]\w+Paginator\.js$/ }, (args) => {
+        const pure = purePaginator(readFileSync(args.path, 'utf8'));
+        return pure === undefined ? undefined : { contents: pure, loader: 'js' };
       });
       build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]dist-es[\\/]models[\\/]errors\.js$/ }, (args) => {
         const compact = compactErrorClasses(readFileSync(args.path, 'utf8'));

@@ -231,6 +231,65 @@ export function compactErrorClasses(source: string): string | undefined {
   ].join('\n');
 }
 
+/** What `@smithy/core`'s `serde/date-utils.js` exports, and the three date forms of an HTTP date it reads. */
+const DATE_UTILS_EXPORTS = ['dateToUtcString', 'parseRfc3339DateTime', 'parseRfc3339DateTimeWithOffset', 'parseRfc7231DateTime', 'parseEpochTimestamp'];
+const MONTH = '(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = String.raw`(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d+))?`;
+const HTTP_DATES = [
+  String.raw`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ${MONTH} (\d{4}) ${TIME} GMT$`,
+  String.raw`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-${MONTH}-(\d{2}) ${TIME} GMT$`,
+  String.raw`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ( [1-9]|\d{2}) ${TIME} (\d{4})$`,
+];
+
+/**
+ * The SDK's date (de)serialisers (`@smithy/core` `serde/date-utils.js`, with the number parsers
+ * only they use: 5.1 KB in every bundle) as the bundles need them. The JSON codec reads and writes
+ * a date only for a member whose shape is a timestamp, and no operation this service sends has one
+ * in its input, its output or its errors (`test/unit/sdk-trims.test.ts` walks their schemas), so
+ * those four throw. `parseRfc7231DateTime` also reads an HTTP `Retry-After` date for the retry
+ * strategy: it is kept, in fewer bytes, and answers every text as the SDK's does (the same date,
+ * or a `TypeError`; the test compares both on thousands of texts). `undefined` when the installed
+ * file exports or reads anything else (another SDK version): it is then bundled as it is.
+ */
+export function compactDateUtils(source: string): string | undefined {
+  const exported = [...source.matchAll(/^export (?:function|const) (\w+)/gm)].map((m) => m[1]);
+  if (exported.join() !== DATE_UTILS_EXPORTS.join() || !HTTP_DATES.every((d) => source.includes(`/${d}/`))) return undefined;
+  const [imf, rfc850, asc] = HTTP_DATES;
+  return `const MONTHS = ${JSON.stringify(MONTH.slice(1, -1).split('|'))};
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const IMF_FIXDATE = /${imf}/, RFC_850_DATE = /${rfc850}/, ASC_TIME = /${asc}/;
+const invalid = () => { throw new TypeError("Invalid RFC-7231 date-time value"); };
+const within = (text, lower, upper) => { const n = Number(text); return n >= lower && n <= upper ? n : invalid(); };
+const utc = (year, monthName, dayText, [hours, minutes, seconds, fraction]) => {
+  const month = MONTHS.indexOf(monthName);
+  const day = within(dayText, 1, 31);
+  if (day > (month === 1 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : DAYS[month])) invalid();
+  return new Date(Date.UTC(year, month, day, within(hours, 0, 23), within(minutes, 0, 59), within(seconds, 0, 60), fraction === undefined ? 0 : parseFloat("0." + fraction) * 1000));
+};
+export const parseRfc7231DateTime = (value) => {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== "string") throw new TypeError("RFC-7231 date-times must be expressed as strings");
+  let m = IMF_FIXDATE.exec(value);
+  if (m) return utc(Number(m[3]), m[2], m[1], m.slice(4));
+  m = RFC_850_DATE.exec(value);
+  if (m) {
+    const thisYear = new Date().getUTCFullYear();
+    const year = Math.floor(thisYear / 100) * 100 + Number(m[3]);
+    const d = utc(year < thisYear ? year + 100 : year, m[2], m[1], m.slice(4));
+    return d.getTime() - Date.now() > 50 * 365 * 24 * 60 * 60 * 1000
+      ? new Date(Date.UTC(d.getUTCFullYear() - 100, d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()))
+      : d;
+  }
+  m = ASC_TIME.exec(value);
+  if (m) return utc(Number(m[7]), m[1], m[2].trimStart(), m.slice(3, 7));
+  return invalid();
+};
+const none = (name) => () => { throw new Error(name + " is not bundled: no DynamoDB operation this service sends has a timestamp"); };
+export const dateToUtcString = none("dateToUtcString"), parseRfc3339DateTime = none("parseRfc3339DateTime"),
+  parseRfc3339DateTimeWithOffset = none("parseRfc3339DateTimeWithOffset"), parseEpochTimestamp = none("parseEpochTimestamp");
+`;
+}
+
 /** The one statement of a paginator module of the DynamoDB clients (`pagination/*Paginator.js`). */
 const PAGINATOR = /^export const (\w+) = createPaginator\(/m;
 
@@ -245,7 +304,7 @@ export function purePaginator(source: string): string | undefined {
     : undefined;
 }
 
-/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, its paginators pure, the partitions table without descriptions. */
+/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, its paginators pure, its date (de)serialisers compacted, the partitions table without descriptions. */
 export function sdkStubs(): Plugin {
   return {
     name: 'sdk-stubs',
@@ -268,6 +327,10 @@ export function sdkStubs(): Plugin {
       build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]package\.json$/ }, (args) => {
         const { version } = JSON.parse(readFileSync(args.path, 'utf8')) as { version: string };
         return { contents: JSON.stringify({ version }), loader: 'json' };
+      });
+      build.onLoad({ filter: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]serde[\\/]date-utils\.js$/ }, (args) => {
+        const compact = compactDateUtils(readFileSync(args.path, 'utf8'));
+        return compact === undefined ? undefined : { contents: compact, loader: 'js' };
       });
       build.onLoad({ filter: /[\\/]@aws-sdk[\\/](?:lib|client)-dynamodb[\\/]dist-es[\\/]pagination[\\/]\w+Paginator\.js$/ }, (args) => {
         const pure = purePaginator(readFileSync(args.path, 'utf8'));

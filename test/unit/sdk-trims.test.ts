@@ -1,8 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { BUNDLE_OPTIONS, partitionsWithoutDescriptions, purePaginator, sdkStubs } from '../../infra/bundling';
+import { dirname, join } from 'node:path';
+import * as clientDynamodb from '@aws-sdk/client-dynamodb';
+import * as libDynamodb from '@aws-sdk/lib-dynamodb';
+import { NormalizedSchema, TypeRegistry } from '@smithy/core/schema';
+import fc from 'fast-check';
+import { BUNDLE_OPTIONS, compactDateUtils, partitionsWithoutDescriptions, purePaginator, sdkStubs } from '../../infra/bundling';
 import { scratchDir } from '../support/scratch';
 
 /**
@@ -128,5 +132,167 @@ describe("the DynamoDB clients' parts the bundles leave out", () => {
       env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     });
     expect(run.stdout.trim()).toBe('ResourceNotFoundException');
+  });
+});
+
+/** The names of the SDK commands the functions' code (`lib/`, `functions/`) imports, by package. */
+function commandsSent(): { lib: string[]; client: string[] } {
+  const root = join(__dirname, '../..');
+  const sent = { lib: new Set<string>(), client: new Set<string>() };
+  for (const dir of ['lib', 'functions']) {
+    for (const file of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+      for (const m of readFileSync(join(root, dir, file), 'utf8').matchAll(/import \{([^}]*)\} from '@aws-sdk\/(lib|client)-dynamodb'/g)) {
+        for (const name of m[1].split(',').map((n) => n.trim())) if (/^\w+Command$/.test(name)) sent[m[2] as 'lib' | 'client'].add(name);
+      }
+    }
+  }
+  return { lib: [...sent.lib].sort(), client: [...sent.client].sort() };
+}
+
+/** Where a schema holds a timestamp, as paths of member names (a recursive shape is walked once). */
+function timestampsIn(schema: unknown, path = '', seen = new Set<string>()): string[] {
+  const ns = NormalizedSchema.of(schema as never);
+  if (ns.isTimestampSchema()) return [path];
+  if (ns.isListSchema()) return timestampsIn(ns.getValueSchema(), `${path}[]`, seen);
+  if (ns.isMapSchema()) return [...timestampsIn(ns.getKeySchema(), `${path}{key}`, seen), ...timestampsIn(ns.getValueSchema(), `${path}{}`, seen)];
+  if (!ns.isStructSchema()) return [];
+  const name = ns.getName(true) ?? path;
+  if (seen.has(name)) return [];
+  seen.add(name);
+  return [...ns.structIterator()].flatMap(([member, memberSchema]) => timestampsIn(memberSchema, `${path}.${member}`, seen));
+}
+
+const DATE_UTILS = join(__dirname, '../../node_modules/@smithy/core/dist-es/submodules/serde/date-utils.js');
+
+/** The SDK's `date-utils.js` (as installed) or its compacted form, bundled as CommonJS and loaded. */
+async function dateUtils(compacted: boolean): Promise<{ parseRfc7231DateTime: (value: unknown) => Date | undefined; bytes: number }> {
+  const source = readFileSync(DATE_UTILS, 'utf8');
+  const out = await build({
+    stdin: { contents: compacted ? compactDateUtils(source)! : source, resolveDir: dirname(DATE_UTILS), loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'cjs',
+    platform: 'node',
+    write: false,
+    logLevel: 'silent',
+  });
+  const module = { exports: {} as { parseRfc7231DateTime: (value: unknown) => Date | undefined } };
+  new Function('module', 'exports', 'require', out.outputFiles[0].text)(module, module.exports, require);
+  return { parseRfc7231DateTime: module.exports.parseRfc7231DateTime, bytes: out.outputFiles[0].text.length };
+}
+
+describe("the SDK's date (de)serialisers in the bundles", () => {
+  it('meet no timestamp in the input, output or errors of any operation a function sends', () => {
+    const sent = commandsSent();
+    expect(sent.lib).toEqual(
+      expect.arrayContaining(['GetCommand', 'PutCommand', 'UpdateCommand', 'DeleteCommand', 'QueryCommand', 'TransactWriteCommand', 'BatchGetCommand']),
+    );
+    const operations = [
+      ...sent.lib.map(
+        (name) => new (libDynamodb as unknown as Record<string, new (input: object) => { clientCommand: { schema: unknown } }>)[name]({}).clientCommand,
+      ),
+      ...sent.client.map((name) => new (clientDynamodb as unknown as Record<string, new (input: object) => { schema: unknown }>)[name]({})),
+    ].map((command) => command.schema as [number, string, string, unknown, unknown, unknown]);
+    expect(operations.length).toBe(sent.lib.length + sent.client.length);
+    for (const op of operations) {
+      expect([op[2], timestampsIn(op[4], 'input'), timestampsIn(op[5], 'output')]).toEqual([op[2], [], []]);
+    }
+    // Every error the client knows (the deserialiser reads an error by its shape id).
+    const errors = [...(TypeRegistry.for('com.amazonaws.dynamodb') as unknown as { schemas: Map<string, unknown> }).schemas.values()];
+    expect(errors.length).toBeGreaterThan(20);
+    expect(errors.flatMap((e) => timestampsIn(e, 'error'))).toEqual([]);
+    // The walk finds timestamps where there are some: a table's creation time.
+    expect(timestampsIn((new clientDynamodb.DescribeTableCommand({ TableName: 't' }) as unknown as { schema: unknown[] }).schema[5], 'output')).toContain(
+      'output.Table.CreationDateTime',
+    );
+  });
+
+  it("read every HTTP date (a Retry-After header) as the SDK's own, and refuse what it refuses, in 3 KB less", async () => {
+    const [compact, whole] = await Promise.all([dateUtils(true), dateUtils(false)]);
+    const answer = (parse: (value: unknown) => Date | undefined, value: unknown) => {
+      try {
+        const date = parse(value);
+        return date === undefined ? 'undefined' : String(date.getTime());
+      } catch (err) {
+        return `${(err as Error).constructor.name}`;
+      }
+    };
+    const two = (n: number) => String(n).padStart(2, '0');
+    const day = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun', 'Xyz'];
+    const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec', 'Foo'];
+    const texts = fc.sample(
+      fc.oneof(
+        fc
+          .tuple(
+            fc.constantFrom(...day),
+            fc.integer({ min: 0, max: 32 }),
+            fc.constantFrom(...month),
+            fc.integer({ min: 0, max: 9999 }),
+            fc.integer({ min: 0, max: 25 }),
+            fc.integer({ min: 0, max: 61 }),
+            fc.integer({ min: 0, max: 61 }),
+            fc.option(fc.stringMatching(/^\d{1,6}$/)),
+          )
+          .map(([d, dd, m, y, h, mi, s, f]) => `${d}, ${two(dd)} ${m} ${String(y).padStart(4, '0')} ${h}:${two(mi)}:${two(s)}${f === null ? '' : `.${f}`} GMT`),
+        fc
+          .tuple(
+            fc.constantFrom('Monday', 'Thursday', 'Sunday', 'Funday'),
+            fc.integer({ min: 0, max: 32 }),
+            fc.constantFrom(...month),
+            fc.integer({ min: 0, max: 99 }),
+            fc.integer({ min: 0, max: 25 }),
+            fc.integer({ min: 0, max: 61 }),
+            fc.option(fc.stringMatching(/^\d{1,4}$/)),
+          )
+          .map(([d, dd, m, y, h, s, f]) => `${d}, ${two(dd)}-${m}-${two(y)} ${two(h)}:${two(s)}:${two(s)}${f === null ? '' : `.${f}`} GMT`),
+        fc
+          .tuple(
+            fc.constantFrom(...day),
+            fc.constantFrom(...month),
+            fc.integer({ min: 0, max: 32 }),
+            fc.integer({ min: 0, max: 25 }),
+            fc.integer({ min: 0, max: 61 }),
+            fc.integer({ min: 0, max: 9999 }),
+            fc.boolean(),
+          )
+          .map(
+            ([d, m, dd, h, mi, y, padded]) =>
+              `${d} ${m} ${padded ? two(dd) : String(dd).padStart(2, ' ')} ${two(h)}:${two(mi)}:${two(mi)} ${String(y).padStart(4, '0')}`,
+          ),
+        fc.string({ maxLength: 40 }),
+      ),
+      { numRuns: 20_000, seed: 43 },
+    );
+    // Every month's last days, in leap years and century years or not, in each form.
+    for (const y of [1900, 1994, 2000, 2023, 2024, 2100, 2400]) {
+      for (const m of month.slice(0, 12)) {
+        for (const d of [28, 29, 30, 31]) {
+          texts.push(`Mon, ${d} ${m} ${y} 12:00:00 GMT`, `Monday, ${d}-${m}-${String(y).slice(2)} 12:00:00 GMT`, `Mon ${m} ${d} 12:00:00 ${y}`);
+        }
+      }
+    }
+    texts.push(
+      'Sun, 06 Nov 1994 08:49:37 GMT',
+      'Sunday, 06-Nov-94 08:49:37 GMT',
+      'Sun Nov  6 08:49:37 1994',
+      'Thu, 29 Feb 2024 23:59:60.999 GMT',
+      'Fri, 29 Feb 2023 00:00:00 GMT',
+      '120',
+    );
+    const values: unknown[] = [...texts, undefined, null, 5, {}];
+    const differing = values.filter((v) => answer(compact.parseRfc7231DateTime, v) !== answer(whole.parseRfc7231DateTime, v));
+    expect(differing).toEqual([]);
+    // Both kinds of answer are met often: dates, and refusals of each kind of mistake.
+    const dates = texts.filter((t) => /^\d+$/.test(answer(whole.parseRfc7231DateTime, t)));
+    expect(dates.length).toBeGreaterThan(3000);
+    expect(texts.length - dates.length).toBeGreaterThan(3000);
+    expect(whole.bytes - compact.bytes).toBeGreaterThan(3000);
+  });
+
+  it('replace only the file they were written for', () => {
+    const source = readFileSync(DATE_UTILS, 'utf8');
+    expect(compactDateUtils(source)).toContain('export const parseRfc7231DateTime');
+    expect(compactDateUtils(`${source}\nexport const parseIso = () => 0;`)).toBeUndefined();
+    expect(compactDateUtils(source.replace('(\\d{1,2}):(\\d{2})', '(\\d{2}):(\\d{2})'))).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import { LOCAL_AWS_ENV } from '../../local/dynamodb-local';
 import { createDynamoContext } from '../../lib/storage/dynamo';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { startApi, TEST_API_KEY } from '../../test/support/api';
 import { startCountingProxy } from '../../test/support/dynamo-proxy';
 import { percentile, round, table, timed } from '../stats';

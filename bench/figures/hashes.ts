@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createDynamoContext } from '../../lib/storage/dynamo';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { startApi } from '../../test/support/api';
 import { FAMILY_VECTORS } from '../../test/fixtures/hash-family-vectors';
 import { FAMILIES } from '../../lib/password/families';

@@ -11,7 +11,7 @@ import {
   type GetItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { startApi, TEST_API_KEY } from '../../test/support/api';
 import { startCountingProxy } from '../../test/support/dynamo-proxy';
 import { dynamoItemBytes, percentile, round, runPool, table, timed } from '../stats';

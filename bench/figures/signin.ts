@@ -5,7 +5,7 @@ import { DEFAULT_OWN_HASH_PARAMS, hashPassword, verifyPassword } from '../../lib
 import { createDynamoContext, createDynamoStores } from '../../lib/storage/dynamo';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { startApi, TEST_API_KEY } from '../../test/support/api';
 import { VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../../test/fixtures/password-vectors';
 import { startCountingProxy } from '../../test/support/dynamo-proxy';

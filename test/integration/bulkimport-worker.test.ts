@@ -6,7 +6,7 @@ import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy'
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { testDocClient } from '../support/table';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 
 /**
  * The bulk-import worker (SPEC §15): staged rows reach it through the table's stream (the local

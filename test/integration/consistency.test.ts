@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { CURRENT_FORMAT } from '../../lib/storage/dynamo/user-items';
 import { startApi, tableProblems, UNCALLED_MIGRATION_SOURCE, type TestApi } from '../support/api';
 import { createCode, passwordlessSignIn, uniqueEmail } from '../support/flows';

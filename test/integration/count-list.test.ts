@@ -7,7 +7,8 @@ import { COUNT_QUERIES_IN_FLIGHT, countList, timeSpans } from '../../lib/storage
 import { scanList, type ScanListOptions } from '../../lib/storage/dynamo/scan-list';
 import { createDynamoContext, createDynamoStores, type DynamoContext } from '../../lib/storage/dynamo';
 import { itemsOfUser } from '../../lib/storage/dynamo/user-items';
-import { ATTR, keys, timeSortKey, USER_LIST_SHARDS } from '../../lib/storage/keys';
+import { ATTR, timeSortKey, USER_LIST_SHARDS } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import type { UserRecord } from '../../lib/storage/model';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import supertokens from 'supertokens-node';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { startApi, tableProblems, TEST_API_KEY, type ApiResponse, type TestApi } from '../support/api';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
 import { tenantPath, uniqueEmail } from '../support/flows';

@@ -1,6 +1,6 @@
 import { startApi, type TestApi } from '../support/api';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { dumpTable, testDocClient } from '../support/table';
 import { consumeInput, consumeLink, createCode, passwordlessSignIn, tenantPath, uniqueEmail, uniquePhone } from '../support/flows';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { startApi, type TestApi } from '../support/api';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { dumpTable, testDocClient } from '../support/table';
 import { consumeInput, consumeLink, createCode, passwordlessSignIn, uniqueEmail, uniquePhone } from '../support/flows';
 

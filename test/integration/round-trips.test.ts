@@ -5,7 +5,7 @@ import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy'
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { sweepFormats } from '../../lib/storage/dynamo/format-sweep';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { CURRENT_FORMAT } from '../../lib/storage/dynamo/user-items';
 import { consumeLink, createCode, passwordlessSignIn, uniqueEmail, uniquePhone } from '../support/flows';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';

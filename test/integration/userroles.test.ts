@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } 
 import { createDynamoContext } from '../../lib/storage/dynamo';
 import { DynamoRoleStore, userRoleItem } from '../../lib/storage/dynamo/dynamo-role-store';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { startApi, tableProblems, type TestApi } from '../support/api';
 import { tenantPath } from '../support/flows';
 import { linkingClient } from '../support/linking';

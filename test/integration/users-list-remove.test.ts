@@ -1,5 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { keys, USER_LIST_SHARDS } from '../../lib/storage/keys';
+import { USER_LIST_SHARDS } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { startApi, type TestApi } from '../support/api';
 import { scanTable, testDocClient } from '../support/table';
 import { passwordlessSignIn, tenantPath, uniqueEmail, uniquePhone } from '../support/flows';

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 
 /** A client on the suite's DynamoDB Local (or another): for a store of the service's own, or the raw API. */
 export function testDynamoClient(endpoint = process.env.TEST_DYNAMODB_ENDPOINT): DynamoDBClient {

@@ -1,6 +1,7 @@
 import { isDeviceSuperseded, standaloneUser, withCodesConsumed, withLoginMethod, withVerifiedEmail } from '../../lib/storage/auth-user';
 import { TooManyItemsError } from '../../lib/storage/errors';
-import { keys, userListShard } from '../../lib/storage/keys';
+import { userListShard } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import type { AuthUser, UserRecord } from '../../lib/storage/model';
 import { leavingIdWrites, vanishedIds } from '../../lib/storage/dynamo/leaving-ids';
 import { decodeLogin, readSnapshot } from '../../lib/storage/dynamo/login-codec';

@@ -1,5 +1,6 @@
 import { ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keyId, keys } from '../keys';
+import { keyId } from '../keys';
+import * as keys from '../keys';
 import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../model';
 import type { DynamoContext } from './transact';
 import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';

@@ -1,7 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { inPool } from '../../pool';
 import { isThrottlingError, whileThrottled } from '../errors';
-import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, keys, type BulkCounterFamily, type Key } from '../keys';
+import { ATTR, BULK_LANES, BULK_SHARDS, bulkLaneOf, INDEX, type BulkCounterFamily, type Key } from '../keys';
+import * as keys from '../keys';
 import { BULK_IMPORT_STATUSES, type BulkImportRow, type BulkImportStatus, type BulkUser } from '../model';
 import { cursorOfRow, type BulkImportStore, type BulkRowCursor } from '../ports/bulk-import';
 import { batchGetAll, ifAbsent, MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';

@@ -1,4 +1,5 @@
-import { bulkLaneOf, keys } from '../keys';
+import { bulkLaneOf } from '../keys';
+import * as keys from '../keys';
 import { TooManyItemsError } from '../errors';
 import type { BulkRowRef } from '../ports/bulk-import';
 import type { BulkUserImportStore, BulkUserWrite, BulkUserWriteResult } from '../ports/bulk-user-import';

@@ -1,4 +1,5 @@
-import { ATTR, BULK_SHARDS, keys } from '../keys';
+import { ATTR, BULK_SHARDS } from '../keys';
+import * as keys from '../keys';
 import type { BulkImportRow, BulkUser, RoleRecord } from '../model';
 import type { BulkRowRef } from '../ports/bulk-import';
 import type { BulkWorkerStore } from '../ports/bulk-worker';

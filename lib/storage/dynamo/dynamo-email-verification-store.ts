@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, keys } from '../keys';
+import { ATTR } from '../keys';
+import * as keys from '../keys';
 import type { VerificationTokenRecord } from '../model';
 import type { EmailVerificationStore } from '../ports/email-verification';
 import type { UsersChange } from '../ports/users';

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import type { JsonObject, MetadataRecord } from '../model';
 import type { MetadataStore } from '../ports/metadata';
 import { ifAbsent, ifVersion, writeAtomically, type DynamoContext } from './transact';

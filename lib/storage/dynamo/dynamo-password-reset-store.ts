@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, keys } from '../keys';
+import { ATTR } from '../keys';
+import * as keys from '../keys';
 import type { PasswordResetTokenRecord } from '../model';
 import type { PasswordResetStore } from '../ports/password-reset';
 import { readNumber, readString } from './stored-fields';

@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, INDEX, keys, timeSortKey, type Key } from '../keys';
+import { ATTR, INDEX, timeSortKey, type Key } from '../keys';
+import * as keys from '../keys';
 import type { CodeRecord, DeviceRecord, PasswordlessIdentity } from '../model';
 import type { PasswordlessStore } from '../ports/passwordless';
 import type { LoginWrite, UserWriteResult } from '../ports/users';

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, INDEX, keys } from '../keys';
+import { ATTR, INDEX } from '../keys';
+import * as keys from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleReader } from '../ports/roles';
 import { queryAll, type DynamoContext } from './transact';

@@ -1,4 +1,5 @@
-import { ATTR, BULK_LANES, INDEX, keys, shardOf, type Key } from '../keys';
+import { ATTR, BULK_LANES, INDEX, shardOf, type Key } from '../keys';
+import * as keys from '../keys';
 import type { RoleRecord } from '../model';
 import type { RoleStore } from '../ports/roles';
 import { ALL_ROLES, DynamoRoleReader } from './dynamo-role-reader';

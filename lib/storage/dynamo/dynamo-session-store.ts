@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ATTR, INDEX, keys } from '../keys';
+import { ATTR, INDEX } from '../keys';
+import * as keys from '../keys';
 import type { JsonObject, SessionRecord, SigningKeyRecord, StoredSigningKeys } from '../model';
 import type { ExchangeReplay, SessionDataChange, SessionStore } from '../ports/sessions';
 import { readNumber, readOptionalString, readString, StoredItemError, type Stored } from './stored-fields';

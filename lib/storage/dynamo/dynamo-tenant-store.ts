@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { TENANT_FACTOR_LISTS, type TenantFactorsChange, type TenantRecord } from '../model';
 import type { TenantStore } from '../ports/tenants';
 import { readNumber, readString, readStrings, type Stored } from './stored-fields';

@@ -1,5 +1,6 @@
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
-import { keys, type Key } from '../keys';
+import type { Key } from '../keys';
+import * as keys from '../keys';
 import type { AuthUser, UserRecord } from '../model';
 import type { EmailPasswordLogin, FoundLogin, LoginRef, UserAccounts, UserIdKind, UserWriteResult } from '../ports/users';
 import { leavingIdWrites, readLeavingId, vanishedIds } from './leaving-ids';

@@ -1,4 +1,5 @@
-import { keys, USER_LIST_SHARDS } from '../keys';
+import { USER_LIST_SHARDS } from '../keys';
+import * as keys from '../keys';
 import type { AuthUser } from '../model';
 import type { UserScanQuery, UserSearch } from '../ports/user-search';
 import type { ListFilter } from './count-list';

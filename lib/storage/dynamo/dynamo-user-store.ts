@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { standaloneUser } from '../auth-user';
-import { ATTR, INDEX, keys, USER_LIST_SHARDS } from '../keys';
+import { ATTR, INDEX, USER_LIST_SHARDS } from '../keys';
+import * as keys from '../keys';
 import type { AuthUser, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
 import type { EmailPasswordLogin, LoginMark, LoginSnapshot, TenantAccountInfo, UserListPage, UserListQuery, UserStore, UserWriteResult } from '../ports/users';
 import { countList, type ListFilter } from './count-list';

@@ -1,4 +1,5 @@
-import { keyId, keys } from '../keys';
+import { keyId } from '../keys';
+import * as keys from '../keys';
 import type { AuthUser } from '../model';
 import { differingAttributes, scanPages } from './consistency';
 import type { Stored } from './stored-fields';

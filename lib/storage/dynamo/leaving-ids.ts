@@ -1,4 +1,5 @@
-import { keys, type Key } from '../keys';
+import type { Key } from '../keys';
+import * as keys from '../keys';
 import type { AuthUser } from '../model';
 import type { UserWriteResult } from '../ports/users';
 import { getConsistent, ifVersion, queryAll, readUserPartition, type DynamoContext, type TaggedWrite } from './transact';

@@ -1,5 +1,5 @@
 import { isLoginMark, LOGIN_MARK_FIELDS } from '../auth-user';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import type { UserRecord } from '../model';
 import { STALE, type UserConflict } from './leaving-ids';
 import { setOrRemove, type DynamoContext, type TaggedWrite } from './transact';

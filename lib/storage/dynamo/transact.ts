@@ -17,7 +17,8 @@ import {
 import { sleep } from '../../pool';
 import { sideEffectsAllowed } from '../../side-effect-gate';
 import { isThrottlingError, MAX_TRANSACTION_ITEMS } from '../errors';
-import { keyId, keys, type Key } from '../keys';
+import { keyId, type Key } from '../keys';
+import * as keys from '../keys';
 
 /** The document client and the table every adapter works on. */
 export interface DynamoContext {

@@ -1,5 +1,6 @@
 import { accountInfoOf, byJoinOrder, tenantsOf, timeJoinedOf } from '../auth-user';
-import { keys, timeSortKey, userListShard, type Key } from '../keys';
+import { timeSortKey, userListShard, type Key } from '../keys';
+import * as keys from '../keys';
 import type { AccountInfo, AuthUser, IdentityKind, RecipeId, UserRecord } from '../model';
 import { snapshotOf, storedLogin, type StoredSnapshot } from './login-codec';
 import { ITEM_TYPE, type DerivedItem, type GuardItem, type IdentityEntryItem, type LinkItem, type LoginMethodItem } from './stored-user-items';

@@ -3,10 +3,11 @@ import { BadRequestError, invalidField } from '../../lib/http/errors';
 import { createHttpHandler, type ApiHandler } from '../../lib/http/handler';
 import { optionalString } from '../../lib/http/input';
 import { listUsersByAccountInfo } from '../../lib/recipes/users/list-users-by-account-info';
+import { DynamoUserLookups } from '../../lib/storage/dynamo/dynamo-user-lookups';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 
 /** `GET /<tenant>/users/by-accountinfo`. */
-export const handle: ApiHandler<'users'> = (req, deps) => {
+export const handle: ApiHandler<'users' | 'userLookups'> = (req, deps) => {
   const info = parseAccountInfo(req.query);
   if (Object.keys(info).length === 0) {
     throw new BadRequestError('Please provide at least one of email, phoneNumber or thirdPartyId+thirdPartyUserId');
@@ -15,4 +16,4 @@ export const handle: ApiHandler<'users'> = (req, deps) => {
   if (union !== 'true' && union !== 'false') throw invalidField('doUnionOfAccountInfo');
   return listUsersByAccountInfo(deps, req.tenantId, info, union === 'true');
 };
-export const handler = createHttpHandler('users-by-account-info', { users: DynamoUserStore }, handle);
+export const handler = createHttpHandler('users-by-account-info', { users: DynamoUserStore, userLookups: DynamoUserLookups }, handle);

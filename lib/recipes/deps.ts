@@ -10,6 +10,8 @@ import type { PasswordlessStore } from '../storage/ports/passwordless';
 import type { RoleReader, RoleStore } from '../storage/ports/roles';
 import type { SessionStore } from '../storage/ports/sessions';
 import type { TenantStore } from '../storage/ports/tenants';
+import type { UserLists } from '../storage/ports/user-lists';
+import type { UserLookups } from '../storage/ports/user-lookups';
 import type { UserSearch } from '../storage/ports/user-search';
 import type { UserAccounts, UserStore } from '../storage/ports/users';
 
@@ -31,6 +33,10 @@ export interface Deps {
   readonly users: UserStore;
   /** What bulk import needs of users (`UserAccounts`): the same table as `users`. */
   readonly userAccounts: UserAccounts;
+  /** Users looked up by email or phone on the identity index: the same table. */
+  readonly userLookups: UserLookups;
+  /** A tenant's users listed and counted: the same table. */
+  readonly userLists: UserLists;
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;
   readonly passwordReset: PasswordResetStore;

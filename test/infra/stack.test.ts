@@ -666,6 +666,32 @@ describe('bundles', () => {
     expect(js('userroles-create-role').includes('removePermissions')).toBe(true);
   });
 
+  it('gives each function the user store families it declares, and none of the others', () => {
+    // One method of each family, found only in it: method names survive minifying.
+    const families = {
+      UserAccounts: 'replacePasswordHash',
+      UserStore: 'getEmailPasswordLogin',
+      UserLookups: 'findPasswordlessLoginByIndex',
+      UserLists: 'countPasswordMigrations',
+      UserSearch: 'scanUsers',
+    };
+    const of = (id: string) => {
+      const js = readFileSync(join(bundleDir, id, 'index.js'), 'utf8');
+      return [
+        id,
+        Object.entries(families)
+          .filter(([, method]) => js.includes(method))
+          .map(([family]) => family),
+      ];
+    };
+    expect(of('emailpassword-signin')).toEqual(['emailpassword-signin', ['UserAccounts', 'UserStore']]);
+    expect(of('bulkimport-import')).toEqual(['bulkimport-import', ['UserAccounts']]);
+    expect(of('passwordless-consume-code')).toEqual(['passwordless-consume-code', ['UserAccounts', 'UserStore', 'UserLookups']]);
+    expect(of('users-count')).toEqual(['users-count', ['UserLists']]);
+    expect(of('users-list')).toEqual(['users-list', ['UserLists', 'UserSearch']]);
+    expect(of('hello')).toEqual(['hello', []]);
+  });
+
   it('puts the phone metadata beside the bundles that parse phone numbers, and only there', () => {
     const withPhones = ROUTES.filter((route) => readFileSync(join(assetDir(route.id), 'index.js'), 'utf8').includes(PHONE_METADATA_FILE));
     expect(withPhones.map((r) => r.id)).toEqual(expect.arrayContaining(['passwordless-create-code', 'bulkimport-stage', 'user-update']));

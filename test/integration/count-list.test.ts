@@ -85,11 +85,11 @@ describe('countList', () => {
 
   it('agrees with the store, which counts with DynamoDB pages, for users and for users waiting for a password', async () => {
     const stores = createDynamoStores(ctx);
-    expect(await stores.users.countUsers('public')).toBe(users.length);
-    expect(await stores.users.countUsers('public', ['passwordless'])).toBe(40);
+    expect(await stores.userLists.countUsers('public')).toBe(users.length);
+    expect(await stores.userLists.countUsers('public', ['passwordless'])).toBe(40);
     const waiting = users.filter((u) => u.passwordMigration).length;
     expect(waiting).toBe(30);
-    expect(await stores.users.countPasswordMigrations('public')).toBe(waiting);
+    expect(await stores.userLists.countPasswordMigrations('public')).toBe(waiting);
     const waitingList = Array.from({ length: USER_LIST_SHARDS }, (_, shard) => keys.usersWaitingForPassword('public', shard));
     expect(await countList(ctx, waitingList, undefined, 2)).toBe(waiting);
   });

@@ -17,6 +17,6 @@ export interface PasswordMigrationCount {
  * zero, the previous provider can be switched off (README). Read off an index (16 small counts
  * in parallel), so a sign-in of a moment ago may not show yet.
  */
-export async function countPasswordMigrations(deps: Pick<Deps, 'users' | 'config'>, tenantId: string): Promise<PasswordMigrationCount> {
-  return { status: 'OK', count: await deps.users.countPasswordMigrations(tenantId), source: deps.config.passwordMigration.source };
+export async function countPasswordMigrations(deps: Pick<Deps, 'userLists' | 'config'>, tenantId: string): Promise<PasswordMigrationCount> {
+  return { status: 'OK', count: await deps.userLists.countPasswordMigrations(tenantId), source: deps.config.passwordMigration.source };
 }

@@ -20,7 +20,7 @@ export type ConsumeCodeResult = { status: 'OK'; createdNewUser: boolean; user: A
  * deleted devices do, and TTL collects them.
  */
 export async function consumeCode(
-  deps: Pick<Deps, 'passwordless' | 'users' | 'clock' | 'random' | 'config'>,
+  deps: Pick<Deps, 'passwordless' | 'users' | 'userLookups' | 'clock' | 'random' | 'config'>,
   tenantId: string,
   proof: CodeProof,
 ): Promise<ConsumeCodeResult> {
@@ -39,7 +39,7 @@ export async function consumeCode(
     if (verified.status !== 'OK') return verified;
     const { device, codes } = verified;
     const identity = identityOf(device);
-    const found = throughGuard ? await identityRef(deps, tenantId, identity) : await deps.users.findPasswordlessLoginByIndex(tenantId, identity);
+    const found = throughGuard ? await identityRef(deps, tenantId, identity) : await deps.userLookups.findPasswordlessLoginByIndex(tenantId, identity);
     const existing = await loginOf(deps, found);
     if (supersededDevice(existing, device, codes)) return { status: 'RESTART_FLOW_ERROR' };
     const now = deps.clock.now();

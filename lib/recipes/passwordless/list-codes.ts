@@ -31,21 +31,21 @@ type DeviceWithCodes = { readonly device: DeviceRecord; readonly codes: readonly
  * consume's first try reads it: the index lags the table by a moment at most, so a device a
  * consume ended that moment ago may still be listed; any use of it answers `RESTART_FLOW_ERROR`.
  */
-export async function listCodes(deps: Pick<Deps, 'passwordless' | 'users' | 'config'>, tenantId: string, of: DevicesToList): Promise<ListCodesResult> {
+export async function listCodes(deps: Pick<Deps, 'passwordless' | 'userLookups' | 'config'>, tenantId: string, of: DevicesToList): Promise<ListCodesResult> {
   let read: (DeviceWithCodes | undefined)[];
-  let login: Awaited<ReturnType<Deps['users']['findPasswordlessLoginByIndex']>>;
+  let login: Awaited<ReturnType<Deps['userLookups']['findPasswordlessLoginByIndex']>>;
   if ('preAuthSessionId' in of) {
     const one = isPreAuthSessionIdForm(of.preAuthSessionId) ? await deps.passwordless.getDeviceWithCodes(of.preAuthSessionId) : undefined;
     if (!one || one.device.tenantId !== tenantId || one.codes.length === 0) return { status: 'OK', devices: [] };
     read = [one];
-    login = await deps.users.findPasswordlessLoginByIndex(tenantId, identityOf(one.device));
+    login = await deps.userLookups.findPasswordlessLoginByIndex(tenantId, identityOf(one.device));
   } else {
     // gsi2 holds the identity's devices under a key of the tenant: no other tenant's is found.
     const ids = await deps.passwordless.listDevicesOfIdentity(tenantId, of);
     if (ids.length === 0) return { status: 'OK', devices: [] };
     [read, login] = await Promise.all([
       Promise.all(ids.map((id) => deps.passwordless.getDeviceWithCodes(id))),
-      deps.users.findPasswordlessLoginByIndex(tenantId, of),
+      deps.userLookups.findPasswordlessLoginByIndex(tenantId, of),
     ]);
   }
   const codeLifetime = deps.config.passwordless.codeLifetimeMs;

@@ -12,8 +12,12 @@ export interface CountUsersInput {
  * Counts the users of a tenant, or of the whole app (a primary user with login methods in several
  * tenants once, as the core counts distinct users); optionally only of some recipes.
  */
-export async function countUsers(deps: Pick<Deps, 'users' | 'tenants'>, tenantId: string, input: CountUsersInput): Promise<{ status: 'OK'; count: number }> {
+export async function countUsers(
+  deps: Pick<Deps, 'userLists' | 'tenants'>,
+  tenantId: string,
+  input: CountUsersInput,
+): Promise<{ status: 'OK'; count: number }> {
   const tenantIds = input.allTenants ? (await listTenants(deps)).tenants.map((t) => t.tenantId) : [tenantId];
-  const counts = await Promise.all(tenantIds.map((t) => deps.users.countUsers(t, input.recipeIds, input.allTenants)));
+  const counts = await Promise.all(tenantIds.map((t) => deps.userLists.countUsers(t, input.recipeIds, input.allTenants)));
   return { status: 'OK', count: counts.reduce((a, b) => a + b, 0) };
 }

@@ -17,7 +17,7 @@ export interface AccountInfo {
  * login method of the user) or any of them (`doUnion` true), oldest first (SPEC §9, §11).
  */
 export async function listUsersByAccountInfo(
-  deps: Pick<Deps, 'users'>,
+  deps: Pick<Deps, 'users' | 'userLookups'>,
   tenantId: string,
   info: AccountInfo,
   doUnion: boolean,
@@ -28,7 +28,7 @@ export async function listUsersByAccountInfo(
   };
   const byId = async (ref: FoundLogin | undefined) => add((await findLogin(deps, ref))?.user);
   const lookups: Promise<void>[] = [];
-  if (info.email !== undefined) lookups.push(deps.users.listUsersByEmail(tenantId, info.email).then((users) => users.forEach(add)));
+  if (info.email !== undefined) lookups.push(deps.userLookups.listUsersByEmail(tenantId, info.email).then((users) => users.forEach(add)));
   if (info.phoneNumber !== undefined) lookups.push(deps.users.getLoginByPhone(tenantId, info.phoneNumber).then(byId));
   if (info.thirdParty !== undefined) {
     lookups.push(deps.users.getLoginByThirdParty(tenantId, info.thirdParty.id, info.thirdParty.userId).then(byId));

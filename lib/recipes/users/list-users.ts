@@ -1,5 +1,5 @@
 import type { RecipeId } from '../../storage/model';
-import type { UserListCursor } from '../../storage/ports/users';
+import type { UserListCursor } from '../../storage/ports/user-lists';
 import type { Deps } from '../deps';
 import { toApiUser, type ApiUser } from './api-user';
 import { encodePaginationToken } from './pagination-token';
@@ -27,7 +27,7 @@ export type ListUsersResult = { status: 'OK'; users: ApiUser[]; nextPaginationTo
  * time, if any of its login methods is in the tenant). `nextPaginationToken` is present only when another
  * page follows, so a client pages until the key is absent and sees every user once.
  */
-export async function listUsers(deps: Pick<Deps, 'users' | 'userSearch'>, tenantId: string, input: ListUsersInput): Promise<ListUsersResult> {
+export async function listUsers(deps: Pick<Deps, 'userLists' | 'userSearch'>, tenantId: string, input: ListUsersInput): Promise<ListUsersResult> {
   const search = input.search;
   if (search !== undefined) {
     const users = await deps.userSearch.scanUsers(tenantId, {
@@ -43,7 +43,7 @@ export async function listUsers(deps: Pick<Deps, 'users' | 'userSearch'>, tenant
     });
     return { status: 'OK', users: users.map(toApiUser) };
   }
-  const page = await deps.users.listUsers(tenantId, input);
+  const page = await deps.userLists.listUsers(tenantId, input);
   return {
     status: 'OK',
     users: page.users.map(toApiUser),

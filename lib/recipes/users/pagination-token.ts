@@ -1,4 +1,4 @@
-import type { UserListCursor } from '../../storage/ports/users';
+import type { UserListCursor } from '../../storage/ports/user-lists';
 
 /**
  * `GET /users` pagination tokens: base64url (no padding) of `<timeJoined>#<userId>`, the place of

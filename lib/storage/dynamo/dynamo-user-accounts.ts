@@ -30,13 +30,13 @@ export function loginOfGuard(item: Stored): EmailPasswordLogin {
 /**
  * `UserAccounts` on DynamoDB: a partition per user holding its login methods, plus guard and claim
  * items, read by key and written in transactions. A class of its own, which `DynamoUserStore`
- * extends with the index reads, so that the bulk-import functions bundle none of those (esbuild
- * keeps every method of a class it keeps).
+ * extends with the rest of `UserStore`, so that the bulk-import functions bundle none of that
+ * (esbuild keeps every method of a class it keeps).
  */
 export class DynamoUserAccounts implements UserAccounts {
   constructor(protected readonly ctx: DynamoContext) {}
 
-  protected readPartition(userId: string): Promise<Record<string, unknown>[]> {
+  private readPartition(userId: string): Promise<Record<string, unknown>[]> {
     return readUserPartition(this.ctx, userId);
   }
 

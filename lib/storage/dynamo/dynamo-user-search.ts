@@ -3,9 +3,10 @@ import * as keys from '../keys';
 import type { AuthUser } from '../model';
 import type { UserScanQuery, UserSearch } from '../ports/user-search';
 import type { ListFilter } from './count-list';
-import { DynamoUserStore } from './dynamo-user-store';
+import { onceEach, usersOfIndexItems } from './index-users';
 import { scanList } from './scan-list';
 import { ITEM_TYPE } from './stored-user-items';
+import type { DynamoContext } from './transact';
 
 /**
  * Values of a scan's `loginFilter` DynamoDB is given at most: each adds a condition or two to the
@@ -66,9 +67,11 @@ const SCAN_USERS_AT_ONCE = 100;
 
 /**
  * `UserSearch` on DynamoDB: the dashboard's search walks a tenant's whole list, so it lives apart
- * from `DynamoUserStore` and only the function that searches (`users-list`) carries it.
+ * from `DynamoUserLists` and only the function that searches (`users-list`) carries it.
  */
-export class DynamoUserSearch extends DynamoUserStore implements UserSearch {
+export class DynamoUserSearch implements UserSearch {
+  constructor(private readonly ctx: DynamoContext) {}
+
   /**
    * Walks the tenant's list (`scanList`: its 16 shards merged in order, read a page of each at a
    * time) and keeps the users `accept` takes until it has `max` or the list ends. A login method on
@@ -85,16 +88,15 @@ export class DynamoUserSearch extends DynamoUserStore implements UserSearch {
     });
     for await (const batch of entries) {
       for (let i = 0; i < batch.length && found.length < query.max; i += SCAN_USERS_AT_ONCE) {
-        for (const user of await this.usersOfItems(batch.slice(i, i + SCAN_USERS_AT_ONCE))) {
+        for (const user of await usersOfIndexItems(this.ctx, batch.slice(i, i + SCAN_USERS_AT_ONCE))) {
           if (found.length < query.max && !seen.has(user.id) && query.accept(user)) found.push(user);
           seen.add(user.id);
         }
       }
       if (found.length >= query.max) break;
     }
-    // As `usersOfItems` does within one batch: a login method an index still lists on its own
+    // As `usersOfIndexItems` does within one batch: a login method an index still lists on its own
     // beside the primary user now holding it is listed once, in the primary user.
-    const linked = new Set(found.filter((u) => u.isPrimary).flatMap((u) => u.loginMethods.map((lm) => lm.userId).filter((id) => id !== u.id)));
-    return found.filter((u) => u.isPrimary || !linked.has(u.id));
+    return onceEach(found);
   }
 }

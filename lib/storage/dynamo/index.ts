@@ -12,6 +12,8 @@ import { DynamoSessionStore } from './dynamo-session-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
 import { DynamoUserSearch } from './dynamo-user-search';
 import { DynamoUserAccounts } from './dynamo-user-accounts';
+import { DynamoUserLists } from './dynamo-user-lists';
+import { DynamoUserLookups } from './dynamo-user-lookups';
 import { DynamoUserStore } from './dynamo-user-store';
 import { createDynamoContext, type DynamoContext } from './transact';
 
@@ -22,6 +24,8 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
   return {
     users: new DynamoUserStore(ctx),
     userAccounts: new DynamoUserAccounts(ctx),
+    userLookups: new DynamoUserLookups(ctx),
+    userLists: new DynamoUserLists(ctx),
     metadata: new DynamoMetadataStore(ctx),
     emailVerification: new DynamoEmailVerificationStore(ctx),
     roles: new DynamoRoleStore(ctx),

@@ -8,6 +8,8 @@ import type { PasswordlessStore } from './passwordless';
 import type { RoleReader, RoleStore } from './roles';
 import type { SessionStore } from './sessions';
 import type { TenantStore } from './tenants';
+import type { UserLists } from './user-lists';
+import type { UserLookups } from './user-lookups';
 import type { UserSearch } from './user-search';
 import type { UserAccounts, UserStore } from './users';
 
@@ -20,6 +22,8 @@ export interface Stores {
   readonly roleReader: RoleReader;
   readonly users: UserStore;
   readonly userAccounts: UserAccounts;
+  readonly userLookups: UserLookups;
+  readonly userLists: UserLists;
   readonly metadata: MetadataStore;
   readonly emailVerification: EmailVerificationStore;
   readonly passwordReset: PasswordResetStore;

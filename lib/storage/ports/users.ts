@@ -1,4 +1,4 @@
-import type { AccountInfo, AuthUser, IdentityKind, PasswordlessIdentity, RecipeId, UserRecord } from '../model';
+import type { AccountInfo, AuthUser, IdentityKind, UserRecord } from '../model';
 
 /** Result of a write that may hit a uniqueness guard or a concurrent change. */
 export type UserWriteResult =
@@ -52,30 +52,6 @@ export interface TenantAccountInfo {
   readonly info: AccountInfo;
 }
 
-/** A place in a tenant's join order: users are ordered by `timeJoined`, then by id. */
-export interface UserListCursor {
-  readonly timeJoined: number;
-  readonly userId: string;
-}
-
-/** One page of a tenant's users. */
-export interface UserListQuery {
-  /** At most this many users. */
-  readonly limit: number;
-  /** `ASC`: oldest first; `DESC`: newest first. */
-  readonly order: 'ASC' | 'DESC';
-  /** Start strictly after this place (in `order`); from the first user when absent. */
-  readonly after?: UserListCursor;
-  /** Only users with a login method of one of these recipes in the tenant; every user when absent. */
-  readonly recipeIds?: readonly RecipeId[];
-}
-
-/** One page of a tenant's users; `next` (the place of its last user) only when another page follows. */
-export interface UserListPage {
-  readonly users: AuthUser[];
-  readonly next?: UserListCursor;
-}
-
 /** A user with one of its login methods. */
 export interface UserWithLogin {
   readonly user: AuthUser;
@@ -84,9 +60,8 @@ export interface UserWithLogin {
 
 /**
  * A user by its id and a login method by its account info, read consistently through their keys,
- * and the writes of users: all that bulk import needs of users, apart from `UserStore`'s index reads
- * (lists, counts, look-ups by index), so that its functions bundle none of those (esbuild keeps
- * every method of a class it keeps).
+ * and the writes of users: all that bulk import needs of users, so that its functions bundle none
+ * of `UserStore`'s other reads and writes (esbuild keeps every method of a class it keeps).
  */
 export interface UserAccounts {
   /**
@@ -126,20 +101,14 @@ export interface UserAccounts {
   replacePasswordHash(user: AuthUser, loginMethod: UserRecord, passwordHash: string): Promise<UserWriteResult>;
 }
 
-/** Users, their login methods, their uniqueness guards and the account info of primary users. */
+/**
+ * Users, their login methods, their uniqueness guards and the account info of primary users, read
+ * through their keys and written in transactions: the write/derive family, which every function
+ * that reads or changes a user takes. The reads off the indexes are families of their own, so a
+ * function bundles only the ones it uses: `UserLookups` (by identity, gsi2), `UserLists` (a
+ * tenant's list and counts, gsi1) and `UserSearch` (the dashboard's walk of that list).
+ */
 export interface UserStore extends UserAccounts {
-  /** Users with a login method in the tenant that has this email (any recipe), each once. */
-  listUsersByEmail(tenantId: string, email: string): Promise<AuthUser[]>;
-  /**
-   * The passwordless login method with this email or phone number in the tenant, found through
-   * gsi2 (login method items by email, else by phone, and entries with a snapshot where the item is
-   * not indexed so): one Query, where the guard takes two reads (the guard, then the user's
-   * partition). **Eventually consistent**: the answer may be stale, or miss a login method just
-   * made, so a caller writes only on conditions that catch that (the login method's version, a new
-   * guard being free) and reads through the guard (`getLoginByEmail`, `getLoginByPhone`) when they
-   * fail.
-   */
-  findPasswordlessLoginByIndex(tenantId: string, identity: PasswordlessIdentity): Promise<LoginSnapshot | undefined>;
   /**
    * The primary user claiming each piece of account info in its tenant, read consistently
    * (`undefined` where none does), in the order asked.
@@ -158,22 +127,6 @@ export interface UserStore extends UserAccounts {
    * this one read, or where it lives.
    */
   getEmailPasswordLogin(tenantId: string, email: string): Promise<EmailPasswordLogin | undefined>;
-  /**
-   * A page of a tenant's users in join order (a primary user once, at its oldest login method's
-   * time); `hasMore` tells whether another page follows.
-   */
-  listUsers(tenantId: string, query: UserListQuery): Promise<UserListPage>;
-  /**
-   * How many users a tenant has (a primary user once; of the given recipes, or all). With
-   * `oncePerApp`, only the users whose oldest login method is in this tenant: summed over every
-   * tenant, each user of the app counts once, also a primary user with login methods in several.
-   */
-  countUsers(tenantId: string, recipeIds?: readonly RecipeId[], oncePerApp?: boolean): Promise<number>;
-  /**
-   * How many email-password login methods in the tenant still wait for password migration at
-   * sign-in (SPEC §16). Read off an index: a mark set or cleared a moment ago may not show yet.
-   */
-  countPasswordMigrations(tenantId: string): Promise<number>;
 }
 
 /** A change of users: the users before and after (see `writeUsers`). */

@@ -109,6 +109,14 @@ const SDK_STUBS: ReadonlyArray<{ filter: RegExp; importer?: RegExp; why: string;
       'export const EventStreamSerde = none; export const eventStreamSerdeProvider = none;',
   },
   {
+    // The signer's formatter of event-stream message headers, which only `signMessage` uses, for
+    // the event streams DynamoDB has none of (above). The signer makes one when it is made.
+    filter: /^\.\/HeaderFormatter$/,
+    importer: /[\\/]@smithy[\\/]signature-v4[\\/]dist-es[\\/]SignatureV4\.js$/,
+    why: 'event-stream signing',
+    contents: 'export class HeaderFormatter { format() { throw new Error("event-stream signing is not bundled: DynamoDB has no event-stream operations"); } }',
+  },
+  {
     // The default credential chain tries the environment, then files, SSO, the container and
     // instance metadata. Lambda (and npm start, the tests, the bench) always put credentials in the
     // environment, so the chain is the environment's provider alone, with its own error when none.

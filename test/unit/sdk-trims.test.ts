@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as clientDynamodb from '@aws-sdk/client-dynamodb';
 import * as libDynamodb from '@aws-sdk/lib-dynamodb';
+import { HttpRequest } from '@smithy/core/protocols';
 import { NormalizedSchema, TypeRegistry } from '@smithy/core/schema';
 import fc from 'fast-check';
 import { BUNDLE_OPTIONS, compactDateUtils, partitionsWithoutDescriptions, purePaginator, sdkStubs } from '../../infra/bundling';
@@ -84,6 +85,25 @@ describe("the DynamoDB clients' parts the bundles leave out", () => {
       '@aws-sdk/client-dynamodb/dist-es/runtimeConfig.browser.js',
       '@aws-sdk/client-dynamodb/dist-es/runtimeConfig.js',
     ]);
+  });
+
+  it("event-stream signing: the signer's header formatter serves signMessage alone, which nothing calls", () => {
+    const signer = sourcesUnder('@smithy/signature-v4/dist-es');
+    const v4 = signer.find((s) => s.path.replace(/\\/g, '/').endsWith('/SignatureV4.js'))!.text;
+    expect([...v4.matchAll(/this\.headerFormatter\.(\w+)/g)].map((m) => m[1])).toEqual(['format']);
+    // That one use is in signMessage (the method that starts last before it).
+    const use = v4.indexOf('this.headerFormatter.format');
+    expect([...v4.slice(0, use).matchAll(/^ {4}(?:async )?(\w+)\(/gm)].pop()?.[1]).toBe('signMessage');
+    expect(signer.filter((s) => s.text.includes('HeaderFormatter') && !s.path.endsWith('HeaderFormatter.js')).map((s) => s.path.replace(/\\/g, '/'))).toEqual([
+      '@smithy/signature-v4/dist-es/SignatureV4.js',
+    ]);
+    // Nothing outside the signer calls signMessage; `sign` does for a message to sign, which the
+    // signing middleware never hands it (it signs an HttpRequest, which has no `message`).
+    const callers = BUNDLED_SDK.flatMap(sourcesUnder).filter((s) => /\.signMessage\(/.test(s.text) && !s.path.includes('signature-v4'));
+    expect(callers.map((s) => s.path)).toEqual([]);
+    expect(v4).toMatch(/else if \(toSign\.message\) \{\s*return this\.signMessage\(toSign, options\);/);
+    expect(v4.match(/\.signMessage\(/g)).toHaveLength(1);
+    expect(Object.keys(new HttpRequest({ headers: { a: 'b' }, body: '{}' }))).not.toContain('message');
   });
 
   it('paginators: each one call marked pure, nothing else of its module changed', () => {

@@ -10,6 +10,7 @@ import type { PasswordlessStore } from '../storage/ports/passwordless';
 import type { RoleReader, RoleStore } from '../storage/ports/roles';
 import type { SessionStore } from '../storage/ports/sessions';
 import type { TenantStore } from '../storage/ports/tenants';
+import type { TotpStore } from '../storage/ports/totp';
 import type { UserLists } from '../storage/ports/user-lists';
 import type { UserLookups } from '../storage/ports/user-lookups';
 import type { UserSearch } from '../storage/ports/user-search';
@@ -44,6 +45,7 @@ export interface Deps {
   readonly roleReader: RoleReader;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
+  readonly totp: TotpStore;
   readonly sessions: SessionStore;
   readonly userSearch: UserSearch;
   readonly bulkImport: BulkImportStore;

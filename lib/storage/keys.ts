@@ -213,6 +213,16 @@ export const roleLane = (role: string, lane: number): Key => ({ pk: `ROLELANE#${
 export const usersWithRole = (role: string, shard: number): string => `ROLEUSERS#${enc(role)}#${shard}`;
 /** A user's metadata, keyed by the user id exactly as the app gives it (SPEC §14). */
 export const metadata = (userId: string): Key => ({ pk: `META#${enc(userId)}`, sk: 'METADATA' });
+/**
+ * The partition of the TOTP data of a user id, exactly as the app passes it (SPEC §20: the
+ * external id when mapped): its devices, and its attempts in each tenant. Read whole by a code
+ * check (one Query), deleted whole with the user.
+ */
+export const totpPartition = (userId: string): string => `TOTP#${enc(userId)}`;
+export const totpDevice = (userId: string, name: string): Key => ({ pk: `TOTP#${enc(userId)}`, sk: `DEVICE#${enc(name)}` });
+export const totpDevicePrefix = 'DEVICE#';
+/** The recent code checks of a user id in one tenant, in one item (the rate limit and the replay check). */
+export const totpAttempts = (userId: string, tenantId: string): Key => ({ pk: `TOTP#${enc(userId)}`, sk: `ATTEMPTS#${tenantId}` });
 export const tenantsPartition = 'TENANTS';
 /** gsi1 partition: one shard (see `userListShard`) of the users of a tenant, in join order. */
 export const usersOfTenant = (tenantId: string, shard: number): string => `T#${tenantId}#USERS#${shard}`;

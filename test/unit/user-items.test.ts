@@ -239,19 +239,35 @@ describe('userChangeWrites', () => {
       return [op, body.Key.pk, body.Key.sk, body.ConditionExpression, body.ExpressionAttributeValues?.[':version']];
     };
     const gone = leavingIdWrites(ctx, [
-      { id: 'a', unclaimed: [keys.externalIdGuard('a')], assignments: [keys.userRole('a', 'public', 'r')], assignmentsVersion: 4 },
-      { id: 'b', unclaimed: [], assignments: [] },
+      {
+        id: 'a',
+        unclaimed: [keys.externalIdGuard('a')],
+        assignments: [keys.userRole('a', 'public', 'r')],
+        assignmentsVersion: 4,
+        totpItems: [keys.totpDevice('a', 'phone'), keys.totpAttempts('a', 'public')],
+      },
+      { id: 'b', unclaimed: [], assignments: [], totpItems: [] },
     ]);
     expect(gone.map(kind)).toEqual([
       ['ConditionCheck', 'EXTID#a', 'GUARD', 'attribute_not_exists(pk)', undefined],
       ['Delete', 'META#a', 'METADATA', undefined, undefined],
       ['Delete', 'USERROLES#a', 'T#public#ROLE#r', undefined, undefined],
+      ['Delete', 'TOTP#a', 'DEVICE#phone', undefined, undefined],
+      ['Delete', 'TOTP#a', 'ATTEMPTS#public', undefined, undefined],
       ['Delete', 'USERROLES#a', 'VERSION', '#version = :version', 4],
       ['Delete', 'META#b', 'METADATA', undefined, undefined],
       ['ConditionCheck', 'USERROLES#b', 'VERSION', 'attribute_not_exists(pk)', undefined],
     ]);
     expect(
-      leavingIdWrites(ctx, [{ id: 'c', heldBy: keys.loginMethod('c', 'c'), unclaimed: [], assignments: [keys.userRole('c', 'public', 'r')] }]).map(kind),
+      leavingIdWrites(ctx, [
+        {
+          id: 'c',
+          heldBy: keys.loginMethod('c', 'c'),
+          unclaimed: [],
+          assignments: [keys.userRole('c', 'public', 'r')],
+          totpItems: [keys.totpDevice('c', 'd')],
+        },
+      ]).map(kind),
     ).toEqual([['ConditionCheck', 'USER#c', 'LM#c', 'attribute_exists(pk)', undefined]]);
   });
 

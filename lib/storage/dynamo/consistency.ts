@@ -10,6 +10,7 @@ import { METADATA_TYPE } from './dynamo-metadata-store';
 import { RESET_TOKEN_ENTRY_TYPE, RESET_TOKEN_TYPE } from './dynamo-password-reset-store';
 import { CODE_ID_TYPE } from './dynamo-passwordless-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
+import { TOTP_ATTEMPTS_TYPE, TOTP_DEVICE_TYPE, totpItemReadable } from './dynamo-totp-store';
 import { itemsOfUser } from './user-items';
 import { ITEM_TYPE, ownerOf, userFromItems, type DerivedItem } from './stored-user-items';
 
@@ -51,6 +52,7 @@ export interface ConsistencyProblem {
     | 'session-unreadable'
     | 'signing-key-unreadable'
     | 'exchanged-token-unreadable'
+    | 'totp-item-unreadable'
     | 'unknown-item';
   readonly key: string;
   readonly detail: string;
@@ -348,6 +350,12 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case EXCHANGED_TOKEN_TYPE:
         if (!exchangedTokenReadable(item)) {
           problems.push({ kind: 'exchanged-token-unreadable', key: pk, detail: 'an exchanged token without its expiry, or with part of a replay' });
+        }
+        break;
+      case TOTP_DEVICE_TYPE:
+      case TOTP_ATTEMPTS_TYPE:
+        if (!totpItemReadable(item)) {
+          problems.push({ kind: 'totp-item-unreadable', key: pk, detail: `${String(item.type)} is not as TOTP items are written, or not under its keys` });
         }
         break;
       case BULK_COUNTER_TYPE:

@@ -10,6 +10,7 @@ import { DynamoRoleReader } from './dynamo-role-reader';
 import { DynamoRoleStore } from './dynamo-role-store';
 import { DynamoSessionStore } from './dynamo-session-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
+import { DynamoTotpStore } from './dynamo-totp-store';
 import { DynamoUserSearch } from './dynamo-user-search';
 import { DynamoUserAccounts } from './dynamo-user-accounts';
 import { DynamoUserLists } from './dynamo-user-lists';
@@ -33,6 +34,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     passwordless: new DynamoPasswordlessStore(ctx),
     passwordReset: new DynamoPasswordResetStore(ctx),
     tenants: new DynamoTenantStore(ctx),
+    totp: new DynamoTotpStore(ctx),
     sessions: new DynamoSessionStore(ctx),
     userSearch: new DynamoUserSearch(ctx),
     bulkImport: new DynamoBulkImportStore(ctx),

@@ -6,7 +6,8 @@ import { getConsistent, ifVersion, queryAll, readUserPartition, type DynamoConte
 
 /**
  * What removing a user does to the data the app keeps under its ids (SPEC §14: its metadata and
- * role assignments go with it), beside the metadata and role stores that keep that data.
+ * role assignments go with it; SPEC §20: its TOTP devices and attempts), beside the stores that
+ * keep that data.
  */
 
 export type UserConflict = Exclude<UserWriteResult, { status: 'OK' }>;
@@ -55,6 +56,8 @@ export interface LeavingId {
   readonly assignments: readonly Key[];
   /** The version of the id's assignment counter (`keys.userRolesVersion`); `undefined`: it had none. */
   readonly assignmentsVersion?: number;
+  /** Its TOTP devices and attempts (SPEC §20). */
+  readonly totpItems: readonly Key[];
 }
 
 /**
@@ -66,7 +69,7 @@ export interface LeavingId {
 export async function readLeavingId(ctx: DynamoContext, id: string, before: readonly AuthUser[]): Promise<LeavingId> {
   const ownsInternal = internalIdsOf(before).has(id);
   const ownsExternal = externalIdsOf(before).has(id);
-  const [partitionItem, guard, roleItems] = await Promise.all([
+  const [partitionItem, guard, roleItems, totpItems] = await Promise.all([
     // Any item of another user's partition holds the id (a user's partition is a few items).
     ownsInternal ? undefined : readUserPartition(ctx, id).then((items) => items[0]),
     ownsExternal ? undefined : getConsistent(ctx, keys.externalIdGuard(id)),
@@ -77,23 +80,33 @@ export async function readLeavingId(ctx: DynamoContext, id: string, before: read
       ProjectionExpression: 'pk, sk, #version',
       ConsistentRead: true,
     }),
+    // Beside the other reads: one call more per leaving id, no round trip more.
+    queryAll(ctx, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.totpPartition(id) },
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+    }),
   ]);
-  if (partitionItem) return { id, heldBy: { pk: partitionItem.pk as string, sk: partitionItem.sk as string }, unclaimed: [], assignments: [] };
-  if (guard) return { id, heldBy: keys.externalIdGuard(id), unclaimed: [], assignments: [] };
+  const held = { unclaimed: [], assignments: [], totpItems: [] };
+  if (partitionItem) return { id, heldBy: { pk: partitionItem.pk as string, sk: partitionItem.sk as string }, ...held };
+  if (guard) return { id, heldBy: keys.externalIdGuard(id), ...held };
   const counter = roleItems.find((i) => i.sk === keys.userRolesVersion(id).sk);
   return {
     id,
     unclaimed: ownsExternal ? [] : [keys.externalIdGuard(id)],
     assignments: roleItems.filter((i) => i !== counter).map((i) => ({ pk: i.pk as string, sk: i.sk as string })),
     ...(counter ? { assignmentsVersion: counter.version as number } : {}),
+    totpItems: totpItems.map((i) => ({ pk: i.pk as string, sk: i.sk as string })),
   };
 }
 
 /**
  * The writes for the data the app keeps under leaving ids (SPEC §14: removing a user removes its
- * metadata and role assignments), all conditional so the transaction serialises with what could
- * change the answer: an id another user still answers to keeps its data while that user's item
- * exists; a gone id loses its metadata and the assignments read, provided no assignment was added
+ * metadata and role assignments; SPEC §20: its TOTP items), all conditional so the transaction
+ * serialises with what could change the answer: an id another user still answers to keeps its
+ * data while that user's item exists; a gone id loses its metadata, the assignments read and the
+ * TOTP items read (a device made since the read stays: no counter guards them), provided no assignment was added
  * since (the counter still at the version read, or still absent) and nobody has been mapped to it
  * since (its external id guard still absent). A failed condition is `STALE`: the caller reads again.
  */
@@ -110,7 +123,7 @@ export function leavingIdWrites(ctx: DynamoContext, leaving: readonly LeavingId[
       ...l.unclaimed.map((key) => check(key, 'attribute_not_exists(pk)')),
       // Deleting an absent item is harmless: these deletes need no condition.
       { item: { Delete: { TableName: T, Key: keys.metadata(l.id) } }, onConditionFailed: STALE },
-      ...l.assignments.map((Key) => ({ item: { Delete: { TableName: T, Key } }, onConditionFailed: STALE })),
+      ...[...l.assignments, ...l.totpItems].map((Key) => ({ item: { Delete: { TableName: T, Key } }, onConditionFailed: STALE })),
       l.assignmentsVersion === undefined
         ? check(counter, 'attribute_not_exists(pk)')
         : {

@@ -80,6 +80,9 @@ export const ALLOWED_FUNCTION_ENV: readonly string[] = [
   'ACCESS_TOKEN_VALIDITY',
   'REFRESH_TOKEN_VALIDITY',
   'ACCESS_TOKEN_DYNAMIC_SIGNING_KEY_UPDATE_INTERVAL',
+  // The TOTP rate limit (SPEC §20), by the core's names.
+  'TOTP_MAX_ATTEMPTS',
+  'TOTP_RATE_LIMIT_COOLDOWN_SEC',
 ];
 
 /** Everything the stack needs to know about the stage it deploys. */

@@ -41,6 +41,13 @@ export interface Config {
   readonly passwordMigration: PasswordMigrationConfig;
   /** Sessions and their signing keys (SPEC §18), by the core's setting names. */
   readonly sessions: SessionConfig;
+  /** The TOTP rate limit (SPEC §20), by the core's settings. */
+  readonly totp: {
+    /** `TOTP_MAX_ATTEMPTS`: wrong codes in a row before every check answers `LIMIT_REACHED_ERROR`. */
+    readonly maxAttempts: number;
+    /** `TOTP_RATE_LIMIT_COOLDOWN_SEC`, in ms: how long after the last wrong code the limit holds. */
+    readonly rateLimitCooldownMs: number;
+  };
   /** The bulk-import engine's waits (SPEC §15): tuning knobs, shortened by tests. */
   readonly bulkImport: {
     /** `BULK_THROTTLED_RETRY_WINDOW_MS`: how long into an invocation the worker waits on rows DynamoDB refuses for load. */
@@ -315,6 +322,11 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
     },
     passwordMigration: passwordMigrationFromEnv(env, secrets.passwordMigration, secrets.passwordMigrationElsewhere),
     sessions: sessionConfigFromEnv(env),
+    totp: {
+      // At most 1,000: a user's attempts item keeps the last N checks (about 65 KB at 1,000).
+      maxAttempts: intFrom(env, 'TOTP_MAX_ATTEMPTS', 5, 1, 1000),
+      rateLimitCooldownMs: intFrom(env, 'TOTP_RATE_LIMIT_COOLDOWN_SEC', 900, 1, 31 * 24 * 3600) * 1000,
+    },
     bulkImport: {
       throttledRetryWindowMs: knobFrom(env, 'BULK_THROTTLED_RETRY_WINDOW_MS', THROTTLED_RETRY_WINDOW_MS),
       staleAfterMs: knobFrom(env, 'BULK_STALE_AFTER_MS', STALE_AFTER_MS),

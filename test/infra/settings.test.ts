@@ -67,6 +67,10 @@ describe('stage settings from the CDK context', () => {
     expect(settingsFromContext(read({ functionEnvironment: { PASSWORD_RESET_TOKEN_LIFETIME: 900000 } })).functionEnvironment).toEqual({
       PASSWORD_RESET_TOKEN_LIFETIME: '900000',
     });
+    expect(settingsFromContext(read({ functionEnvironment: { TOTP_MAX_ATTEMPTS: 3, TOTP_RATE_LIMIT_COOLDOWN_SEC: '60' } })).functionEnvironment).toEqual({
+      TOTP_MAX_ATTEMPTS: '3',
+      TOTP_RATE_LIMIT_COOLDOWN_SEC: '60',
+    });
     expect(() => settingsFromContext(read({ functionEnvironment: { API_KEYS: 'x'.repeat(24) } }))).toThrow(/may not set API_KEYS.*SSM/);
     expect(() => settingsFromContext(read({ functionEnvironment: '{"VENDOR_PASSWORD_HASHING_SIGNER_KEY":"k"}' }))).toThrow(
       /may not set VENDOR_PASSWORD_HASHING_SIGNER_KEY/,

@@ -16,6 +16,20 @@ describe('configuration', () => {
     expect(c.password.rehashOnSignin).toBe(true);
     expect(c.apiKeys).toEqual([]);
     expect(c.signerKey).toBeUndefined();
+    // The core's totp_max_attempts and totp_rate_limit_cooldown_sec.
+    expect(c.totp).toEqual({ maxAttempts: 5, rateLimitCooldownMs: 900_000 });
+  });
+
+  it('reads the TOTP rate limit settings, integers above 0, and refuses anything else', () => {
+    expect(configFromEnv({ TOTP_MAX_ATTEMPTS: '3', TOTP_RATE_LIMIT_COOLDOWN_SEC: '1' }, {}).totp).toEqual({ maxAttempts: 3, rateLimitCooldownMs: 1000 });
+    for (const bad of ['0', '-1', '2.5', 'five', '1001']) {
+      expect(() => configFromEnv({ TOTP_MAX_ATTEMPTS: bad }, {})).toThrow(new ConfigError('TOTP_MAX_ATTEMPTS must be an integer from 1 to 1000'));
+    }
+    for (const bad of ['0', '1e3x', '60s', '2678401']) {
+      expect(() => configFromEnv({ TOTP_RATE_LIMIT_COOLDOWN_SEC: bad }, {})).toThrow(
+        new ConfigError('TOTP_RATE_LIMIT_COOLDOWN_SEC must be an integer from 1 to 2678400'),
+      );
+    }
   });
 
   it('reads overrides and refuses malformed values, naming the variable', () => {

@@ -4,9 +4,10 @@ import { createUserIdMapping } from '../../lib/recipes/useridmapping/create-user
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
 import { DynamoRoleStore } from '../../lib/storage/dynamo/dynamo-role-store';
+import { DynamoTotpStore } from '../../lib/storage/dynamo/dynamo-totp-store';
 
 /** `POST /recipe/userid/map` `{"superTokensUserId","externalUserId","externalUserIdInfo"?,"force"?}`. */
-export const handle: ApiHandler<'users' | 'metadata' | 'roles'> = (req, deps) => {
+export const handle: ApiHandler<'users' | 'metadata' | 'roles' | 'totp'> = (req, deps) => {
   const info = externalUserIdInfo(req.body);
   return createUserIdMapping(deps, {
     superTokensUserId: requiredTrimmed(req.body, 'superTokensUserId'),
@@ -15,4 +16,8 @@ export const handle: ApiHandler<'users' | 'metadata' | 'roles'> = (req, deps) =>
     force: force(req.body),
   });
 };
-export const handler = createHttpHandler('useridmapping-create', { users: DynamoUserStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore }, handle);
+export const handler = createHttpHandler(
+  'useridmapping-create',
+  { users: DynamoUserStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore, totp: DynamoTotpStore },
+  handle,
+);

@@ -4,8 +4,13 @@ import { removeUserIdMapping } from '../../lib/recipes/useridmapping/remove-user
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
 import { DynamoRoleStore } from '../../lib/storage/dynamo/dynamo-role-store';
+import { DynamoTotpStore } from '../../lib/storage/dynamo/dynamo-totp-store';
 
 /** `POST /recipe/userid/map/remove` `{"userId","userIdType"?,"force"?}`. */
-export const handle: ApiHandler<'users' | 'metadata' | 'roles'> = (req, deps) =>
+export const handle: ApiHandler<'users' | 'metadata' | 'roles' | 'totp'> = (req, deps) =>
   removeUserIdMapping(deps, requiredTrimmed(req.body, 'userId'), userIdType(req.body), force(req.body));
-export const handler = createHttpHandler('useridmapping-remove', { users: DynamoUserStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore }, handle);
+export const handler = createHttpHandler(
+  'useridmapping-remove',
+  { users: DynamoUserStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore, totp: DynamoTotpStore },
+  handle,
+);

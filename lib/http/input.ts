@@ -33,6 +33,11 @@ export const MAX_LENGTH: Readonly<Record<string, number>> = {
   refreshToken: 2048,
   antiCsrfToken: 256,
   sessionHandle: 256,
+  // TOTP (SPEC §20): the core's columns hold 256 characters.
+  deviceName: 256,
+  existingDeviceName: 256,
+  newDeviceName: 256,
+  secretKey: 256,
 };
 const DEFAULT_MAX_LENGTH = 1024;
 

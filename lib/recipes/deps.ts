@@ -64,7 +64,7 @@ export interface Deps {
 export const WRITE_TRIES = 8;
 
 /** The pause before retry `n` (1, 2, …): short, growing and random, so racing requests fall out of step. */
-const retryPauseMs = (n: number): number => 5 * 2 ** (n - 1) * (0.5 + Math.random());
+export const retryPauseMs = (n: number): number => 5 * 2 ** (n - 1) * (0.5 + Math.random());
 
 /**
  * Runs `attempt` until it gives an answer; `undefined` means it lost a race and must read again.

@@ -15,6 +15,7 @@ import { createOrUpdateTenant, getTenantConfig, removeTenant } from '../../lib/r
 import { TENANT_CACHE_MAX, TENANT_CACHE_MS } from '../../lib/recipes/multitenancy/tenant-cache';
 import { DynamoTenantStore } from '../../lib/storage/dynamo/dynamo-tenant-store';
 import { createDynamoContext } from '../../lib/storage/dynamo/transact';
+import { totpCode, wrongCode } from '../support/totp';
 
 /**
  * DynamoDB calls per operation, counted on the wire by a proxy between the server and DynamoDB
@@ -548,6 +549,16 @@ describe("a tenant other than public (its existence read beside the request's fi
     expect(signIn.together).toBe(true);
   });
 
+  it("checks a TOTP code with the tenant's GetItem beside the Query: 3 calls in 2 round trips", async () => {
+    const userId = `rt-totp-t-${Date.now().toString(36)}`;
+    const secret = 'JBSWY3DPEHPK3PXP';
+    expect((await tenantApi.post('/recipe/totp/device/import', { userId, secretKey: secret, skew: 1, period: 30 })).json.status).toBe('OK');
+    let res: { json: { status: string } } | undefined;
+    const check = await firstTwo(async () => (res = await tenantApi.post(`/${tenantId}/recipe/totp/verify`, { userId, totp: totpCode(secret) })));
+    expect([res!.json.status, check.calls]).toEqual(['OK', { GetItem: 1, PutItem: 1, Query: 1 }]);
+    expect(check.together).toBe(true);
+  });
+
   it("consumes with the tenant's GetItem beside the device's Query: 3 sequential calls, 4 in all", async () => {
     const email = uniqueEmail('rt-tenant-pl');
     const code = await createCode(tenantApi, { email }, tenantId);
@@ -651,6 +662,41 @@ describe("a tenant other than public (its existence read beside the request's fi
     const passwordless = await tenantApi.post('/no-such-tenant/recipe/signinup/code', { email: uniqueEmail('rt-none') });
     await new Promise((r) => setTimeout(r, 300));
     expect([passwordless.status, passwordless.text, Object.fromEntries(slow.counts)]).toEqual([400, 'AppId or tenantId not found', { GetItem: 1 }]);
+  });
+});
+
+describe('TOTP (SPEC §20): a code checked in 2 calls', () => {
+  it('create 1 (2 without a name), list 1, verify OK 2, verify wrong 2, verify-device OK 2, limited 1, unknown user 1', async () => {
+    const userId = `rt-totp-${Date.now().toString(36)}`;
+    let secret = '';
+    expect(
+      await callsOf(async () => {
+        secret = (await api.post('/recipe/totp/device', { userId, deviceName: 'phone', skew: 1, period: 30 })).json.secret;
+      }),
+    ).toEqual({ PutItem: 1 });
+    expect(await callsOf(() => api.post('/recipe/totp/device', { userId, skew: 1, period: 30 }))).toEqual({ PutItem: 1, Query: 1 });
+    expect(await callsOf(() => api.get(`/recipe/totp/device/list?userId=${userId}`))).toEqual({ Query: 1 });
+    let verified: unknown;
+    expect(
+      await callsOf(async () => (verified = (await api.post('/recipe/totp/device/verify', { userId, deviceName: 'phone', totp: totpCode(secret) })).json)),
+    ).toEqual({
+      Query: 1,
+      TransactWriteItems: 1,
+    });
+    expect(verified).toEqual({ status: 'OK', wasAlreadyVerified: false });
+    let ok: unknown;
+    expect(await callsOf(async () => (ok = (await api.post('/recipe/totp/verify', { userId, totp: totpCode(secret, 1) })).json))).toEqual({
+      PutItem: 1,
+      Query: 1,
+    });
+    expect(ok).toEqual({ status: 'OK' });
+    for (let i = 0; i < 5; i++) {
+      expect(await callsOf(() => api.post('/recipe/totp/verify', { userId, totp: wrongCode(secret) }))).toEqual({ PutItem: 1, Query: 1 });
+    }
+    let limited: { status?: string } = {};
+    expect(await callsOf(async () => (limited = (await api.post('/recipe/totp/verify', { userId, totp: totpCode(secret) })).json))).toEqual({ Query: 1 });
+    expect(limited.status).toBe('LIMIT_REACHED_ERROR');
+    expect(await callsOf(() => api.post('/recipe/totp/verify', { userId: `${userId}-nobody`, totp: '123456' }))).toEqual({ Query: 1 });
   });
 });
 

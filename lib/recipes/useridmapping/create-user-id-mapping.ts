@@ -20,11 +20,14 @@ export type CreateUserIdMappingResult =
  * it, with the core's checks in the core's order: the external id already mapped (`force` does not
  * skip this); the recipe user id unknown; unless `force`, an external id that is some login
  * method's recipe user id (one id would name two users) and a recipe user id that already has
- * metadata (it would be stranded under an id the outside stops using); the login method already
- * mapped. The external id's guard is written in the same transaction as the login method, so two
- * requests racing for one external id make one mapping.
+ * metadata, roles or TOTP data (it would be stranded under an id the outside stops using); the
+ * login method already mapped. The external id's guard is written in the same transaction as the
+ * login method, so two requests racing for one external id make one mapping.
  */
-export function createUserIdMapping(deps: Pick<Deps, 'users' | 'metadata' | 'roles'>, input: CreateUserIdMappingInput): Promise<CreateUserIdMappingResult> {
+export function createUserIdMapping(
+  deps: Pick<Deps, 'users' | 'metadata' | 'roles' | 'totp'>,
+  input: CreateUserIdMappingInput,
+): Promise<CreateUserIdMappingResult> {
   return retryOnRace<CreateUserIdMappingResult>('Mapping the user id', async () => {
     const existing = await findMapping(deps, input.externalUserId, 'EXTERNAL');
     if (existing) {

@@ -6,13 +6,13 @@ import { assertNoDataUnder, findMapping, isRecipeUserId } from './find-mapping';
 /**
  * `POST /recipe/userid/map/remove`: forgets a mapping; the login method's id to the outside is its
  * recipe user id again. As the core: unless `force`, refused while the app keeps data (metadata,
- * roles) under the external id, unless that id is itself a recipe user id; and nothing kept under
- * the external id is deleted or re-keyed (with `force`, the metadata and roles stay under the
- * external id, and a later mapping to it finds them). Email verification state lives on the login
+ * roles, TOTP) under the external id, unless that id is itself a recipe user id; and nothing kept
+ * under the external id is deleted or re-keyed (with `force`, the metadata, roles and TOTP data stay
+ * under the external id, and a later mapping to it finds them). Email verification state lives on the login
  * method here, not under an id, so it never blocks.
  */
 export function removeUserIdMapping(
-  deps: Pick<Deps, 'users' | 'metadata' | 'roles'>,
+  deps: Pick<Deps, 'users' | 'metadata' | 'roles' | 'totp'>,
   userId: string,
   type: UserIdKind,
   force: boolean,

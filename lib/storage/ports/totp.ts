@@ -27,7 +27,7 @@ export interface TotpAttempt {
   readonly code?: string;
   /** Epoch ms: `at` + period × (2·skew + 1) of the matching device (the largest of the devices when none matched). */
   readonly expiresAt: number;
-  /** Epoch ms after which the attempt counts for nothing: the later of `expiresAt` and `at` + the cooldown. */
+  /** Epoch ms after which the attempt counts for nothing: the later of `expiresAt` and `at` + twice the cooldown. */
   readonly keepUntil: number;
 }
 

@@ -4,10 +4,10 @@ import { createUserIdMapping } from '../../lib/recipes/useridmapping/create-user
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
 import { DynamoRoleStore } from '../../lib/storage/dynamo/dynamo-role-store';
-import { DynamoTotpStore } from '../../lib/storage/dynamo/dynamo-totp-store';
+import { DynamoTotpUsage } from '../../lib/storage/dynamo/dynamo-totp-usage';
 
 /** `POST /recipe/userid/map` `{"superTokensUserId","externalUserId","externalUserIdInfo"?,"force"?}`. */
-export const handle: ApiHandler<'users' | 'metadata' | 'roles' | 'totp'> = (req, deps) => {
+export const handle: ApiHandler<'users' | 'metadata' | 'roles' | 'totpUsage'> = (req, deps) => {
   const info = externalUserIdInfo(req.body);
   return createUserIdMapping(deps, {
     superTokensUserId: requiredTrimmed(req.body, 'superTokensUserId'),
@@ -18,6 +18,6 @@ export const handle: ApiHandler<'users' | 'metadata' | 'roles' | 'totp'> = (req,
 };
 export const handler = createHttpHandler(
   'useridmapping-create',
-  { users: DynamoUserStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore, totp: DynamoTotpStore },
+  { users: DynamoUserStore, metadata: DynamoMetadataStore, roles: DynamoRoleStore, totpUsage: DynamoTotpUsage },
   handle,
 );

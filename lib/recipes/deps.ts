@@ -10,7 +10,7 @@ import type { PasswordlessStore } from '../storage/ports/passwordless';
 import type { RoleReader, RoleStore } from '../storage/ports/roles';
 import type { SessionStore } from '../storage/ports/sessions';
 import type { TenantStore } from '../storage/ports/tenants';
-import type { TotpStore } from '../storage/ports/totp';
+import type { TotpStore, TotpUsage } from '../storage/ports/totp';
 import type { UserLists } from '../storage/ports/user-lists';
 import type { UserLookups } from '../storage/ports/user-lookups';
 import type { UserSearch } from '../storage/ports/user-search';
@@ -46,6 +46,8 @@ export interface Deps {
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly totp: TotpStore;
+  /** What the id mapping checks need of TOTP (`TotpUsage`): the same items as `totp`. */
+  readonly totpUsage: TotpUsage;
   readonly sessions: SessionStore;
   readonly userSearch: UserSearch;
   readonly bulkImport: BulkImportStore;

@@ -25,7 +25,7 @@ export type CreateUserIdMappingResult =
  * login method, so two requests racing for one external id make one mapping.
  */
 export function createUserIdMapping(
-  deps: Pick<Deps, 'users' | 'metadata' | 'roles' | 'totp'>,
+  deps: Pick<Deps, 'users' | 'metadata' | 'roles' | 'totpUsage'>,
   input: CreateUserIdMappingInput,
 ): Promise<CreateUserIdMappingResult> {
   return retryOnRace<CreateUserIdMappingResult>('Mapping the user id', async () => {

@@ -39,8 +39,8 @@ export async function isRecipeUserId(deps: Pick<Deps, 'users'>, id: string): Pro
  * attempts), so mapping it (or removing its mapping) would strand that data under an id the
  * outside no longer uses. The core's order of checks.
  */
-export async function assertNoDataUnder(deps: Pick<Deps, 'metadata' | 'roles' | 'totp'>, userId: string): Promise<void> {
+export async function assertNoDataUnder(deps: Pick<Deps, 'metadata' | 'roles' | 'totpUsage'>, userId: string): Promise<void> {
   if (await deps.metadata.getMetadata(userId)) throw new InvalidInputError('UserId is already in use in UserMetadata recipe');
   if ((await deps.roles.countAssignments(userId)) > 0) throw new InvalidInputError('UserId is already in use in UserRoles recipe');
-  if (await deps.totp.hasData(userId)) throw new InvalidInputError('UserId is already in use in TOTP recipe');
+  if (await deps.totpUsage.hasData(userId)) throw new InvalidInputError('UserId is already in use in TOTP recipe');
 }

@@ -12,7 +12,7 @@ import { assertNoDataUnder, findMapping, isRecipeUserId } from './find-mapping';
  * method here, not under an id, so it never blocks.
  */
 export function removeUserIdMapping(
-  deps: Pick<Deps, 'users' | 'metadata' | 'roles' | 'totp'>,
+  deps: Pick<Deps, 'users' | 'metadata' | 'roles' | 'totpUsage'>,
   userId: string,
   type: UserIdKind,
   force: boolean,

@@ -1,8 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ATTR, keys, type Key } from '../keys';
 import type { TotpAttempt, TotpCheckState, TotpDevice, TotpStore } from '../ports/totp';
 import { readNumber, readOptionalString, readString, required, StoredItemError, type Stored } from './stored-fields';
-import { deleteInChunks, ifAbsent, ifVersion, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
+import { DynamoTotpUsage } from './dynamo-totp-usage';
+import { deleteInChunks, ifAbsent, ifVersion, MAX_TRANSACTION_ITEMS, queryAll, writeAtomically, type TaggedWrite } from './transact';
 
 export const TOTP_DEVICE_TYPE = 'totpDevice';
 export const TOTP_ATTEMPTS_TYPE = 'totpAttempts';
@@ -65,9 +66,7 @@ const ifSameDevice = (device: TotpDevice) => ({
  * as the core's checks take its per-user lock, so concurrent wrong codes are all counted (N at
  * once cannot each see none before them) and of concurrent uses of one code exactly one is valid.
  */
-export class DynamoTotpStore implements TotpStore {
-  constructor(private readonly ctx: DynamoContext) {}
-
+export class DynamoTotpStore extends DynamoTotpUsage implements TotpStore {
   async listDevices(userId: string): Promise<TotpDevice[]> {
     const items = await queryAll(this.ctx, {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :device)',
@@ -193,20 +192,6 @@ export class DynamoTotpStore implements TotpStore {
     }
     const result = await writeAtomically(this.ctx, writes);
     return result.ok ? 'OK' : result.failed;
-  }
-
-  async hasData(userId: string): Promise<boolean> {
-    const out = await this.ctx.doc.send(
-      new QueryCommand({
-        TableName: this.ctx.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.totpPartition(userId) },
-        ProjectionExpression: 'pk',
-        Limit: 1,
-        ConsistentRead: true,
-      }),
-    );
-    return (out.Items ?? []).length > 0;
   }
 
   /** The keys of everything kept for a user id (consistent). */

@@ -11,6 +11,7 @@ import { DynamoRoleStore } from './dynamo-role-store';
 import { DynamoSessionStore } from './dynamo-session-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
 import { DynamoTotpStore } from './dynamo-totp-store';
+import { DynamoTotpUsage } from './dynamo-totp-usage';
 import { DynamoUserSearch } from './dynamo-user-search';
 import { DynamoUserAccounts } from './dynamo-user-accounts';
 import { DynamoUserLists } from './dynamo-user-lists';
@@ -35,6 +36,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     passwordReset: new DynamoPasswordResetStore(ctx),
     tenants: new DynamoTenantStore(ctx),
     totp: new DynamoTotpStore(ctx),
+    totpUsage: new DynamoTotpUsage(ctx),
     sessions: new DynamoSessionStore(ctx),
     userSearch: new DynamoUserSearch(ctx),
     bulkImport: new DynamoBulkImportStore(ctx),

@@ -8,7 +8,7 @@ import type { PasswordlessStore } from './passwordless';
 import type { RoleReader, RoleStore } from './roles';
 import type { SessionStore } from './sessions';
 import type { TenantStore } from './tenants';
-import type { TotpStore } from './totp';
+import type { TotpStore, TotpUsage } from './totp';
 import type { UserLists } from './user-lists';
 import type { UserLookups } from './user-lookups';
 import type { UserSearch } from './user-search';
@@ -31,6 +31,7 @@ export interface Stores {
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
   readonly totp: TotpStore;
+  readonly totpUsage: TotpUsage;
   readonly sessions: SessionStore;
   readonly userSearch: UserSearch;
 }

@@ -44,7 +44,13 @@ export interface TotpCheckState {
   readonly attempts?: TotpAttempts;
 }
 
-export interface TotpStore {
+/** Whether a user id has TOTP data: all the id mapping checks need (a store of its own keeps their bundles small). */
+export interface TotpUsage {
+  /** Whether anything is kept for this user id (a device, or attempts in a tenant). */
+  hasData(userId: string): Promise<boolean>;
+}
+
+export interface TotpStore extends TotpUsage {
   /** The devices of a user id, oldest first (`[]` for an id without any). */
   listDevices(userId: string): Promise<TotpDevice[]>;
   /** One device, read consistently. */
@@ -80,6 +86,4 @@ export interface TotpStore {
     readVersion: number | undefined,
     verify?: TotpDevice,
   ): Promise<'OK' | 'STALE'>;
-  /** Whether anything is kept for this user id (a device, or attempts in a tenant). */
-  hasData(userId: string): Promise<boolean>;
 }

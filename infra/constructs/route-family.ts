@@ -34,13 +34,34 @@ export interface RouteFamilyStackProps {
  * reads back, as outputs: each throttle alarm's ARN, for the dashboard. The parent creates the
  * stack after the table, log group, roles and API it references, and the dashboard after it.
  */
+/** CDK refuses a stack description over 512 characters (CloudFormation's own bound is 1,024 bytes). */
+export const MAX_STACK_DESCRIPTION = 512;
+
+/**
+ * A family stack's description: its route ids, as many as fit, then how many more. A large
+ * family (WebAuthn plans over 20 routes) would otherwise stop the synth.
+ */
+export function familyDescription(namePrefix: string, family: string, ids: readonly string[]): string {
+  const head = `${namePrefix}: the ${ids.length} ${family} routes (`;
+  let listed = ids.length;
+  const text = (n: number) => `${head}${ids.slice(0, n).join(', ')}${n < ids.length ? `, and ${ids.length - n} more` : ''})`;
+  while (listed > 0 && text(listed).length > MAX_STACK_DESCRIPTION) listed -= 1;
+  return text(listed);
+}
+
 export class RouteFamilyStack extends NestedStack {
   readonly family: string;
   readonly functions: readonly RouteFunction[];
   readonly alarms: readonly cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: RouteFamilyStackProps) {
-    super(scope, id, { description: `${props.namePrefix}: the ${props.family} routes (${props.routes.map((r) => r.id).join(', ')})`.slice(0, 1024) });
+    super(scope, id, {
+      description: familyDescription(
+        props.namePrefix,
+        props.family,
+        props.routes.map((r) => r.id),
+      ),
+    });
     this.family = props.family;
     this.functions = props.routes.map((route) => {
       const fn = new RouteFunction(this, `Route-${route.id}`, { ...props.functions, route });

@@ -1,6 +1,7 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { apiPathsOf } from '../../infra/constructs/http-api';
 import { FUNCTIONS_PER_THROTTLE_ALARM } from '../../infra/constructs/alarms';
+import { familyDescription, MAX_STACK_DESCRIPTION } from '../../infra/constructs/route-family';
 import { BACKGROUND_FUNCTIONS, ROUTES, routeById, routeFamily, type RouteDef } from '../../infra/routes';
 import { ofType, stubBundles, synthStage, type Synthesized } from './synth';
 
@@ -11,7 +12,7 @@ import { ofType, stubBundles, synthStage, type Synthesized } from './synth';
  * throttle alarm. Not enough of that can go while every endpoint keeps a Lambda of its own: its
  * function, integration and API routes alone, for 120 routes, are more than a stack holds. So
  * the routes sit in one nested stack per recipe family, and the parent holds what the stage has
- * whatever its routes. Here: the real route table and 48 planned routes more (TOTP, WebAuthn, the
+ * whatever its routes. Here: the real route table and the routes planned up to 120 (WebAuthn, the
  * tenants' providers), 120 in all, synthesised with stand-in bundles (the resources of a stage do
  * not depend on what its bundles hold; test/infra/stack.test.ts synthesises the real bundles).
  */
@@ -23,8 +24,14 @@ const CFN_OUTPUTS = 200;
 /** What the stack test allows each stack: room under CloudFormation's limit. */
 const MAX_RESOURCES = 450;
 
-/** The routes the next issues plan, by the family that will get them, copied from a tenant route of the route table. */
-const PLANNED: Readonly<Record<string, number>> = { totp: 12, webauthn: 22, multitenancy: 14 };
+/** Routes the table must have room for (issue #43): the real ones and those the next issues plan. */
+const ROOM_FOR = 120;
+/**
+ * The routes the next issues plan, by the family that will get them, copied from a tenant route
+ * of the route table: the tenants' providers and association (§22), and WebAuthn (§21) the rest
+ * up to 120 (72 real routes when this was written; TOTP's have landed since).
+ */
+const PLANNED: Readonly<Record<string, number>> = { webauthn: ROOM_FOR - ROUTES.length - 14, multitenancy: 14 };
 
 /** `n` planned routes of a family: each a tenant route (three path forms, the costliest), new id, path and handler. */
 function plannedRoutes(family: string, n: number): RouteDef[] {
@@ -64,12 +71,13 @@ beforeAll(() => {
 }, 240_000);
 
 describe('room for 120 routes (issue #43)', () => {
-  it('plans 48 routes more, in the families that will get them, with ids, paths and handlers of their own', () => {
-    expect(ROUTES).toHaveLength(72);
-    expect(ALL).toHaveLength(120);
-    expect(new Set(ALL.map((r) => r.id)).size).toBe(120);
-    expect(new Set(ALL.map((r) => `${r.method} ${r.path}`)).size).toBe(120);
-    expect(familiesOf(planned)).toEqual(['totp', 'webauthn', 'multitenancy']);
+  it('plans routes up to 120, in the families that will get them, with ids, paths and handlers of their own', () => {
+    expect(ROUTES.length).toBeGreaterThanOrEqual(79);
+    expect(PLANNED.webauthn).toBeGreaterThan(0);
+    expect(ALL).toHaveLength(ROOM_FOR);
+    expect(new Set(ALL.map((r) => r.id)).size).toBe(ROOM_FOR);
+    expect(new Set(ALL.map((r) => `${r.method} ${r.path}`)).size).toBe(ROOM_FOR);
+    expect(familiesOf(planned)).toEqual(['webauthn', 'multitenancy']);
   });
 
   it('needs more than one stack for 120 routes: their functions, integrations and API routes alone are over 500', () => {
@@ -77,7 +85,6 @@ describe('room for 120 routes (issue #43)', () => {
     const leastPerRoute = ['AWS::Lambda::Function', 'AWS::ApiGatewayV2::Integration', 'AWS::ApiGatewayV2::Route'].map((t) => ofType(grown.resources, t).length);
     expect(leastPerRoute).toEqual([ALL.length + BACKGROUND_FUNCTIONS.length, ALL.length, ALL.reduce((n, r) => n + apiPathsOf(r).length, 0)]);
     const least = leastPerRoute[1] * 2 + leastPerRoute[2];
-    expect(least).toBe(557);
     expect(least).toBeGreaterThan(CFN_RESOURCES);
   });
 
@@ -90,8 +97,9 @@ describe('room for 120 routes (issue #43)', () => {
     // One nested stack per family, and the parent.
     expect(real.stacks).toHaveLength(1 + familiesOf(ROUTES).length);
     expect(grown.stacks).toHaveLength(1 + familiesOf(ALL).length);
-    // Each stack is well under: a family is a few dozen resources, the parent under a hundred.
-    expect(Math.max(...grown.stacks.map((st) => st.resourceCount))).toBeLessThanOrEqual(150);
+    // Each stack is well under: a family is a few dozen routes (the largest of the 120, WebAuthn's
+    // planned tenant routes, 165 resources), the parent under a hundred.
+    expect(Math.max(...grown.stacks.map((st) => st.resourceCount))).toBeLessThanOrEqual(200);
   });
 
   it('holds in the parent what the stage has whatever its routes, and one resource per family', () => {
@@ -129,11 +137,27 @@ describe('room for 120 routes (issue #43)', () => {
       expect(families).toEqual(expected);
     }
     // Room left: a family of tenant routes (6.1 resources each) reaches 450 at about 73 routes;
-    // the largest family of the 120 has 22.
+    // the largest family of the 120 has far fewer.
     const tenantRoute = familyCost(plannedRoutes('room', 10)) / 10;
     expect(tenantRoute).toBeCloseTo(6.1);
     expect(Math.floor(MAX_RESOURCES / tenantRoute)).toBe(73);
-    expect(Math.max(...familiesOf(ALL).map((f) => ALL.filter((r) => routeFamily(r) === f).length))).toBe(22);
+    expect(Math.max(...familiesOf(ALL).map((f) => ALL.filter((r) => routeFamily(r) === f).length))).toBeLessThan(40);
+  });
+
+  it('describes each family stack within the 512 characters CDK takes, naming its routes as far as they fit', () => {
+    for (const st of grown.stacks.slice(1)) {
+      const description = st.template.toJSON().Description as string;
+      expect(description.length).toBeLessThanOrEqual(MAX_STACK_DESCRIPTION);
+      expect(description).toMatch(/^auth-core-dev: the \d+ \w+ routes \(/);
+    }
+    const many = Array.from({ length: 60 }, (_, i) => `webauthn-planned-${i + 1}`);
+    const long = familyDescription('auth-core-dev', 'webauthn', many);
+    expect([
+      long.length <= MAX_STACK_DESCRIPTION,
+      long.startsWith('auth-core-dev: the 60 webauthn routes (webauthn-planned-1, '),
+      /, and \d+ more\)$/.test(long),
+    ]).toEqual([true, true, true]);
+    expect(familyDescription('auth-core-dev', 'totp', ['totp-a', 'totp-b'])).toBe('auth-core-dev: the 2 totp routes (totp-a, totp-b)');
   });
 
   it("gives each planned route its function, integration and API routes, in its family's stack", () => {
@@ -142,10 +166,10 @@ describe('room for 120 routes (issue #43)', () => {
     const keys = new Set(ofType(grown.resources, 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties?.RouteKey as string));
     for (const route of ALL) for (const path of apiPathsOf(route)) expect(keys.has(`${route.method} ${path}`)).toBe(true);
     expect(keys.size).toBe(ALL.reduce((n, r) => n + apiPathsOf(r).length, 0));
-    const totp = grown.stacks.find((st) => st.path.endsWith('/TotpRoutes'));
-    const totpNames = ofType(totp?.template.toJSON().Resources ?? {}, 'AWS::Lambda::Function').map(([, f]) => f.Properties?.FunctionName as string);
-    expect(totpNames.sort()).toEqual(
-      plannedRoutes('totp', PLANNED.totp)
+    const webauthn = grown.stacks.find((st) => st.path.endsWith('/WebauthnRoutes'));
+    const webauthnNames = ofType(webauthn?.template.toJSON().Resources ?? {}, 'AWS::Lambda::Function').map(([, f]) => f.Properties?.FunctionName as string);
+    expect(webauthnNames.sort()).toEqual(
+      plannedRoutes('webauthn', PLANNED.webauthn)
         .map((r) => `auth-core-dev-${r.id}`)
         .sort(),
     );

@@ -5,7 +5,7 @@ import { ensureTable } from '../../local/create-table';
 import { checkConsistency } from '../../lib/storage/dynamo/consistency';
 import { DynamoTotpStore } from '../../lib/storage/dynamo/dynamo-totp-store';
 import { createDynamoContext, type DynamoContext } from '../../lib/storage/dynamo/transact';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import type { TotpAttempt, TotpDevice } from '../../lib/storage/ports/totp';
 import { scanTable } from '../support/table';
 

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTR, keys, type Key } from '../keys';
+import * as keys from '../keys';
+import { ATTR, type Key } from '../keys';
 import type { TotpAttempt, TotpCheckState, TotpDevice, TotpStore } from '../ports/totp';
 import { readNumber, readOptionalString, readString, required, StoredItemError, type Stored } from './stored-fields';
 import { DynamoTotpUsage } from './dynamo-totp-usage';

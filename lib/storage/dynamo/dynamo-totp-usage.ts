@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import type { TotpUsage } from '../ports/totp';
 import type { DynamoContext } from './transact';
 

@@ -4,7 +4,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { DuplicatesMode } from './collisions';
 import { InterruptedBeforeWriting, UsageError } from './errors';
-import type { CompanionName, Companions, MapOptions, NoHashMode, Source, SourceDefinition } from './model';
+import type { CompanionName, Companions, MapOptions, MfaMode, NoHashMode, Source, SourceDefinition } from './model';
 import { assertReadableFile, contentId } from './read';
 import { Ledger, ReportWriter } from './report';
 import { runMigration, type Progress } from './run';
@@ -50,6 +50,11 @@ function program(): Command {
     .option('--identities <file>', 'supabase: auth.identities, in the same format as the users file (CSV with header, or JSON)')
     .option('--groups <file>', 'cognito: {"<group>": <list-users-in-group output>, …}; django: a dumpdata auth.group file')
     .option('--assume-verified', 'django, wordpress: mark every imported email verified (neither keeps that fact)')
+    .addOption(
+      new Option('--mfa <mode>', 'second factors: carry them over (TOTP devices, SMS phones, required factors), or only report them')
+        .choices(['carry', 'report'])
+        .default('carry'),
+    )
     .option('--tenant <t>', 'the target tenant', 'public')
     .addOption(
       new Option(
@@ -76,6 +81,7 @@ interface Options extends Companions {
   tenant: string;
   hash: true | NoHashMode;
   duplicates: DuplicatesMode;
+  mfa: MfaMode;
   includeDisabled?: boolean;
   dryRun?: boolean;
   offline?: boolean;
@@ -100,7 +106,7 @@ function apiKeyOf(opts: Options, io: CliIo): string | undefined {
  * with the key that names this export in the ledger: the export's content, and each companion
  * file's (the same users file with another hash export is another run).
  */
-async function companionsOf(source: SourceDefinition, file: string, opts: Options): Promise<{ companions: Companions; content: string }> {
+async function companionsOf(source: SourceDefinition, file: string, opts: Options, cwd: string): Promise<{ companions: Companions; content: string }> {
   assertReadableFile(file, 'the export', { directory: source.directory === true });
   const companions: Record<string, unknown> = {};
   const parts: string[] = [];
@@ -111,11 +117,13 @@ async function companionsOf(source: SourceDefinition, file: string, opts: Option
       const takers = SOURCES.filter((s) => s.companions.includes(name)).map((s) => s.name);
       throw new UsageError(`${flag} does not apply to ${source.name}: it is for ${takers.join(' and ')}.`);
     }
+    // A companion's path is the operator's, from where they typed it, as the export's is.
+    const given = isFile ? resolve(cwd, value as string) : value;
     if (isFile) {
-      assertReadableFile(value as string, flag);
-      parts.push(`${flag}=${await contentId(value as string)}`);
+      assertReadableFile(given as string, flag);
+      parts.push(`${flag}=${await contentId(given as string)}`);
     }
-    companions[name] = value;
+    companions[name] = given;
   }
   const content = await contentId(file);
   return { companions, content: parts.length === 0 ? content : [content, ...parts].join(' ') };
@@ -191,8 +199,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       tenant,
       noHash: opts.hash === true ? (definition.noHash ?? 'passwordless') : opts.hash,
       includeDisabled: opts.includeDisabled === true,
+      mfa: opts.mfa,
     };
-    const { companions, content } = await companionsOf(definition, file, opts);
+    const { companions, content: exportContent } = await companionsOf(definition, file, opts, io.cwd);
+    // A run that only reported second factors is another migration than one that carries them.
+    const content = opts.mfa === 'carry' ? exportContent : `${exportContent} --mfa=${opts.mfa}`;
     const source: Source = await definition.open(file, map, companions);
 
     const service = opts.offline ? undefined : new ServiceClient(opts.url, apiKeyOf(opts, io));
@@ -227,7 +238,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           file,
           url: opts.url,
           tenant,
-          options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled },
+          options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled, mfa: opts.mfa },
         },
       });
     } finally {

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { emailOf, phoneOf } from './mapping';
+import { dropHeldSmsFactors, isSmsFactorMethod } from './mfa';
 import type { BulkUserInput, MappedUser, NotImported } from './model';
 
 /**
@@ -12,6 +13,9 @@ import type { BulkUserInput, MappedUser, NotImported } from './model';
  * (about 30 bytes each), and only identities whose hash was seen twice get a second, exact look
  * (their full text and holders), which also rules out two identities that merely share a hash.
  * The exact look happens during the second read (`decideUsers`), so the export is read twice.
+ *
+ * The phone of an SMS second factor (SPEC §20) is no identity of the user's own: a phone another
+ * user also holds drops the factor (`dropHeldSmsFactors`), never the user.
  */
 
 /** Identities of a bulk user, one string per (tenant, recipe, identity): `<tenant>\u0000<key>`. */
@@ -35,6 +39,21 @@ export function identityKeys(user: BulkUserInput): string[] {
     }
   }
   return [...keys];
+}
+
+/** The identities of a mapped user's own login methods: not those added for its SMS second factors. */
+function ownKeys(mapped: MappedUser): string[] {
+  const user = mapped.user!;
+  const phones = mapped.smsFactors?.phones ?? [];
+  if (phones.length === 0) return identityKeys(user);
+  return identityKeys({ ...user, loginMethods: user.loginMethods.filter((lm) => !isSmsFactorMethod(lm, phones)) });
+}
+
+/** The identity of each SMS second factor's phone login method, by phone. */
+function smsKeys(mapped: MappedUser): Map<string, string[]> {
+  const phones = mapped.smsFactors?.phones ?? [];
+  const methods = phones.length === 0 ? [] : mapped.user!.loginMethods.filter((lm) => isSmsFactorMethod(lm, phones));
+  return new Map(methods.map(({ isPrimary: _isPrimary, ...lm }) => [lm.phoneNumber!, identityKeys({ loginMethods: [lm] })]));
 }
 
 function emailsOf(user: BulkUserInput): string[] {
@@ -78,11 +97,14 @@ export class CollisionIndex {
   /** The exact look: holders of every candidate identity and email (filled by `addExact`). */
   private readonly exact = new Map<string, Holder[]>();
   private readonly exactEmails = new Map<string, string[]>();
+  /** The exact look at SMS second factors' phones: the users whose factor is on each. */
+  private readonly exactSms = new Map<string, string[]>();
 
   /** First look (first pass over the export): hashes only. */
   add(mapped: MappedUser): void {
     if (!mapped.user) return;
-    for (const key of identityKeys(mapped.user)) this.keys.add(key);
+    for (const key of ownKeys(mapped)) this.keys.add(key);
+    for (const keys of smsKeys(mapped).values()) for (const key of keys) this.keys.add(key);
     for (const email of emailsOf(mapped.user)) this.emails.add(email);
   }
 
@@ -94,12 +116,21 @@ export class CollisionIndex {
     if (!mapped.user) return false;
     let candidate = false;
     const holder = { sourceId: mapped.sourceId, createdAt: mapped.createdAt ?? Number.POSITIVE_INFINITY };
-    for (const key of identityKeys(mapped.user)) {
+    for (const key of ownKeys(mapped)) {
       if (!this.keys.candidate(key)) continue;
       candidate = true;
       const holders = this.exact.get(key);
       if (holders) holders.push(holder);
       else this.exact.set(key, [holder]);
+    }
+    for (const keys of smsKeys(mapped).values()) {
+      for (const key of keys) {
+        if (!this.keys.candidate(key)) continue;
+        candidate = true;
+        const ids = this.exactSms.get(key);
+        if (ids) ids.push(mapped.sourceId);
+        else this.exactSms.set(key, [mapped.sourceId]);
+      }
     }
     for (const email of emailsOf(mapped.user)) {
       if (!this.emails.candidate(email)) continue;
@@ -108,6 +139,24 @@ export class CollisionIndex {
       else this.exactEmails.set(email, [mapped.sourceId]);
     }
     return candidate;
+  }
+
+  /**
+   * Who else in the export holds the phone of one of the user's SMS second factors: a user that
+   * signs in with it, or another user with a factor on it (then neither carries it).
+   */
+  smsHolderOf(mapped: MappedUser): (phone: string) => string | undefined {
+    const keys = smsKeys(mapped);
+    return (phone) => {
+      const others = new Set<string>();
+      for (const key of keys.get(phone) ?? []) {
+        for (const h of this.exact.get(key) ?? []) others.add(h.sourceId);
+        for (const id of this.exactSms.get(key) ?? []) others.add(id);
+      }
+      others.delete(mapped.sourceId);
+      if (others.size === 0) return undefined;
+      return `${others.size === 1 ? 'user' : 'users'} ${[...others].join(', ')} of the export`;
+    };
   }
 
   /** Why a user is not imported because of a collision, or undefined when it is imported. */
@@ -171,5 +220,8 @@ export async function* decideUsers(users: AsyncIterable<MappedUser>, index: Coll
     else if (mayCollide) held.push(mapped);
     else yield { mapped };
   }
-  for (const mapped of held) yield { mapped, verdict: index.verdict(mapped, mode) };
+  for (const mapped of held) {
+    const verdict = index.verdict(mapped, mode);
+    yield verdict ? { mapped, verdict } : { mapped: dropHeldSmsFactors(mapped, index.smsHolderOf(mapped)) };
+  }
 }

@@ -1,4 +1,5 @@
 import { normaliseEmail, normalisePhoneNumber } from '../http/input';
+import { planSecondFactors, withRequiredFactors, type SecondFactor } from './mfa';
 import type { BulkLoginMethodInput, BulkUserInput, MapOptions, MappedUser, NotImported, Warning } from './model';
 
 /**
@@ -157,6 +158,8 @@ export function assembleUser(input: {
   opts: MapOptions;
   /** Why there is no login method, when there is none. */
   emptyReason: NotImported;
+  /** The user's second factors (SPEC §20), carried or reported as `opts.mfa` says; a user with no login method of its own gets none. */
+  factors?: readonly SecondFactor[];
 }): MappedUser {
   const { sourceId, createdAt, methods, opts, warnings } = input;
   const base = { sourceId, ...(createdAt !== undefined ? { createdAt } : {}), warnings };
@@ -165,6 +168,12 @@ export function assembleUser(input: {
     return { ...base, notImported: { outcome: 'skipped', code: 'disabled', reason, needsAction: false } };
   }
   if (methods.length === 0) return { ...base, notImported: { outcome: 'skipped', ...input.emptyReason } };
+  const ownPhones = new Set(methods.flatMap((m) => (m.recipeId === 'passwordless' && m.phoneNumber !== undefined ? [m.phoneNumber] : [])));
+  const mfa = input.factors && input.factors.length > 0 ? planSecondFactors(input.factors, opts, ownPhones) : undefined;
+  if (mfa) {
+    methods.push(...mfa.smsMethods);
+    warnings.push(...mfa.warnings);
+  }
   for (const m of methods) {
     m.tenantIds = [opts.tenant];
     if (createdAt !== undefined) m.timeJoinedInMSSinceEpoch = createdAt;
@@ -173,14 +182,15 @@ export function assembleUser(input: {
     const primary = methods.find((m) => m.recipeId === 'emailpassword') ?? oldest(methods);
     for (const m of methods) m.isPrimary = m === primary;
   }
-  const metadata = { ...(input.metadata ?? {}), ...(input.disabled !== undefined ? { disabled: true } : {}) };
+  const metadata = withRequiredFactors({ ...(input.metadata ?? {}), ...(input.disabled !== undefined ? { disabled: true } : {}) }, mfa?.required ?? []);
   const user: BulkUserInput = {
     externalUserId: sourceId,
     ...(Object.keys(metadata).length > 0 ? { userMetadata: metadata } : {}),
     ...(input.roles && input.roles.length > 0 ? { userRoles: input.roles.map((role) => ({ role, tenantIds: [opts.tenant] })) } : {}),
     loginMethods: methods,
+    ...(mfa && mfa.totpDevices.length > 0 ? { totpDevices: mfa.totpDevices } : {}),
   };
-  return { ...base, user };
+  return { ...base, user, ...(mfa?.smsFactors ? { smsFactors: mfa.smsFactors } : {}) };
 }
 
 function oldest(methods: readonly BulkLoginMethodInput[]): BulkLoginMethodInput {

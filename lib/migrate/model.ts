@@ -21,11 +21,21 @@ export interface BulkLoginMethodInput {
   thirdPartyUserId?: string;
 }
 
+/** A TOTP device of the bulk user schema (SPEC §20): a verified authenticator, its secret in base32. */
+export interface BulkTotpDeviceInput {
+  secretKey: string;
+  /** Absent: the service names it `TOTP Device <n>`. */
+  deviceName?: string;
+  period: number;
+  skew: number;
+}
+
 export interface BulkUserInput {
   externalUserId?: string;
   userMetadata?: Record<string, unknown>;
   userRoles?: { role: string; tenantIds: string[] }[];
   loginMethods: BulkLoginMethodInput[];
+  totpDevices?: BulkTotpDeviceInput[];
   [key: string]: unknown;
 }
 
@@ -52,6 +62,16 @@ export interface MappedUser {
   /** Set when the user is not imported: `failed` for data that needs fixing, `skipped` otherwise. */
   readonly notImported?: NotImported & { readonly outcome: 'skipped' | 'failed' };
   readonly warnings: readonly Warning[];
+  /** SMS second factors carried as phone login methods, which the run drops when another user holds the phone (SPEC §20). */
+  readonly smsFactors?: SmsFactors;
+}
+
+/** The SMS second factors of a mapped user: the phone login methods added for them (`lib/migrate/mfa.ts`). */
+export interface SmsFactors {
+  /** The phones (E.164) of the passwordless login methods added only as second factors. */
+  readonly phones: readonly string[];
+  /** Whether an SMS factor used a phone the user already signs in with (`otp-phone` stays required whatever is dropped). */
+  readonly onOwnPhone: boolean;
 }
 
 export type Outcome = 'imported' | 'skipped' | 'failed';
@@ -75,11 +95,16 @@ export interface ReportEntry {
 /** What to do with a user that has an email but no password hash and no social identity. */
 export type NoHashMode = 'passwordless' | 'migrate-on-signin' | 'skip';
 
+/** `--mfa`: carry second factors over (SPEC §20), or only report them. */
+export type MfaMode = 'carry' | 'report';
+
 /** The options every source's mapping reads. */
 export interface MapOptions {
   readonly tenant: string;
   readonly noHash: NoHashMode;
   readonly includeDisabled: boolean;
+  /** `carry` when absent. */
+  readonly mfa?: MfaMode;
 }
 
 /** A source: reads its file(s) as a stream of mapped users; may be read more than once. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CollisionIndex, decideUsers, identityKeys, type DuplicatesMode } from './collisions';
 import { InterruptedBeforeWriting } from './errors';
+import { withoutServiceHeldPhones } from './mfa';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
 import type { Ledger, ReportWriter } from './report';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
@@ -318,10 +319,12 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   const index = new CollisionIndex();
   const roles = new Set<string>();
   let total = 0;
+  let smsUsers = 0;
   for await (const m of source.users()) {
     if (signal.aborted) throw new InterruptedBeforeWriting();
     total++;
     index.add(m);
+    if (m.smsFactors && m.smsFactors.phones.length > 0) smsUsers++;
     if (source.createsRoles) for (const r of m.user?.userRoles ?? []) roles.add(r.role);
     if (total % 10_000 === 0) run.onProgress?.({ phase: 'scan', done: total, total: 0 });
   }
@@ -338,6 +341,13 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     rolesHead.rolesCreated = missingRoles;
   }
   const existing = run.dryRun && service ? await readExisting(service, run.tenant, log) : undefined;
+  const askPhones = service !== undefined && !run.dryRun && smsUsers > 0 && (await service.userCount(run.tenant)) > 0;
+  // A failed look-up keeps the factor: the service itself refuses a phone that is taken (E007, E027).
+  const serviceHolders = (phone: string) => service!.phoneHolders(run.tenant, phone).catch(() => []);
+  const existingHolders = async (phone: string) => {
+    const holder = existing?.keys.get(`${run.tenant}\u0000passwordless phone ${phone}`);
+    return holder === undefined ? [] : [holder];
+  };
 
   // Pass 2: decide each user (those that may collide last), stage the importable ones.
   const reconciler = service && !run.dryRun ? new Reconciler(service, report, ledger) : undefined;
@@ -375,11 +385,11 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       } else if (ledger.userIdOf(m.sourceId) !== undefined) {
         report.add(entryOf(m, { outcome: 'imported', userId: ledger.userIdOf(m.sourceId), fromLedger: true }));
       } else if (!stager) {
-        report.add(dryRunEntry(m, existing));
+        report.add(dryRunEntry(await withoutServiceHeldPhones(m, existingHolders), existing));
       } else if (signal.aborted) {
         report.add(entryOf(m, { outcome: 'skipped', reasonCode: 'interrupted', reason: INTERRUPTED_UNSENT, needsAction: true }));
       } else {
-        await stager.add(m);
+        await stager.add(askPhones ? await withoutServiceHeldPhones(m, serviceHolders) : m);
       }
       if (seen % 100 === 0) progress('import', total);
     }

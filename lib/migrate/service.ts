@@ -152,6 +152,12 @@ export class ServiceClient {
     return (await this.ok('GET', `/${tenant}/users/count`)).count;
   }
 
+  /** The ids (the external id when mapped) of the users of a tenant that hold a phone number. */
+  async phoneHolders(tenant: string, phone: string): Promise<string[]> {
+    const found = await this.ok('GET', `/${tenant}/users/by-accountinfo?${new URLSearchParams({ phoneNumber: phone })}`);
+    return (found.users as { id: string }[]).map((u) => u.id);
+  }
+
   /** Every user of a tenant, page by page. */
   async *users(tenant: string): AsyncGenerator<ServiceUser> {
     let token: string | undefined;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { startCountingProxy } from '../support/dynamo-proxy';
-import { expectedSet, MIGRATION_FIXTURES, type ExpectedUser } from '../support/migration';
+import { expectedSet, MIGRATION_FIXTURES, withoutCarriedFactors, type ExpectedUser } from '../support/migration';
 import { checkImported, checkNotThere, expectedOutcomes, expectRerunAddsNothing, migrate, outcomes, rowCount, userCount } from '../support/migrate-e2e';
 import { scratchDir } from '../support/scratch';
 
@@ -115,7 +115,9 @@ describe('migrating the Firebase fixture', () => {
       try {
         const run = await migrate(fresh, dir, ['firebase', join(FIREBASE, file), '--hash-config', join(FIREBASE, 'hash-config.json')]);
         expect([file, run.report.summary]).toEqual([file, set.summary]);
-        for (const want of set.users.filter((u) => u.outcome === 'imported')) await checkImported(fresh, want);
+        // The CSV has no column for second factors: its users come out as --mfa report leaves them.
+        for (const want of set.users.filter((u) => u.outcome === 'imported'))
+          await checkImported(fresh, file === 'users.csv' ? withoutCarriedFactors(want) : want);
       } finally {
         await fresh.stop();
       }

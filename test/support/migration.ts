@@ -49,6 +49,17 @@ export interface ExpectedLoginMethod {
   migratePasswordOnSignIn?: boolean;
 }
 
+/**
+ * A user as `--mfa report` leaves it: the login methods its `--mfa report` expectation lists, and
+ * no required factors in its metadata (the option only reports; SPEC §20).
+ */
+export function withoutCarriedFactors(user: ExpectedUser): ExpectedUser {
+  const report = user.withOptions?.['--mfa report'];
+  if (!report) return user;
+  const { _supertokens, ...metadata } = user.metadata ?? {};
+  return { ...user, ...report, metadata: Object.keys(metadata).length > 0 ? metadata : undefined };
+}
+
 export function expectedSet(folder: string): ExpectedSet {
   return JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8'));
 }

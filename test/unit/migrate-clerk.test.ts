@@ -208,12 +208,25 @@ describe('the Clerk source against the fixture (clerk-users.csv)', () => {
       expect(codes(m)).toEqual(['no-password-hash']);
     });
 
-    it('a TOTP secret is mfa-not-migrated, never shown', () => {
-      const secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-      const m = map({ ...base, totp_secret: secret });
-      expect(codes(m)).toEqual(['mfa-not-migrated', 'no-password-hash']);
-      expect(m.user).toBeDefined();
-      expect(JSON.stringify(m)).not.toContain(secret);
+    it('a TOTP secret becomes a verified device (normalised base32, 30 s, skew 1) and totp is required; --mfa report only warns, never showing it', () => {
+      const m = map({ ...base, totp_secret: 'jbsw y3dp ehpk 3pxp====' });
+      expect(m.user?.totpDevices).toEqual([{ secretKey: 'JBSWY3DPEHPK3PXP', period: 30, skew: 1 }]);
+      expect(m.user?.userMetadata?._supertokens).toEqual({ requiredSecondaryFactors: ['totp'] });
+      expect(codes(m)).toEqual(['no-password-hash']);
+      const reported = map({ ...base, totp_secret: 'JBSWY3DPEHPK3PXP' }, { mfa: 'report' });
+      expect(codes(reported)).toEqual(['no-password-hash', 'mfa-not-migrated']);
+      expect([reported.user?.totpDevices, reported.user?.userMetadata?._supertokens]).toEqual([undefined, undefined]);
+      expect(JSON.stringify(reported)).not.toContain('JBSWY3DPEHPK3PXP');
+    });
+
+    it('a totp_secret that is not base32 is mfa-not-migrated without quoting it; totp stays required', () => {
+      const m = map({ ...base, totp_secret: 'not-base32-1890' });
+      expect([codes(m), m.user?.totpDevices, m.user?.userMetadata?._supertokens]).toEqual([
+        ['no-password-hash', 'mfa-not-migrated'],
+        undefined,
+        { requiredSecondaryFactors: ['totp'] },
+      ]);
+      expect(JSON.stringify(m.warnings)).not.toContain('not-base32-1890');
     });
 
     it('no email and no phone (or only unverified extra addresses) is skipped no-email; no id fails the row', () => {

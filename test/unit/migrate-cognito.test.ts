@@ -311,9 +311,28 @@ describe('records the fixture does not hold', () => {
     ]);
   });
 
-  it('SMS MFA (MFAOptions) is a warning mfa-not-migrated', () => {
-    const m = map(user({ email: 'max@cg-demo.example' }, { MFAOptions: [{ DeliveryMedium: 'SMS', AttributeName: 'phone_number' }] }));
-    expect(codes(m)).toEqual(['no-password-hash', 'mfa-not-migrated']);
+  it('SMS MFA (MFAOptions) is carried on the phone_number the user signs in with: otp-phone required, no second phone method', () => {
+    const sms = { MFAOptions: [{ DeliveryMedium: 'SMS', AttributeName: 'phone_number' }] };
+    const m = map(user({ email: 'max@cg-demo.example', phone_number: '+14155550190', phone_number_verified: 'true' }, sms));
+    expect(m.user?.loginMethods.map((lm) => [lm.recipeId, lm.email, lm.phoneNumber])).toEqual([
+      ['emailpassword', 'max@cg-demo.example', undefined],
+      ['passwordless', undefined, '+14155550190'],
+    ]);
+    expect([codes(m), m.user?.userMetadata?._supertokens]).toEqual([['no-password-hash'], { requiredSecondaryFactors: ['otp-phone'] }]);
+    // Without a phone_number there is nothing to send codes to; --mfa report only warns.
+    const phoneless = map(user({ email: 'max@cg-demo.example' }, sms));
+    expect([codes(phoneless), phoneless.user?.userMetadata?._supertokens]).toEqual([['no-password-hash', 'mfa-not-migrated'], undefined]);
+    const reported = map(user({ email: 'max@cg-demo.example', phone_number: '+14155550190' }, sms), { mfa: 'report' });
+    expect([codes(reported), reported.user?.userMetadata?._supertokens]).toEqual([['no-password-hash', 'mfa-not-migrated'], undefined]);
+  });
+
+  it('UserMFASettingList (admin-get-user): SMS_MFA carried, SOFTWARE_TOKEN_MFA reported with totp required', () => {
+    const m = map(user({ email: 'mo@cg-demo.example', phone_number: '+14155550191' }, { UserMFASettingList: ['SMS_MFA', 'SOFTWARE_TOKEN_MFA'] }));
+    expect([codes(m), m.user?.userMetadata?._supertokens]).toEqual([
+      ['no-password-hash', 'mfa-not-migrated'],
+      { requiredSecondaryFactors: ['totp', 'otp-phone'] },
+    ]);
+    expect(m.warnings[1].text).toContain('SOFTWARE_TOKEN_MFA');
   });
 
   it('a record that cannot be read fails alone: no sub, identities that are not JSON, an element that is not an object', async () => {
@@ -350,7 +369,7 @@ describe('the --groups file', () => {
     const got = await planned(source);
     const roles = (id: string) => got.get(id)?.mapped.user?.userRoles?.map((r) => r.role);
     expect([roles('22222222-bbbb-4000-8000-000000000001'), roles('22222222-bbbb-4000-8000-000000000002')]).toEqual([['staff', 'ops.team'], ['ops.team']]);
-    expect(source.notes()).toEqual({ groupMembersWithoutUser: 1 });
+    expect(source.notes()).toEqual({ groupMembersWithoutUser: 1, mfa: expect.stringContaining('UserMFASettingList') });
   });
 });
 

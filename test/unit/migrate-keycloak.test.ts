@@ -276,12 +276,16 @@ describe('users the fixture does not hold', () => {
     expect(JSON.stringify(m)).not.toContain(SALT);
   });
 
-  it('an otp credential is mfa-not-migrated: its secret goes nowhere', () => {
+  it('an otp credential becomes a device whose key is the base32 of the raw secret; --mfa report only warns, the secret going nowhere', () => {
     const otp = credential({ value: 'JBSWY3DPEHPK3PXP' }, { subType: 'totp', digits: 6, period: 30, algorithm: 'HmacSHA1' }, 'otp');
     const m = map(user({ totp: true, credentials: [argon2i, otp] }));
-    expect(codes(m)).toEqual(['mfa-not-migrated']);
+    expect(codes(m)).toEqual([]);
+    // Keycloak keys HMAC with the secret's UTF-8 bytes unless secretEncoding says BASE32.
+    expect(m.user?.totpDevices).toEqual([{ secretKey: 'JJBFGV2ZGNCFARKIKBFTGUCYKA', period: 30, skew: 1 }]);
     expect(m.user?.loginMethods.map((lm) => lm.hashingAlgorithm)).toEqual(['argon2']);
-    expect(JSON.stringify(m)).not.toContain('JBSWY3DPEHPK3PXP');
+    const reported = map(user({ totp: true, credentials: [argon2i, otp] }), { mfa: 'report' });
+    expect([codes(reported), reported.user?.totpDevices]).toEqual([['mfa-not-migrated'], undefined]);
+    expect(JSON.stringify(reported)).not.toContain('JBSWY3DPEHPK3PXP');
   });
 
   it("realm roles less Keycloak's own (default-roles-<realm> lower-cased); client roles are not mapped", () => {

@@ -1,4 +1,5 @@
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf } from '../mapping';
+import { quoted, type SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { UsageError } from '../errors';
 import { ndjsonLines, type NdjsonLine } from '../read';
@@ -78,6 +79,18 @@ export class HashIndex {
 type Obj = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 const BCRYPT = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+
+/**
+ * The user's second factors (SPEC §20): the providers of `multifactor` (`guardian`,
+ * `google-authenticator`, `duo`, …). Auth0 exports no MFA secret, so none is carried; each is an
+ * authenticator, so the user sets one up again (`totp` required).
+ */
+export function auth0Factors(raw: Obj): SecondFactor[] {
+  const providers = Array.isArray(raw.multifactor) ? raw.multifactor.filter((p): p is string => typeof p === 'string' && p.trim() !== '') : [];
+  if (providers.length === 0) return [];
+  const what = `the Auth0 MFA (multifactor ${providers.map((p) => quoted(p)).join(', ')})`;
+  return [{ kind: 'lost', what, why: 'Auth0 exports no MFA secret', authenticator: true }];
+}
 
 export interface Auth0MapContext {
   readonly opts: MapOptions;
@@ -175,6 +188,7 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
     warnings: skipWarning ? warnings.filter((w) => w !== skipWarning) : warnings,
     disabled: raw.blocked === true ? 'blocked' : undefined,
     opts,
+    factors: auth0Factors(raw),
     emptyReason: skipWarning
       ? { code: 'no-password-hash', reason: skipWarning.text, needsAction: false }
       : unsupported !== undefined

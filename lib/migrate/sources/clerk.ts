@@ -1,11 +1,12 @@
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, unsupportedHashLoginMethod } from '../mapping';
+import type { SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, NotImported, Source, Warning } from '../model';
 import { tableSource, type TableSpec } from '../table';
 
 /**
  * Clerk (SPEC §17b): the dashboard's CSV export of the users (a header row; lists of addresses
  * `|`-separated; read by `../table.ts`). It has no date column: the creation time is the one in the
- * id, a KSUID.
+ * id, a KSUID. A `totp_secret` becomes a TOTP device (SPEC §20).
  */
 
 type Obj = Record<string, unknown>;
@@ -79,8 +80,9 @@ export function mapClerkUser(raw: Obj, ctx: ClerkMapContext, at: string): Mapped
     createdAt = ctx.now;
     warnings.push({ code: 'bad-created-at', text: 'the id is not user_ and a KSUID, which holds the creation time: timeJoined is the import time' });
   }
-  if (cell(raw.totp_secret) !== '')
-    warnings.push({ code: 'mfa-not-migrated', text: 'an authenticator app (TOTP) second factor is not imported: the user enrols again' });
+  // Clerk's TOTP is SHA-1, 6 digits, 30 s, its secret base32; no export holds its backup codes.
+  const totp = cell(raw.totp_secret);
+  const factors: SecondFactor[] = totp === '' ? [] : [{ kind: 'totp', what: 'the authenticator app (totp_secret)', secret: totp, period: 30, skew: 1 }];
 
   const verifiedEmails = new Set(list(raw.verified_email_addresses).map(emailOf));
   const verifiedPhones = new Set(list(raw.verified_phone_numbers).map(phoneOf));
@@ -140,6 +142,7 @@ export function mapClerkUser(raw: Obj, ctx: ClerkMapContext, at: string): Mapped
     ),
     warnings,
     opts,
+    factors,
     emptyReason: skip ?? { code: 'no-email', reason: 'no email address or phone number that can be imported', needsAction: false },
   });
 }

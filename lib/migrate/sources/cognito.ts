@@ -2,6 +2,7 @@ import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { UsageError } from '../errors';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf, nonEmpty } from '../mapping';
+import type { SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { documentsArrays, openText, PARSER_OPTIONS } from '../read';
 
@@ -79,6 +80,36 @@ function identitiesOf(v: string | undefined): Identity[] | undefined {
       return { providerName, providerType: nonEmpty(i.providerType) ?? providerName, ...(userId !== undefined ? { userId } : {}) };
     });
 }
+
+/**
+ * The user's second factors (SPEC §20): SMS MFA as `list-users` shows it (the deprecated
+ * `MFAOptions`, its codes sent to `phone_number`), and `UserMFASettingList` when the record has it
+ * (`admin-get-user` output): `SMS_MFA` as SMS, `SOFTWARE_TOKEN_MFA` reported (Cognito never lets a
+ * TOTP secret be read), `EMAIL_OTP` reported.
+ */
+export function cognitoFactors(raw: Obj, phone: string | undefined): SecondFactor[] {
+  const factors: SecondFactor[] = [];
+  const sms = (what: string) => {
+    if (factors.some((f) => f.kind === 'sms')) return;
+    factors.push(phone !== undefined ? { kind: 'sms', what, phone } : { kind: 'lost', what, why: 'the user has no phone_number in international format' });
+  };
+  for (const option of Array.isArray(raw.MFAOptions) ? raw.MFAOptions : []) {
+    const { DeliveryMedium: medium, AttributeName: attribute } = (option ?? {}) as Obj;
+    if (medium === 'SMS' && (attribute === undefined || attribute === 'phone_number')) sms('SMS MFA (MFAOptions)');
+    else factors.push({ kind: 'lost', what: `MFAOptions ${JSON.stringify(option).slice(0, 80)}`, why: 'only SMS to phone_number is carried' });
+  }
+  for (const setting of Array.isArray(raw.UserMFASettingList) ? raw.UserMFASettingList : []) {
+    if (setting === 'SMS_MFA') sms('SMS MFA (UserMFASettingList)');
+    else if (setting === 'SOFTWARE_TOKEN_MFA')
+      factors.push({ kind: 'lost', what: 'TOTP MFA (SOFTWARE_TOKEN_MFA)', why: 'Cognito never lets a TOTP secret be read', authenticator: true });
+    else factors.push({ kind: 'lost', what: `MFA ${JSON.stringify(String(setting).slice(0, 40))}`, why: 'only SMS MFA is carried' });
+  }
+  return factors;
+}
+
+/** What the report says of MFA that `list-users` does not show (SPEC §20). */
+const MFA_NOTE =
+  'list-users shows SMS MFA only in the deprecated MFAOptions: TOTP (software token) MFA and SMS MFA set by set-user-mfa-preference (UserMFASettingList) are not in it, and no TOTP secret is ever readable; those users sign in with one factor until they enrol again';
 
 export interface CognitoMapContext {
   readonly opts: MapOptions;
@@ -178,9 +209,6 @@ export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): Ma
   }
   if (phoneMethod) methods.push(phoneMethod);
 
-  if (Array.isArray(raw.MFAOptions) && raw.MFAOptions.length > 0)
-    warnings.push({ code: 'mfa-not-migrated', text: 'SMS MFA (MFAOptions) is not migrated: the user signs in with one factor until enrolled again' });
-
   // `custom:<x>` → `<x>`, every other attribute that is not a login method under its name: a custom one wins.
   const metadata: Obj = {};
   const clashes: string[] = [];
@@ -209,6 +237,7 @@ export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): Ma
     warnings,
     disabled: raw.Enabled === false ? 'disabled' : undefined,
     opts,
+    factors: cognitoFactors(raw, phone),
     emptyReason: { code: 'no-email', reason: 'no email, phone number or identity that can be imported', needsAction: false },
   });
 }
@@ -331,7 +360,7 @@ export function cognitoSource(file: string, options: CognitoSourceOptions): Sour
       }
     },
     notes() {
-      return groups ? { groupMembersWithoutUser: groups.orphans() } : {};
+      return { mfa: MFA_NOTE, ...(groups ? { groupMembersWithoutUser: groups.orphans() } : {}) };
     },
   };
 }

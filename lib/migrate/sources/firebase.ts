@@ -4,6 +4,7 @@ import type { FirebaseHashConfig } from '../hash-config';
 import { usersArray } from '../read';
 import { exporterCsvRecords } from './firebase-csv';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, standardBase64, thirdPartyIdOf, nonEmpty } from '../mapping';
+import { quoted, type SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 
 /**
@@ -11,7 +12,7 @@ import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } fr
  * (no header, one cell per column firebase-tools writes and a trailing comma, read by the
  * exporter's own rule: `./firebase-csv.ts`), hash and salt in
  * standard base64 (the CLI) or base64url (Admin-SDK dumps), `createdAt` a string of ms, custom
- * claims a JSON string.
+ * claims a JSON string; `mfaInfo` holds the second factors (SPEC §20: `firebaseFactors`).
  */
 
 /** One exported account, as either format gives it. */
@@ -26,8 +27,8 @@ export interface FirebaseRecord {
   readonly disabled: boolean;
   readonly customAttributes?: string;
   readonly providers: readonly { readonly providerId: string; readonly rawId: string; readonly email?: string }[];
-  /** Second factors (JSON only: the CSV has no column for them). */
-  readonly mfaCount: number;
+  /** `mfaInfo`'s enrolments (JSON only: the CSV has no column for them). */
+  readonly mfaInfo: readonly Record<string, unknown>[];
 }
 
 /**
@@ -67,7 +68,7 @@ function fromJson(raw: Record<string, unknown>): FirebaseRecord {
     providers: providers
       .filter((p) => p !== null && typeof p === 'object' && nonEmpty(p.providerId) !== undefined && nonEmpty(p.rawId) !== undefined)
       .map((p) => ({ providerId: String(p.providerId), rawId: String(p.rawId), email: nonEmpty(p.email) })),
-    mfaCount: Array.isArray(raw.mfaInfo) ? raw.mfaInfo.length : 0,
+    mfaInfo: Array.isArray(raw.mfaInfo) ? raw.mfaInfo.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object') : [],
   };
 }
 
@@ -88,12 +89,33 @@ function fromCsv(cells: readonly string[]): FirebaseRecord {
     disabled: cells[26] === 'true',
     customAttributes: nonEmpty(cells[27]),
     providers,
-    mfaCount: 0,
+    mfaInfo: [],
   };
 }
 
 /** Identities that are not social logins: the password and phone of the account itself. */
 const OWN_PROVIDERS = new Set(['password', 'phone', 'anonymous', 'firebase']);
+
+/**
+ * The user's second factors (SPEC §20), from Identity Platform's `MfaEnrollment`s: a phone
+ * (`unobfuscatedPhoneInfo` when present: `phoneInfo` may be masked) is an SMS factor; a TOTP
+ * enrolment has no secret in any export, an email one is not carried.
+ */
+export function firebaseFactors(enrolments: readonly Record<string, unknown>[]): SecondFactor[] {
+  return enrolments.map((e): SecondFactor => {
+    const name = nonEmpty(e.displayName);
+    const named = (kind: string) => `the ${kind} second factor${name !== undefined ? ` ${quoted(name)}` : ''}`;
+    if (e.phoneInfo !== undefined || e.unobfuscatedPhoneInfo !== undefined) {
+      const phone = phoneOf(nonEmpty(e.unobfuscatedPhoneInfo) ?? e.phoneInfo);
+      return phone !== undefined
+        ? { kind: 'sms', what: named('SMS'), phone }
+        : { kind: 'lost', what: named('SMS'), why: 'its phone number is masked or not in international format' };
+    }
+    if (e.totpInfo !== undefined) return { kind: 'lost', what: named('TOTP'), why: 'Firebase exports no TOTP secret', authenticator: true };
+    if (e.emailInfo !== undefined) return { kind: 'lost', what: named('email'), why: 'email second factors are not carried' };
+    return { kind: 'lost', what: named('unknown'), why: 'it is of no kind the export describes (phoneInfo, totpInfo, emailInfo)' };
+  });
+}
 
 export interface FirebaseMapContext {
   readonly opts: MapOptions;
@@ -214,7 +236,6 @@ export function mapFirebaseUser(rec: FirebaseRecord, ctx: FirebaseMapContext): M
     }
   }
   if (phoneMethod) methods.push(phoneMethod);
-  if (rec.mfaCount > 0) warnings.push({ code: 'mfa-not-migrated', text: `${rec.mfaCount} SMS second factor(s) not migrated` });
 
   return assembleUser({
     sourceId,
@@ -224,6 +245,7 @@ export function mapFirebaseUser(rec: FirebaseRecord, ctx: FirebaseMapContext): M
     warnings,
     disabled: rec.disabled ? 'disabled' : undefined,
     opts,
+    factors: firebaseFactors(rec.mfaInfo),
     emptyReason:
       unsupported !== undefined
         ? { code: 'unsupported-provider', reason: `only an ${unsupported} identity: OIDC and SAML users are not migrated`, needsAction: false }

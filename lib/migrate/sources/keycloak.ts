@@ -5,6 +5,7 @@ import { base64 } from '../../password/forms/fields';
 import { passlibPbkdf2Form } from '../../password/forms/pbkdf2';
 import { UsageError } from '../errors';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, thirdPartyIdOf, nonEmpty } from '../mapping';
+import { base32Of, quoted, type SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { jsonFilesOf, usersArray } from '../read';
 
@@ -13,7 +14,8 @@ import { jsonFilesOf, usersArray } from '../read';
  * with `--users realm_file`), `<realm>-users-<n>.json` files (`{"realm","users":[…]}`, the
  * default `different_files`), or the folder holding them. Users are `UserRepresentation`s; their
  * `credentials[]` carry `secretData` and `credentialData` as JSON **strings**, turned here into
- * the self-describing forms of SPEC §7b (PBKDF2 as PHC, Argon2 as its standard string).
+ * the self-describing forms of SPEC §7b (PBKDF2 as PHC, Argon2 as its standard string); `otp`
+ * credentials become TOTP devices (SPEC §20: `keycloakFactors`).
  */
 
 type Obj = Record<string, unknown>;
@@ -110,6 +112,47 @@ export function convertKeycloakCredential(credential: Obj): ConvertedCredential 
   return { unsupported: `its algorithm ${shown(algorithm)} is none the service checks (pbkdf2, pbkdf2-sha256, pbkdf2-sha512, argon2)` };
 }
 
+/**
+ * The user's second factors (SPEC §20): each `otp` credential, and its recovery codes. A TOTP
+ * secret is the raw UTF-8 bytes of `secretData.value` unless `credentialData.secretEncoding` is
+ * `BASE32` (Keycloak's `OTPCredentialModel.getDecodedSecret`); only HmacSHA1, 6-digit, time-based
+ * credentials can be carried.
+ */
+export function keycloakFactors(credentials: readonly Obj[]): SecondFactor[] {
+  const factors: SecondFactor[] = [];
+  for (const c of credentials) {
+    const label = nonEmpty(c.userLabel);
+    if (c.type === 'recovery-authn-codes') factors.push({ kind: 'recovery', what: 'the recovery codes (recovery-authn-codes)' });
+    if (c.type !== 'otp') continue;
+    const what = `the OTP credential${label !== undefined ? ` ${quoted(label)}` : ''}`;
+    const data = dataOf(c.credentialData);
+    const value = nonEmpty(dataOf(c.secretData)?.value);
+    const lost = (why: string): SecondFactor => ({ kind: 'lost', what, why, authenticator: true });
+    if (data === undefined || value === undefined) {
+      factors.push(lost('its secretData or credentialData is unreadable'));
+      continue;
+    }
+    const subType = data.subType ?? 'totp';
+    const algorithm = data.algorithm ?? 'HmacSHA1';
+    const digits = data.digits ?? 6;
+    const period = data.period ?? 30;
+    const encoding = data.secretEncoding ?? null;
+    if (subType !== 'totp')
+      factors.push(
+        lost(`it is ${subType === 'hotp' ? 'counter-based (HOTP)' : `of subType ${shown(String(subType))}`}, and the service checks time-based codes only`),
+      );
+    else if (algorithm !== 'HmacSHA1') factors.push(lost(`it uses ${shown(String(algorithm))}, and the service checks HMAC-SHA1 codes only`));
+    else if (digits !== 6) factors.push(lost(`it makes ${shown(String(digits))}-digit codes, and the service checks 6 digits only`));
+    else if (!Number.isSafeInteger(period) || (period as number) < 1) factors.push(lost('its period is not a positive whole number of seconds'));
+    else if (encoding !== null && encoding !== 'BASE32') factors.push(lost(`its secretEncoding ${shown(String(encoding))} is unknown`));
+    else {
+      const secret = encoding === 'BASE32' ? value : base32Of(Buffer.from(value, 'utf8'));
+      factors.push({ kind: 'totp', what, ...(label !== undefined ? { name: label } : {}), secret, period: period as number, skew: 1 });
+    }
+  }
+  return factors;
+}
+
 export interface KeycloakMapContext {
   readonly opts: MapOptions;
   /** The `realm` of the file the user came from, when it was read before its users (Keycloak writes it first). */
@@ -179,8 +222,7 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
   const credentials = Array.isArray(raw.credentials) ? raw.credentials.filter(isObject) : [];
   // Keycloak lists credentials by priority: the first password is the one it checks.
   const password = credentials.find((c) => c.type === 'password');
-  if (credentials.some((c) => c.type === 'otp'))
-    warnings.push({ code: 'mfa-not-migrated', text: 'an OTP authenticator is configured in Keycloak: it is not imported, the user enrols again' });
+  const factors = keycloakFactors(credentials);
 
   const methods: BulkLoginMethodInput[] = [];
   let unsupported = false;
@@ -237,6 +279,7 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
     disabled: raw.enabled === false ? 'disabled' : undefined,
     opts,
     emptyReason,
+    factors,
   });
 }
 

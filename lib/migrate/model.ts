@@ -136,6 +136,8 @@ export interface Companions {
   readonly groups?: string;
   /** django, wordpress: every imported email is verified. */
   readonly assumeVerified?: boolean;
+  /** supabase: `auth.mfa_factors`. */
+  readonly mfaFactors?: string;
 }
 
 export type CompanionName = keyof Companions;

@@ -128,6 +128,60 @@ async function runCli(args: string[], cwd: string): Promise<{ code: number; out:
   return { code, out, err, report: reportText ? JSON.parse(reportText) : undefined, reportText, reportFile };
 }
 
+describe('the companion files', () => {
+  const supabase = mfaSet('supabase').dir;
+
+  it.each([
+    [
+      'clerk',
+      ['clerk', join(mfaSet('clerk').dir, 'clerk-users.csv'), '--mfa-factors', join(supabase, 'mfa_factors.csv')],
+      '--mfa-factors does not apply to clerk: it is for supabase.',
+    ],
+    [
+      'keycloak',
+      ['keycloak', join(mfaSet('keycloak').dir, 'realm-export'), '--mfa-factors', join(supabase, 'mfa_factors.csv')],
+      '--mfa-factors does not apply to keycloak: it is for supabase.',
+    ],
+  ])('with another source (%s): exit 2, one sentence, nothing written', async (_source, args, message) => {
+    const run = await runCli([...args, '--dry-run', '--offline'], scratch);
+    expect([run.code, run.err, run.out, run.reportText]).toEqual([2, `error: ${message}\n`, '', '']);
+  });
+
+  it.each([
+    ['supabase', 'users.csv', '--mfa-factors', 'missing.csv', (f: string) => `cannot read --mfa-factors ${f}: ENOENT.`],
+    [
+      'supabase',
+      'users.csv',
+      '--mfa-factors',
+      'users.csv',
+      (f: string) =>
+        `${f} is not an auth.mfa_factors export (psql CSV with header, a json_agg array or row_to_json lines): its header row has no column user_id, friendly_name, factor_type, status, secret (export it with "csv header").`,
+    ],
+  ])('%s %s %s %s, unreadable or of the wrong shape: exit 2 naming the file, with --dry-run too', async (source, file, flag, companion, message) => {
+    const { dir } = mfaSet(source);
+    for (const dry of [
+      ['--dry-run', '--offline'],
+      ['--url', 'http://127.0.0.1:9'],
+    ]) {
+      // A relative path is the operator's: from where the command runs.
+      const run = await runCli([source, file, flag, companion, ...dry], dir);
+      expect([run.code, run.err, run.reportText]).toEqual([2, `error: ${message(join(dir, companion))}\n`, '']);
+    }
+  });
+
+  it('a users file with --mfa-factors and one without are two migrations to the ledger; so is --mfa report', async () => {
+    const { dir, set } = mfaSet('supabase');
+    const ledgers = new Set<string>();
+    for (const extra of [[], ['--mfa', 'report']]) {
+      for (const args of [set.args, set.args.slice(0, 4)]) {
+        const run = await runCli([...args, ...extra, '--dry-run', '--offline'], dir);
+        ledgers.add(run.report.ledger);
+      }
+    }
+    expect(ledgers.size).toBe(4);
+  });
+});
+
 describe('phones other users hold', () => {
   const account = (localId: string, fields: Record<string, unknown>) => ({ localId, createdAt: '1600000000000', emailVerified: true, ...fields });
   const sms = (phone: string, displayName = 'phone') => ({ mfaEnrollmentId: `e${phone}`, displayName, phoneInfo: phone, enrolledAt: '2021-01-01T00:00:00Z' });

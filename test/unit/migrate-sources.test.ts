@@ -500,7 +500,11 @@ describe('the Supabase source against the fixtures of psql exports of auth.users
   it('row_to_json lines with --identities: every user, every option, the password', async () => {
     const identities = await IdentityIndex.read(join(SUPABASE, 'identities.ndjson'));
     await checkSet((opts) => supabaseSource(join(SUPABASE, 'users.ndjson'), { opts, identities }), SUPABASE, 'json');
-    expect(source(join(SUPABASE, 'users.ndjson'), identities).notes()).toEqual({ orphanIdentityRows: 0, unreadableIdentityRows: [] });
+    expect(source(join(SUPABASE, 'users.ndjson'), identities).notes()).toEqual({
+      orphanIdentityRows: 0,
+      unreadableIdentityRows: [],
+      mfa: expect.stringContaining('--mfa-factors'),
+    });
   });
 
   it('the same tables as json_agg arrays', async () => {

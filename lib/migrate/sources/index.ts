@@ -7,6 +7,7 @@ import { clerkSource } from './clerk';
 import { firebaseSource } from './firebase';
 import { keycloakSource } from './keycloak';
 import { IdentityIndex, supabaseSource } from './supabase';
+import { FactorIndex } from './supabase-factors';
 import { supertokensSource } from './supertokens';
 import { wordpressSource } from './wordpress';
 
@@ -38,8 +39,13 @@ export const SOURCES: readonly SourceDefinition[] = [
   {
     name: 'supabase',
     file: 'Supabase auth.users (psql CSV with header or JSON)',
-    companions: ['identities'],
-    open: async (file, opts, { identities }) => supabaseSource(file, { opts, ...(identities ? { identities: await IdentityIndex.read(identities) } : {}) }),
+    companions: ['identities', 'mfaFactors'],
+    open: async (file, opts, { identities, mfaFactors }) =>
+      supabaseSource(file, {
+        opts,
+        ...(identities ? { identities: await IdentityIndex.read(identities) } : {}),
+        ...(mfaFactors ? { factors: await FactorIndex.read(mfaFactors) } : {}),
+      }),
   },
   {
     name: 'keycloak',

@@ -1,12 +1,15 @@
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf } from '../mapping';
+import type { SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { tableRows, type TableSpec } from '../table';
+import type { FactorIndex } from './supabase-factors';
 
 /**
  * Supabase (SPEC §17b): `auth.users`, and optionally `auth.identities`, as psql exports them
  * (`\copy (select * from auth.users) to f csv header`, or JSON: `json_agg` or `row_to_json`
  * lines; read by `../table.ts`). In CSV every cell is text (`t`/`f`, JSON cells as text,
  * `2023-05-01 10:20:30.5+00`); in JSON they are JSON values: the helpers below take either.
+ * Second factors come from `auth.mfa_factors` (`--mfa-factors`: `./supabase-factors.ts`).
  */
 
 type Obj = Record<string, unknown>;
@@ -56,6 +59,8 @@ export interface SupabaseMapContext {
   readonly identities?: readonly SupabaseIdentity[];
   /** The run's time (ms): a `banned_until` after it is a ban. */
   readonly now: number;
+  /** The user's verified rows of `auth.mfa_factors` (`--mfa-factors`). */
+  readonly factors?: readonly SecondFactor[];
 }
 
 /** The user's own login kinds: not third-party identities. */
@@ -184,6 +189,7 @@ export function mapSupabaseUser(raw: Obj, ctx: SupabaseMapContext, at: string): 
     warnings,
     disabled: banned ? 'banned' : undefined,
     opts,
+    factors: ctx.factors,
     emptyReason:
       !ctx.identities && social.length > 0
         ? { code: 'no-login-method', reason: `only ${social.join(', ')} sign-in, and no --identities file to import it from`, needsAction: true }
@@ -239,12 +245,13 @@ export class IdentityIndex {
 export interface SupabaseSourceOptions {
   readonly opts: MapOptions;
   readonly identities?: IdentityIndex;
+  readonly factors?: FactorIndex;
   readonly now?: number;
 }
 
 export function supabaseSource(file: string, options: SupabaseSourceOptions): Source {
   const now = options.now ?? Date.now();
-  const { identities } = options;
+  const { identities, factors } = options;
   return {
     async *users() {
       for await (const row of tableRows(file, USERS)) {
@@ -255,12 +262,20 @@ export function supabaseSource(file: string, options: SupabaseSourceOptions): So
           continue;
         }
         const id = text(row.value.id);
-        yield mapSupabaseUser(row.value, { opts: options.opts, now, ...(identities && id !== undefined ? { identities: identities.of(id) } : {}) }, row.at);
+        const joined = {
+          ...(identities && id !== undefined ? { identities: identities.of(id) } : {}),
+          ...(factors && id !== undefined ? { factors: factors.of(id) } : {}),
+        };
+        yield mapSupabaseUser(row.value, { opts: options.opts, now, ...joined }, row.at);
       }
     },
     notes() {
-      if (!identities) return {};
-      return { orphanIdentityRows: identities.orphans(), unreadableIdentityRows: identities.unreadable };
+      return {
+        ...(identities ? { orphanIdentityRows: identities.orphans(), unreadableIdentityRows: identities.unreadable } : {}),
+        ...(factors
+          ? { orphanMfaFactorRows: factors.orphans(), unreadableMfaFactorRows: factors.unreadable }
+          : { mfa: 'second factors are in auth.mfa_factors, which was not given: carry them with --mfa-factors' }),
+      };
     },
   };
 }

@@ -36,6 +36,7 @@ const COMPANION_FLAGS: Record<CompanionName, { flag: string; file: boolean }> = 
   groups: { flag: '--groups', file: true },
   assumeVerified: { flag: '--assume-verified', file: false },
   mfaFactors: { flag: '--mfa-factors', file: true },
+  usermeta: { flag: '--usermeta', file: true },
 };
 
 function program(): Command {
@@ -52,6 +53,7 @@ function program(): Command {
     .option('--groups <file>', 'cognito: {"<group>": <list-users-in-group output>, …}; django: a dumpdata auth.group file')
     .option('--assume-verified', 'django, wordpress: mark every imported email verified (neither keeps that fact)')
     .option('--mfa-factors <file>', 'supabase: auth.mfa_factors, in the same format as the users file (CSV with header, or JSON)')
+    .option('--usermeta <file>', 'wordpress: wp_usermeta as CSV with a header row (the Two Factor plugin keeps second factors there)')
     .addOption(
       new Option('--mfa <mode>', 'second factors: carry them over (TOTP devices, SMS phones, required factors), or only report them')
         .choices(['carry', 'report'])

@@ -138,6 +138,8 @@ export interface Companions {
   readonly assumeVerified?: boolean;
   /** supabase: `auth.mfa_factors`. */
   readonly mfaFactors?: string;
+  /** wordpress: `wp_usermeta`. */
+  readonly usermeta?: string;
 }
 
 export type CompanionName = keyof Companions;

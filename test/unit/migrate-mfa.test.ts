@@ -8,6 +8,7 @@ import { SOURCES } from '../../lib/migrate/sources';
 import { mapAuth0User } from '../../lib/migrate/sources/auth0';
 import { firebaseSource } from '../../lib/migrate/sources/firebase';
 import { mapKeycloakUser } from '../../lib/migrate/sources/keycloak';
+import { phpStringArray, wordpressFactors } from '../../lib/migrate/sources/wordpress-usermeta';
 import { verifyPassword } from '../../lib/password';
 import { devicesAsImported, expectedDevices, MFA_SOURCES, mfaSet, neverCarried, requiredOf, secretsOf, type MfaExpectedSet } from '../support/mfa-fixtures';
 import { plan } from '../support/migration';
@@ -130,6 +131,7 @@ async function runCli(args: string[], cwd: string): Promise<{ code: number; out:
 
 describe('the companion files', () => {
   const supabase = mfaSet('supabase').dir;
+  const wordpress = mfaSet('wordpress').dir;
 
   it.each([
     [
@@ -138,9 +140,14 @@ describe('the companion files', () => {
       '--mfa-factors does not apply to clerk: it is for supabase.',
     ],
     [
+      'supabase',
+      ['supabase', join(supabase, 'users.csv'), '--usermeta', join(wordpress, 'wp_usermeta.csv')],
+      '--usermeta does not apply to supabase: it is for wordpress.',
+    ],
+    [
       'keycloak',
-      ['keycloak', join(mfaSet('keycloak').dir, 'realm-export'), '--mfa-factors', join(supabase, 'mfa_factors.csv')],
-      '--mfa-factors does not apply to keycloak: it is for supabase.',
+      ['keycloak', join(mfaSet('keycloak').dir, 'realm-export'), '--usermeta', join(wordpress, 'wp_usermeta.csv')],
+      '--usermeta does not apply to keycloak: it is for wordpress.',
     ],
   ])('with another source (%s): exit 2, one sentence, nothing written', async (_source, args, message) => {
     const run = await runCli([...args, '--dry-run', '--offline'], scratch);
@@ -149,6 +156,7 @@ describe('the companion files', () => {
 
   it.each([
     ['supabase', 'users.csv', '--mfa-factors', 'missing.csv', (f: string) => `cannot read --mfa-factors ${f}: ENOENT.`],
+    ['wordpress', 'wp_users.csv', '--usermeta', 'missing.csv', (f: string) => `cannot read --usermeta ${f}: ENOENT.`],
     [
       'supabase',
       'users.csv',
@@ -156,6 +164,14 @@ describe('the companion files', () => {
       'users.csv',
       (f: string) =>
         `${f} is not an auth.mfa_factors export (psql CSV with header, a json_agg array or row_to_json lines): its header row has no column user_id, friendly_name, factor_type, status, secret (export it with "csv header").`,
+    ],
+    [
+      'wordpress',
+      'wp_users.csv',
+      '--usermeta',
+      'wp_users.csv',
+      (f: string) =>
+        `${f} is not a wp_usermeta export (CSV with a header row: umeta_id,user_id,meta_key,meta_value): its header row has no column user_id, meta_key, meta_value (export it with "csv header").`,
     ],
   ])('%s %s %s %s, unreadable or of the wrong shape: exit 2 naming the file, with --dry-run too', async (source, file, flag, companion, message) => {
     const { dir } = mfaSet(source);
@@ -246,6 +262,33 @@ describe('sources without a fixture of their own', () => {
     const reported = mapAuth0User(raw, { opts: options('report') });
     expect([reported.warnings.map((w) => w.code), requiredOf(reported.user)]).toEqual([['mfa-not-migrated'], []]);
     expect(mapAuth0User({ ...raw, multifactor: [] }, { opts: options('carry') }).warnings).toEqual([]);
+  });
+});
+
+describe("WordPress's Two Factor meta", () => {
+  it('reads a PHP-serialized list of provider names by its byte counts, and nothing else', () => {
+    expect(phpStringArray('a:2:{i:0;s:15:"Two_Factor_Totp";i:1;s:16:"Two_Factor_Email";}')).toEqual(['Two_Factor_Totp', 'Two_Factor_Email']);
+    expect(phpStringArray('a:1:{s:3:"key";s:5:"Ünï";}')).toEqual(['Ünï']);
+    expect(phpStringArray('a:0:{}')).toEqual([]);
+    for (const bad of [
+      'a:2:{i:0;s:15:"Two_Factor_Totp";}',
+      'a:1:{i:0;s:14:"Two_Factor_Totp";}',
+      'a:1:{i:0;i:5;}',
+      's:3:"abc";',
+      'Two_Factor_Totp',
+      'a:1:{i:0;s:15:"Two_Factor_Totp";}x',
+    ]) {
+      expect([bad, phpStringArray(bad)]).toEqual([bad, undefined]);
+    }
+  });
+
+  it('a provider list that cannot be read is mfa-not-migrated; U2F is reported; the Dummy provider is no factor', () => {
+    expect(wordpressFactors({ totpKey: 'JBSWY3DPEHPK3PXP', providers: null }).map((f) => f.kind)).toEqual(['lost']);
+    expect(wordpressFactors({ providers: ['Two_Factor_FIDO_U2F', 'Two_Factor_Dummy', 'Two_Factor_Totp'] })).toEqual([
+      { kind: 'lost', what: 'the Two Factor provider Two_Factor_FIDO_U2F', why: 'only Two_Factor_Totp and Two_Factor_Email are carried' },
+      { kind: 'lost', what: 'the Two Factor provider Two_Factor_Totp', why: 'the user has no _two_factor_totp_key', authenticator: true },
+    ]);
+    expect(wordpressFactors({ totpKey: 'JBSWY3DPEHPK3PXP' })).toEqual([]);
   });
 });
 

@@ -10,6 +10,7 @@ import { IdentityIndex, supabaseSource } from './supabase';
 import { FactorIndex } from './supabase-factors';
 import { supertokensSource } from './supertokens';
 import { wordpressSource } from './wordpress';
+import { UsermetaIndex } from './wordpress-usermeta';
 
 /**
  * Every `<source>` of the migration command (SPEC §17, §17b), in `--help`'s order. A source is a
@@ -64,8 +65,9 @@ export const SOURCES: readonly SourceDefinition[] = [
   {
     name: 'wordpress',
     file: 'WordPress wp_users as CSV with a header row',
-    companions: ['assumeVerified'],
-    open: async (file, opts, { assumeVerified }) => wordpressSource(file, { opts, assumeVerified }),
+    companions: ['assumeVerified', 'usermeta'],
+    open: async (file, opts, { assumeVerified, usermeta }) =>
+      wordpressSource(file, { opts, assumeVerified, ...(usermeta ? { usermeta: await UsermetaIndex.read(usermeta) } : {}) }),
   },
   {
     name: 'clerk',

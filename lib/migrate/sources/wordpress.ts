@@ -1,11 +1,13 @@
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, unsupportedHashLoginMethod } from '../mapping';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, NotImported, Source, Warning } from '../model';
 import { tableSource, type TableSpec } from '../table';
+import { type UsermetaIndex, wordpressFactors } from './wordpress-usermeta';
 
 /**
  * WordPress (SPEC §17b): the `wp_users` table (any table prefix: the file holds only its column
  * names) as CSV with a header row, in any column order (phpMyAdmin, `mysql`, Adminer, …; read by
  * `../table.ts`). Emails are unverified unless `--assume-verified`: WordPress keeps no such fact.
+ * Second factors come from `wp_usermeta` (`--usermeta`: `./wordpress-usermeta.ts`).
  */
 
 type Obj = Record<string, unknown>;
@@ -47,6 +49,8 @@ export interface WordPressMapContext {
   readonly opts: MapOptions;
   /** `--assume-verified`: every imported email is verified. */
   readonly assumeVerified: boolean;
+  /** `--usermeta`: the Two Factor plugin's meta, by user id. */
+  readonly usermeta?: Pick<UsermetaIndex, 'of'>;
 }
 
 /** Maps one `wp_users` row to a bulk user (or says why it is not imported); `at` names the row. */
@@ -114,6 +118,7 @@ export function mapWordPressUser(raw: Obj, ctx: WordPressMapContext, at: string)
     warnings,
     disabled: set(raw.spam) ? 'disabled' : undefined,
     opts,
+    factors: wordpressFactors(ctx.usermeta?.of(sourceId)),
     emptyReason: { code: 'no-login-method', reason: 'nothing that can be imported', needsAction: false },
   });
 }
@@ -121,9 +126,18 @@ export function mapWordPressUser(raw: Obj, ctx: WordPressMapContext, at: string)
 export interface WordPressSourceOptions {
   readonly opts: MapOptions;
   readonly assumeVerified?: boolean;
+  readonly usermeta?: UsermetaIndex;
 }
 
 export function wordpressSource(file: string, options: WordPressSourceOptions): Source {
-  const ctx: WordPressMapContext = { opts: options.opts, assumeVerified: options.assumeVerified === true };
-  return tableSource(file, USERS, (value, at) => mapWordPressUser(value, ctx, at));
+  const { usermeta } = options;
+  const ctx: WordPressMapContext = { opts: options.opts, assumeVerified: options.assumeVerified === true, ...(usermeta ? { usermeta } : {}) };
+  const source = tableSource(file, USERS, (value, at) => mapWordPressUser(value, ctx, at));
+  return {
+    ...source,
+    notes: () =>
+      usermeta
+        ? { unreadableUsermetaRows: usermeta.unreadable }
+        : { mfa: "the Two Factor plugin's second factors are in wp_usermeta, which was not given: carry them with --usermeta" },
+  };
 }

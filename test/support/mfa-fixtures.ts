@@ -50,7 +50,7 @@ export interface MfaExpectedSet {
   users: MfaExpectedUser[];
 }
 
-export const MFA_SOURCES = ['clerk', 'supabase', 'keycloak', 'wordpress', 'firebase'] as const;
+export const MFA_SOURCES = ['clerk', 'supabase', 'keycloak', 'django', 'wordpress', 'firebase'] as const;
 
 export function mfaSet(source: string): { dir: string; set: MfaExpectedSet } {
   const dir = join(MFA_FIXTURES, source);

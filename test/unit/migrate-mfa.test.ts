@@ -6,6 +6,7 @@ import { base32Of, normalisedBase32, planSecondFactors, withoutServiceHeldPhones
 import type { BulkUserInput, MapOptions, MappedUser, MfaMode, Source } from '../../lib/migrate/model';
 import { SOURCES } from '../../lib/migrate/sources';
 import { mapAuth0User } from '../../lib/migrate/sources/auth0';
+import { djangoSource, DumpIndex } from '../../lib/migrate/sources/django';
 import { firebaseSource } from '../../lib/migrate/sources/firebase';
 import { mapKeycloakUser } from '../../lib/migrate/sources/keycloak';
 import { phpStringArray, wordpressFactors } from '../../lib/migrate/sources/wordpress-usermeta';
@@ -262,6 +263,58 @@ describe('sources without a fixture of their own', () => {
     const reported = mapAuth0User(raw, { opts: options('report') });
     expect([reported.warnings.map((w) => w.code), requiredOf(reported.user)]).toEqual([['mfa-not-migrated'], []]);
     expect(mapAuth0User({ ...raw, multifactor: [] }, { opts: options('carry') }).warnings).toEqual([]);
+  });
+});
+
+describe('django devices the fixture does not hold', () => {
+  it('t0 ≠ 0, HOTP and voice-call devices are reported; a device named by username (--natural-foreign) is joined too', async () => {
+    const user = (pk: number, username: string) => ({
+      model: 'auth.user',
+      pk,
+      fields: { username, password: '', email: `${username}@dj.example`, is_active: true, date_joined: '2022-01-01T00:00:00Z', groups: [] },
+    });
+    const device = (model: string, owner: unknown, fields: Record<string, unknown>) => ({
+      model,
+      pk: 1,
+      fields: { user: owner, name: 'd', confirmed: true, ...fields },
+    });
+    const totp = { key: '3132333435363738393031323334353637383930', step: 30, t0: 0, digits: 6, tolerance: 1, drift: 0 };
+    const dump = join(scratch, 'otp.json');
+    writeFileSync(
+      dump,
+      JSON.stringify([
+        user(1, 'ada'),
+        user(2, 'bea'),
+        user(3, 'cy'),
+        device('otp_totp.totpdevice', 1, { ...totp, t0: 60 }),
+        device('otp_hotp.hotpdevice', 2, { key: totp.key, digits: 6, counter: 3 }),
+        device('two_factor.phonedevice', 2, { number: '+14155550170', method: 'call', key: totp.key }),
+        device('otp_totp.totpdevice', ['cy'], totp),
+        device('otp_email.emaildevice', 3, { email: null }),
+      ]),
+    );
+    const index = await DumpIndex.read(dump);
+    const { users } = await plan(djangoSource(dump, { opts: options('carry'), index }));
+    const view = (pk: string) => {
+      const m = users.find((u) => u.mapped.sourceId === pk)!.mapped;
+      return [m.user!.totpDevices ?? [], requiredOf(m.user), m.warnings.filter((w) => w.code === 'mfa-not-migrated').map((w) => w.text.split(':')[1])];
+    };
+    expect(view('1')).toEqual([
+      [],
+      ['totp'],
+      [' its t0 is not 0, and the service counts time steps from 0; the user sets up an authenticator app again at the next sign-in (totp stays required)'],
+    ]);
+    expect(view('2')).toEqual([
+      [],
+      ['totp'],
+      [
+        ' it is counter-based, and the service checks time-based codes only; the user sets up an authenticator app again at the next sign-in (totp stays required)',
+        ' only SMS phone devices are carried',
+      ],
+    ]);
+    // RFC 6238's SHA-1 seed, as django-otp keeps it (hex).
+    expect(view('3')).toEqual([[{ secretKey: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', deviceName: 'd', period: 30, skew: 1 }], ['totp'], []]);
+    expect(index.ignored).toEqual(new Map([['otp_email.emaildevice', 1]]));
   });
 });
 

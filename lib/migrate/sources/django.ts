@@ -4,15 +4,18 @@ import { streamArray } from 'stream-json/streamers/StreamArray';
 import { streamValues } from 'stream-json/streamers/StreamValues';
 import { UsageError } from '../errors';
 import { assembleUser, emailOf, noHashLoginMethod, timestampOf } from '../mapping';
+import type { SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, NotImported, Source, Warning } from '../model';
 import { openText, PARSER_OPTIONS } from '../read';
+import { deviceUserKey, djangoFactor, isDeviceModel } from './django-otp';
 
 /**
  * Django (SPEC §17b): `manage.py dumpdata auth.user` (with `auth.group` in the same dump, or in a
  * `--groups` file), as Django's serializer writes it: a JSON array of `{"model", "pk", "fields"}`
  * records (`--format jsonl`: one a line; `-o dump.json.gz`: gzipped), streamed, never loaded
- * whole. The dump is read once when the source opens (the groups, which may come after the users,
- * and every check that makes it exit 2), then once per reading of the users.
+ * whole. The dump is read once when the source opens (the groups and the second factors'
+ * devices, which come after the users, and every check that makes it exit 2), then once per
+ * reading of the users. Devices: `./django-otp.ts`.
  */
 
 type Obj = Record<string, unknown>;
@@ -94,8 +97,10 @@ function groupRef(v: unknown): GroupRef {
  */
 export class DumpIndex {
   readonly groups = new Map<number, string>();
-  /** Records of other models than auth.user and auth.group: their count by model. */
+  /** Records of other models than auth.user, auth.group and the second factors' devices: their count by model. */
   readonly ignored = new Map<string, number>();
+  /** Confirmed devices' second factors, by the user they name (`deviceUserKey`). */
+  private readonly devices = new Map<string, SecondFactor[]>();
   users = 0;
 
   static async read(dump: string, groupsFile?: string): Promise<DumpIndex> {
@@ -128,6 +133,10 @@ export class DumpIndex {
           const ref = groupRef(g);
           if (ref && 'pk' in ref && !referenced.has(ref.pk)) referenced.set(ref.pk, `user ${String(record.pk)}`);
         }
+      } else if (isDeviceModel(record.model)) {
+        const user = deviceUserKey(record.fields.user);
+        const factor = djangoFactor(record.model, record.fields);
+        if (user !== undefined && factor !== undefined) index.devices.set(user, [...(index.devices.get(user) ?? []), factor]);
       } else {
         index.ignored.set(record.model, (index.ignored.get(record.model) ?? 0) + 1);
       }
@@ -148,6 +157,12 @@ export class DumpIndex {
       );
     }
     return index;
+  }
+
+  /** A user's second factors: its devices, named by its pk or (`--natural-foreign`) its username. */
+  factorsOf(pk: unknown, username: unknown): SecondFactor[] {
+    const byName = typeof username === 'string' ? this.devices.get(`username:${username}`) : undefined;
+    return [...(this.devices.get(`pk:${String(pk)}`) ?? []), ...(byName ?? [])];
   }
 
   private addGroup(file: string, record: DumpRecord): void {
@@ -212,6 +227,8 @@ export interface DjangoMapContext {
   readonly assumeVerified: boolean;
   /** Group names by pk (the dump's and `--groups`'s auth.group records). */
   readonly groups: ReadonlyMap<number, string>;
+  /** The user's second factors (its django-otp devices in the dump). */
+  readonly factorsOf?: (pk: unknown, username: unknown) => readonly SecondFactor[];
 }
 
 const NO_HASH_WHY = {
@@ -289,6 +306,7 @@ export function mapDjangoUser(record: DumpRecord, ctx: DjangoMapContext, at: str
     disabled: f.is_active === false ? 'disabled' : undefined,
     opts,
     emptyReason,
+    factors: ctx.factorsOf?.(record.pk, f.username),
   });
 }
 
@@ -300,7 +318,13 @@ export interface DjangoSourceOptions {
 
 /** The users of a dump read by {@link DumpIndex.read}: records of other models are passed over. */
 export function djangoSource(file: string, options: DjangoSourceOptions): Source {
-  const ctx: DjangoMapContext = { opts: options.opts, assumeVerified: options.assumeVerified === true, groups: options.index.groups };
+  const { index } = options;
+  const ctx: DjangoMapContext = {
+    opts: options.opts,
+    assumeVerified: options.assumeVerified === true,
+    groups: index.groups,
+    factorsOf: (pk, username) => index.factorsOf(pk, username),
+  };
   return {
     createsRoles: true,
     async *users() {

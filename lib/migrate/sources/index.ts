@@ -57,7 +57,7 @@ export const SOURCES: readonly SourceDefinition[] = [
   },
   {
     name: 'django',
-    file: 'Django manage.py dumpdata auth.user (JSON or JSONL, optionally with auth.group)',
+    file: 'Django manage.py dumpdata auth.user (JSON or JSONL, optionally with auth.group and the otp_totp, two_factor, otp_static devices)',
     companions: ['groups', 'assumeVerified'],
     open: async (file, opts, { groups, assumeVerified }) =>
       djangoSource(file, { opts, index: await DumpIndex.read(file, groups), assumeVerified: assumeVerified === true }),

@@ -1,3 +1,4 @@
+import { base32Decode, base32Encode, normaliseSecret } from '../recipes/totp/base32';
 import type { BulkLoginMethodInput, BulkTotpDeviceInput, MappedUser, MapOptions, SmsFactors, Warning } from './model';
 
 /**
@@ -39,34 +40,18 @@ type FactorId = (typeof FACTOR_IDS)[number];
 /** The longest `secretKey` and `deviceName` the service takes (SPEC §20). */
 const MAX_TOTP_FIELD = 256;
 
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-/** RFC 4648 base32 of bytes, upper-case, unpadded (as the core writes a secret). */
-export function base32Of(bytes: Uint8Array): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
-  return out;
-}
+/** RFC 4648 base32 of bytes, upper-case, unpadded (as the core writes a secret): the TOTP recipe's own. */
+export const base32Of = base32Encode;
 
 /**
  * A base32 secret as the service stores it (spaces and `=` removed, upper-cased), or undefined
  * when it is not base32: a letter outside the alphabet, or a length no whole number of bytes has
- * (1, 3 or 6 characters past a multiple of 8).
+ * (1, 3 or 6 characters past a multiple of 8). The TOTP recipe's normalisation and check, so the
+ * command sends only what the service takes.
  */
 export function normalisedBase32(text: string): string | undefined {
-  const key = text.replace(/[\s=]/g, '').toUpperCase();
-  if (!/^[A-Z2-7]+$/.test(key) || [1, 3, 6].includes(key.length % 8)) return undefined;
-  return key;
+  const key = normaliseSecret(text);
+  return key !== '' && base32Decode(key) !== undefined ? key : undefined;
 }
 
 /** What a user's second factors become. */

@@ -1,4 +1,4 @@
-import { base32Decode, normaliseSecret } from '../recipes/totp/base32';
+import { canonicalSecret } from '../recipes/totp/base32';
 import { MAX_SKEW } from '../recipes/totp/limits';
 import { BadRequestError, invalidField } from './errors';
 import { optionalString, requiredQueryParam, type Fields } from './input';
@@ -73,8 +73,8 @@ export function importDeviceInput(body: Fields): { userId: string; deviceName?: 
   nonEmpty('deviceName', deviceName);
   nonEmpty('secretKey', secretKey);
   skewAndPeriod(skew, period);
-  const normalised = normaliseSecret(secretKey);
-  if (!base32Decode(normalised)?.length) throw new BadRequestError('secretKey is not valid base32');
+  const normalised = canonicalSecret(secretKey);
+  if (normalised === undefined) throw new BadRequestError('secretKey is not valid base32');
   return { userId, ...(deviceName !== undefined ? { deviceName } : {}), skew, period, secretKey: normalised };
 }
 

@@ -3,8 +3,15 @@ import type { Deps } from '../deps';
 
 export type AddDeviceResult = { status: 'OK'; deviceName: string } | { status: 'DEVICE_ALREADY_EXISTS_ERROR' };
 
-/** The name the core gives the `n`-th device of a user made without one. */
-export const defaultDeviceName = (n: number): string => `TOTP Device ${n}`;
+/**
+ * The name the core gives a device made without one: `TOTP Device <n>`, n from `from` (the number
+ * of the user's verified devices) upward, the first not in `taken` (the names verified devices hold).
+ */
+export function defaultDeviceName(from: number, taken: ReadonlySet<string>): string {
+  let n = from;
+  while (taken.has(`TOTP Device ${n}`)) n++;
+  return `TOTP Device ${n}`;
+}
 
 /**
  * Stores a new device for create and import (SPEC §20). Named: over an unverified device of that
@@ -23,11 +30,12 @@ export async function addDevice(
     return written === 'OK' ? { status: 'OK', deviceName: name } : { status: 'DEVICE_ALREADY_EXISTS_ERROR' };
   }
   const verified = new Set((await deps.totp.listDevices(userId)).filter((d) => d.verified).map((d) => d.name));
+  const from = verified.size;
   // Each name refused is held by a device verified since the read, so this ends; the bound is a guard.
-  for (let n = verified.size, tries = 0; tries <= verified.size + 100; n++, tries++) {
-    const candidate = defaultDeviceName(n);
-    if (verified.has(candidate)) continue;
+  for (let tries = 0; tries <= 100; tries++) {
+    const candidate = defaultDeviceName(from, verified);
     if ((await deps.totp.putDevice(userId, { ...device, name: candidate })) === 'OK') return { status: 'OK', deviceName: candidate };
+    verified.add(candidate);
   }
   throw new Error('No free default TOTP device name was found');
 }

@@ -48,3 +48,12 @@ export function base32Decode(text: string): Buffer | undefined {
 export function normaliseSecret(raw: string): string {
   return raw.replace(/[\s=]/g, '').toUpperCase();
 }
+
+/**
+ * A given secret as stored (`normaliseSecret`), or `undefined` when that is not base32 of at least
+ * one byte: the check of `POST /recipe/totp/device/import` and of bulk import's `totpDevices`.
+ */
+export function canonicalSecret(raw: string): string | undefined {
+  const secret = normaliseSecret(raw);
+  return base32Decode(secret)?.length ? secret : undefined;
+}

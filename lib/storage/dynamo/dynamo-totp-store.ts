@@ -51,6 +51,11 @@ export function totpItemReadable(item: Stored): boolean {
   }
 }
 
+/** The item of a device: the one builder of it (the TOTP store's writes, a bulk user's import). */
+export function totpDeviceItem(userId: string, device: TotpDevice): Record<string, unknown> {
+  return { ...keys.totpDevice(userId, device.name), type: TOTP_DEVICE_TYPE, userId, ...device };
+}
+
 const oldestFirst = (a: TotpDevice, b: TotpDevice): number => a.createdAt - b.createdAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** A write's condition: the device is still the one read (not replaced, removed or renamed since). */
@@ -108,7 +113,7 @@ export class DynamoTotpStore extends DynamoTotpUsage implements TotpStore {
         item: {
           Put: {
             TableName: this.ctx.tableName,
-            Item: this.deviceItem(userId, device),
+            Item: totpDeviceItem(userId, device),
             ConditionExpression: 'attribute_not_exists(pk) OR verified = :false',
             ExpressionAttributeValues: { ':false': false },
           },
@@ -123,7 +128,7 @@ export class DynamoTotpStore extends DynamoTotpUsage implements TotpStore {
     const T = this.ctx.tableName;
     const result = await writeAtomically<'EXISTS' | 'STALE'>(this.ctx, [
       { item: { Delete: { TableName: T, Key: keys.totpDevice(userId, device.name), ...ifSameDevice(device) } }, onConditionFailed: 'STALE' },
-      { item: { Put: { TableName: T, Item: this.deviceItem(userId, { ...device, name: newName }), ...ifAbsent } }, onConditionFailed: 'EXISTS' },
+      { item: { Put: { TableName: T, Item: totpDeviceItem(userId, { ...device, name: newName }), ...ifAbsent } }, onConditionFailed: 'EXISTS' },
     ]);
     return result.ok ? 'OK' : result.failed;
   }
@@ -204,9 +209,5 @@ export class DynamoTotpStore extends DynamoTotpUsage implements TotpStore {
       ConsistentRead: true,
     });
     return items.map((i) => ({ pk: i.pk as string, sk: i.sk as string }));
-  }
-
-  private deviceItem(userId: string, device: TotpDevice): Record<string, unknown> {
-    return { ...keys.totpDevice(userId, device.name), type: TOTP_DEVICE_TYPE, userId, ...device };
   }
 }

@@ -223,7 +223,18 @@ export interface BulkUser {
   readonly externalUserId?: string;
   readonly userMetadata?: JsonObject;
   readonly userRoles?: readonly { readonly role: string; readonly tenantIds: readonly string[] }[];
+  readonly totpDevices?: readonly BulkTotpDevice[];
   readonly loginMethods: readonly BulkLoginMethod[];
+}
+
+/** An authenticator app of a bulk user (SPEC §20), imported verified; its name unique within the user. */
+export interface BulkTotpDevice {
+  /** Trimmed, or the core's default name (`TOTP Device <n>`). */
+  readonly deviceName: string;
+  /** Canonical base32 (upper case, unpadded): never shown, logged or kept in a `FAILED` row. */
+  readonly secretKey: string;
+  readonly period: number;
+  readonly skew: number;
 }
 
 /** A staged bulk user and where it is. */

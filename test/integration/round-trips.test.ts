@@ -700,6 +700,69 @@ describe('TOTP (SPEC §20): a code checked in 2 calls', () => {
   });
 });
 
+describe('POST /bulk-import/import (SPEC §15, §20): one transaction per new user', () => {
+  it('a new user: the tenants and roles read for validation, then 1 TransactWriteItems; the same user again: that transaction refused, then its identities read', async () => {
+    const ext = `rt-bulk-${Date.now().toString(36)}`;
+    const user = { externalUserId: ext, userMetadata: { plan: 'pro' }, loginMethods: [{ recipeId: 'passwordless', email: uniqueEmail('rt-bulk') }] };
+    let status = 0;
+    expect(await callsOf(async () => (status = (await api.post('/bulk-import/import', user)).status))).toEqual({ Query: 2, TransactWriteItems: 1 });
+    expect(status).toBe(200);
+    expect(await callsOf(() => api.post('/bulk-import/import', user))).toEqual({ GetItem: 2, Query: 4, TransactWriteItems: 1 });
+  });
+
+  it('a user with TOTP devices: the same calls, each device one more item of its transaction; the same user again puts them in a transaction of their own', async () => {
+    const email = uniqueEmail('rt-bulk-totp');
+    const plain = { loginMethods: [{ recipeId: 'passwordless', email: uniqueEmail('rt-bulk-plain') }] };
+    expect(await callsOf(() => api.post('/bulk-import/import', plain))).toEqual({ Query: 2, TransactWriteItems: 1 });
+    // The login method and its email's guard.
+    expect(proxy.writes.transactional).toBe(2);
+    const user = {
+      externalUserId: `rt-bulk-totp-${Date.now().toString(36)}`,
+      totpDevices: [{ secretKey: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ' }, { secretKey: 'MZXW6YTBOI', deviceName: 'Phone' }],
+      loginMethods: [{ recipeId: 'passwordless', email }],
+    };
+    expect(await callsOf(() => api.post('/bulk-import/import', user))).toEqual({ Query: 2, TransactWriteItems: 1 });
+    // The external id's guard, and the two devices.
+    expect(proxy.writes.transactional).toBe(2 + 1 + 2);
+    expect(await callsOf(() => api.post('/bulk-import/import', user))).toEqual({ GetItem: 2, Query: 4, TransactWriteItems: 2 });
+  });
+
+  it('a user at the bounds, 10 linked login methods of every recipe and 10 TOTP devices, with an external id, metadata and 16 roles: one transaction of 95 items (97 with its row in the worker), within the 100 DynamoDB takes', async () => {
+    const ext = `rt-bulk-max-${Date.now().toString(36)}`;
+    const roles = Array.from({ length: 16 }, (_, i) => `rt-max-role-${i}`);
+    for (const role of roles) expect((await api.put('/recipe/role', { role })).status).toBe(200);
+    const body = {
+      externalUserId: ext,
+      userMetadata: { _supertokens: { requiredSecondaryFactors: ['totp'] } },
+      userRoles: roles.map((role) => ({ role, tenantIds: ['public'] })),
+      totpDevices: Array.from({ length: 10 }, () => ({ secretKey: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ' })),
+      loginMethods: [
+        ...Array.from({ length: 4 }, (_, i) => ({
+          recipeId: 'emailpassword',
+          email: uniqueEmail('rt-max'),
+          plainTextPassword: 'pw-123456',
+          isPrimary: i === 0,
+        })),
+        ...Array.from({ length: 3 }, (_, i) => ({
+          recipeId: 'thirdparty',
+          email: uniqueEmail('rt-max'),
+          thirdPartyId: 'google',
+          thirdPartyUserId: `${ext}-${i}`,
+        })),
+        ...Array.from({ length: 3 }, () => ({ recipeId: 'passwordless', email: uniqueEmail('rt-max'), phoneNumber: uniquePhone() })),
+      ],
+    };
+    let status = 0;
+    // Each role is read (consistently) before the transaction checks it is still the one read.
+    expect(await callsOf(async () => (status = (await api.post('/bulk-import/import', body)).status))).toEqual({
+      GetItem: 16,
+      Query: 2,
+      TransactWriteItems: 1,
+    });
+    expect([status, proxy.writes.transactional]).toEqual([200, 95]);
+  });
+});
+
 describe('reading a primary user (issue #10: one Query, not one read per login method)', () => {
   it("GET /user/id of a primary user with three login methods: 1 Query by its id, 2 by a linked login method's id (its link, then the partition)", async () => {
     const email = uniqueEmail('rt-al');

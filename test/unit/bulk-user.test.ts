@@ -3,6 +3,9 @@ import { DEFAULT_PASSWORD_LIMITS } from '../../lib/password/limits';
 import { ARGON2_VECTORS, BCRYPT_VECTORS, VENDOR_SCRYPT_VECTORS } from '../fixtures/password-vectors';
 import { FAMILY_VECTORS } from '../fixtures/hash-family-vectors';
 
+/** RFC 6238's SHA-1 seed, `12345678901234567890`, in base32. */
+const SEED = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
+
 /** The bulk user of SPEC §15: every rule and text, without DynamoDB. */
 const NOW = 1_700_000_000_000;
 let ids = 0;
@@ -112,6 +115,40 @@ describe('a valid bulk user', () => {
     }
   });
 
+  it('takes TOTP devices (SPEC §20): the secret as stored (spaces and = removed, upper-cased), the core defaults, names trimmed or the core default past every name of the user', () => {
+    const user = userOf({
+      totpDevices: [
+        { secretKey: ' gezd gnbv\tgy3t qojq gezd gnbv gy3t qojq== ' },
+        { secretKey: SEED, deviceName: ' TOTP Device 0 ', period: 60, skew: 0 },
+        { secretKey: 'MZXW6', deviceName: 'Phone', skew: 100 },
+        { secretKey: SEED },
+      ],
+      loginMethods: [pl()],
+    });
+    expect(user.totpDevices).toEqual([
+      { deviceName: 'TOTP Device 1', secretKey: SEED, period: 30, skew: 1 },
+      { deviceName: 'TOTP Device 0', secretKey: SEED, period: 60, skew: 0 },
+      { deviceName: 'Phone', secretKey: 'MZXW6', period: 30, skew: 100 },
+      { deviceName: 'TOTP Device 3', secretKey: SEED, period: 30, skew: 1 },
+    ]);
+    expect(
+      userOf({ totpDevices: Array.from({ length: 10 }, () => ({ secretKey: SEED })), loginMethods: [pl()] }).totpDevices?.map((d) => d.deviceName),
+    ).toEqual(Array.from({ length: 10 }, (_, i) => `TOTP Device ${i}`));
+    expect(userOf({ totpDevices: [], loginMethods: [pl()] }).totpDevices).toBeUndefined();
+  });
+
+  it('never shows a TOTP secret in an error, not even one too long or no base32', () => {
+    const secrets = [`${SEED}${'A'.repeat(240)}`, 'SECRET-1-NOT-BASE32'];
+    const errors = errorsOf({ totpDevices: secrets.map((secretKey) => ({ secretKey })), loginMethods: [pl()] });
+    expect(errors).toEqual(['TOTP secretKey is too long. Max length is 256.', 'secretKey is not valid base32 for a totp device.']);
+    for (const secret of secrets) expect(errors.join('\n')).not.toContain(secret.slice(0, 16));
+  });
+
+  it("takes the user's required second factors in its metadata, as the SDK's MultiFactorAuth reads them", () => {
+    const userMetadata = { _supertokens: { requiredSecondaryFactors: ['totp'] }, plan: 'pro' };
+    expect(userOf({ userMetadata, loginMethods: [pl()] }).userMetadata).toEqual(userMetadata);
+  });
+
   it('ignores unknown fields', () => {
     expect(errorsOf({ loginMethods: [pl({ extra: 1 })], whatever: { a: 1 } })).toEqual([]);
   });
@@ -140,7 +177,64 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
       ],
     ],
     ['null external id', { externalUserId: null, loginMethods: [pl()] }, ['externalUserId should be of type string.']],
-    ['TOTP devices', { totpDevices: [{ secretKey: 'k' }], loginMethods: [pl()] }, ['TOTP devices are not supported.']],
+    ['TOTP devices of another type', { totpDevices: [{ secretKey: SEED }, 'x'], loginMethods: [pl()] }, ['totpDevices should be of type array of object.']],
+    ['a TOTP device without a secret', { totpDevices: [{ deviceName: 'Phone' }], loginMethods: [pl()] }, ['secretKey is required for a totp device.']],
+    [
+      'TOTP device field types',
+      {
+        totpDevices: [
+          { secretKey: 7, period: '30', skew: 1.5, deviceName: '  ' },
+          { secretKey: ' ', period: null },
+        ],
+        loginMethods: [pl()],
+      },
+      [
+        'secretKey should be of type string for a totp device.',
+        'period should be of type integer for a totp device.',
+        'skew should be of type integer for a totp device.',
+        'deviceName should be of type string for a totp device.',
+        'secretKey should be of type string for a totp device.',
+        'period should be of type integer for a totp device.',
+      ],
+    ],
+    [
+      'TOTP device values out of range',
+      {
+        totpDevices: [
+          { secretKey: 'A'.repeat(257), period: 0, skew: -1, deviceName: 'n'.repeat(257) },
+          { secretKey: SEED, skew: 101 },
+        ],
+        loginMethods: [pl()],
+      },
+      [
+        'TOTP secretKey is too long. Max length is 256.',
+        'period should be > 0 for a totp device.',
+        'skew should be >= 0 for a totp device.',
+        `TOTP deviceName ${'n'.repeat(257)} is too long. Max length is 256.`,
+        'skew should be <= 100 for a totp device.',
+      ],
+    ],
+    [
+      'TOTP secrets that are no base32',
+      { totpDevices: [{ secretKey: 'GEZDGNBV1' }, { secretKey: '= =' }, { secretKey: 'GEZDGNBVG' }], loginMethods: [pl()] },
+      Array.from({ length: 3 }, () => 'secretKey is not valid base32 for a totp device.'),
+    ],
+    [
+      'two TOTP devices of one name',
+      {
+        totpDevices: [
+          { secretKey: SEED, deviceName: 'Phone' },
+          { secretKey: SEED, deviceName: ' Phone ' },
+        ],
+        loginMethods: [pl()],
+      },
+      ['TOTP deviceName Phone is not unique. It is already used by another totp device.'],
+    ],
+    [
+      'too many TOTP devices',
+      { totpDevices: Array.from({ length: 11 }, () => ({ secretKey: SEED })), loginMethods: [pl()] },
+      ['A user can have at most 10 totpDevices.'],
+    ],
     ['a long external id', { externalUserId: 'x'.repeat(129), loginMethods: [pl()] }, [`externalUserId ${'x'.repeat(129)} is too long. Max length is 128.`]],
     [
       'roles',
@@ -395,7 +489,7 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
             { thirdPartyUserId: 'u'.repeat(257), thirdPartyId: 'x'.repeat(29), isVerified: 'yes', tenantIds: ['Nope'], recipeId: 'thirdparty' },
             { recipeId: 'passwordless', email: 5 },
           ],
-          totpDevices: [{ secretKey: 'k' }],
+          totpDevices: [{ secretKey: 'k', skew: -1 }],
           userRoles: [
             { tenantIds: ['t2', 't9'], role: 'ghost' },
             { role: 'admin', tenantIds: ['t1'] },
@@ -411,7 +505,8 @@ describe('the errors of a bulk user, with the core texts, collected in field ord
       'Role ghost does not exist.',
       'Invalid tenantId: t9 for a user role.',
       'TenantId t2 for a user role does not exist in loginMethods.',
-      'TOTP devices are not supported.',
+      'secretKey is not valid base32 for a totp device.',
+      'skew should be >= 0 for a totp device.',
       'No two loginMethods can have isPrimary as true.',
       'email a b@c.d is not an email address: it contains whitespace for a passwordless recipe.',
       'phoneNumber 4155552671 must be in international format, for example +14155552671 for a passwordless recipe.',

@@ -1,7 +1,10 @@
 import { toE164 } from '../../phone/e164';
 import { isKnownHashingAlgorithm, validateImportedHash, type ValidateImportedHashOptions } from '../../password/formats';
 import { MAX_PASSWORD_BYTES } from '../../password/limits';
-import type { BulkLoginMethod, BulkUser, JsonObject, RecipeId } from '../../storage/model';
+import type { BulkLoginMethod, BulkTotpDevice, BulkUser, JsonObject, RecipeId } from '../../storage/model';
+import { defaultDeviceName } from '../totp/add-device';
+import { canonicalSecret } from '../totp/base32';
+import { MAX_SKEW } from '../totp/limits';
 import { jsonValueProblems } from '../usermetadata/json-value';
 import { MAX_JSON_DEPTH, MAX_METADATA_BYTES } from '../usermetadata/limits';
 import { MAX_ROLE_LENGTH, MAX_ROLES_PER_USER } from '../userroles/limits';
@@ -40,7 +43,15 @@ export type BulkUserResult = { readonly ok: true; readonly user: BulkUser } | { 
 /** A user may have at most this many login methods (one user is one transaction when imported). */
 export const MAX_BULK_LOGIN_METHODS = 10;
 
+/**
+ * A user may have at most this many TOTP devices: each is one item of the transaction that imports
+ * the user (100 items at most), and people use one or two authenticator apps, rarely more.
+ */
+export const MAX_BULK_TOTP_DEVICES = 10;
+
 const MAX_EXTERNAL_ID = 128;
+/** The core's bound of a TOTP device's name and secret. */
+const MAX_TOTP_TEXT = 256;
 const MAX_EMAIL = 256;
 const MAX_PHONE = 256;
 const MAX_THIRD_PARTY_ID = 28;
@@ -195,6 +206,46 @@ function parseRoles(
     errors.push(`userRoles assigns ${assignments} roles (role and tenant pairs): the maximum is ${MAX_ROLES_PER_USER}.`);
   }
   return roles;
+}
+
+/**
+ * `totpDevices` (SPEC §20): the core's texts, and beyond the core a base32 check of the secret and
+ * names unique within the user. No text ever shows a secret, not even one too long (the core's
+ * echoes it). A device without a name gets the core's default, from the number of devices before it
+ * upward, past every name of the user's devices, so a re-run names it the same.
+ */
+function parseTotpDevices(reader: FieldReader, errors: string[]): BulkTotpDevice[] | undefined {
+  const raw = reader.read<Obj[]>('totpDevices', 'array of object', false);
+  if (raw === undefined) return undefined;
+  const sfx = ' for a totp device.';
+  if (raw.length > MAX_BULK_TOTP_DEVICES) errors.push(`A user can have at most ${MAX_BULK_TOTP_DEVICES} totpDevices.`);
+  const devices: (Omit<BulkTotpDevice, 'deviceName'> & { deviceName?: string })[] = [];
+  const names = new Set<string>();
+  for (const entry of raw) {
+    const r = new FieldReader(entry, errors, sfx);
+    const given = r.string('secretKey', true);
+    const secretKey = given === undefined || given.length > MAX_TOTP_TEXT ? undefined : canonicalSecret(given);
+    if (given !== undefined && given.length > MAX_TOTP_TEXT) errors.push(`TOTP secretKey is too long. Max length is ${MAX_TOTP_TEXT}.`);
+    else if (given !== undefined && secretKey === undefined) errors.push(`secretKey is not valid base32${sfx}`);
+    const period = r.read<number>('period', 'integer', false) ?? 30;
+    if (period < 1) errors.push(`period should be > 0${sfx}`);
+    const skew = r.read<number>('skew', 'integer', false) ?? 1;
+    if (skew < 0) errors.push(`skew should be >= 0${sfx}`);
+    if (skew > MAX_SKEW) errors.push(`skew should be <= ${MAX_SKEW}${sfx}`);
+    const name = r.string('deviceName');
+    const deviceName = name?.trim();
+    if (name !== undefined && name.length > MAX_TOTP_TEXT) errors.push(`TOTP deviceName ${shown(name)} is too long. Max length is ${MAX_TOTP_TEXT}.`);
+    if (deviceName !== undefined && names.has(deviceName))
+      errors.push(`TOTP deviceName ${shown(deviceName)} is not unique. It is already used by another totp device.`);
+    if (deviceName !== undefined) names.add(deviceName);
+    if (secretKey !== undefined) devices.push({ secretKey, period, skew, ...(deviceName !== undefined ? { deviceName } : {}) });
+  }
+  return devices.map((d, i) => {
+    if (d.deviceName !== undefined) return d as BulkTotpDevice;
+    const deviceName = defaultDeviceName(i, names);
+    names.add(deviceName);
+    return { ...d, deviceName };
+  });
 }
 
 function parseMetadata(reader: FieldReader, errors: string[]): JsonObject | undefined {
@@ -361,8 +412,7 @@ export function parseBulkUser(raw: unknown, ctx: BulkValidationContext): BulkUse
   const loginMethodErrors: string[] = [];
   const parsed = parseLoginMethods(raw, ctx, loginMethodErrors);
   const userRoles = parseRoles(r, ctx, parsed, errors);
-  const totpDevices = r.read<Obj[]>('totpDevices', 'array of object', false);
-  if (totpDevices !== undefined && totpDevices.length > 0) errors.push('TOTP devices are not supported.');
+  const totpDevices = parseTotpDevices(r, errors);
   errors.push(...loginMethodErrors);
   if (errors.length > 0 || parsed.length === 0) return { ok: false, errors };
   return {
@@ -372,6 +422,7 @@ export function parseBulkUser(raw: unknown, ctx: BulkValidationContext): BulkUse
       ...(externalUserId !== undefined ? { externalUserId: externalUserId.trim() } : {}),
       ...(userMetadata !== undefined ? { userMetadata } : {}),
       ...(userRoles !== undefined ? { userRoles } : {}),
+      ...(totpDevices?.length ? { totpDevices } : {}),
       loginMethods: parsed,
     },
   };

@@ -158,8 +158,9 @@ function mergedMetadata(stored: JsonObject | undefined, update: JsonObject): Jso
 
 /**
  * Imports one validated bulk user (SPEC §15) in one transaction: its users (linked into a primary
- * user when it says so), external id, verified emails, metadata and roles. A user already here
- * from an earlier run of the same export is a success that changes only a replaced hash; an
+ * user when it says so), external id, verified emails, metadata, roles and TOTP devices. A user
+ * already here from an earlier run of the same export is a success that changes only a replaced
+ * hash and its TOTP devices (in a transaction of their own); an
  * identity or external id held by another user is a failure with the core's text. Plain-text
  * passwords are hashed here, with the service's own Argon2id. The first try writes without reading
  * (a new user costs its one transaction); only a refused one reads what is there and tries again.
@@ -172,10 +173,21 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
   for (const lm of bulk.loginMethods) {
     if (lm.plainTextPassword !== undefined) hashes.set(lm.superTokensUserId, await hashPassword(lm.plainTextPassword, deps.config.password.ownHash));
   }
-  const users = usersOf(bulk, hashes, deps.clock.now());
+  const now = deps.clock.now();
+  const users = usersOf(bulk, hashes, now);
   const primary = primaryLoginMethodOf(bulk.loginMethods);
-  // Metadata and roles are kept under the id the app knows the user by (SPEC §12, §14).
+  // Metadata, roles and TOTP devices are kept under the id the app knows the user by (SPEC §12, §14, §20).
   const appUserId = bulk.externalUserId ?? primary.superTokensUserId;
+  // Verified: the user already signs in with them (SPEC §20).
+  const devices = (bulk.totpDevices ?? []).map((d) => ({
+    name: d.deviceName,
+    secret: d.secretKey,
+    period: d.period,
+    skew: d.skew,
+    verified: true,
+    createdAt: now,
+  }));
+  const totp = (userId: string) => (devices.length > 0 ? { totp: { userId, devices } } : {});
 
   /**
    * One try. Without `readFirst` the user is taken to be new and its id free of metadata (as nearly
@@ -189,8 +201,12 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
       if (found.kind === 'CONFLICT') return { status: 'FAILED', errors: [found.error] };
       if (found.kind === 'SAME') {
         if (!(await replaceChangedHashes(deps, found.user, bulk))) return undefined;
-        const now = await deps.userAccounts.getUser(found.user.id, 'SUPERTOKENS');
-        return now ? { status: 'OK', user: toApiUser(now), rowDone: false } : undefined;
+        const stored = await deps.userAccounts.getUser(found.user.id, 'SUPERTOKENS');
+        if (!stored) return undefined;
+        const user = toApiUser(stored);
+        // A re-run replaces the devices of its names, under the id the app knows the user by now.
+        if (devices.length > 0 && (await deps.bulkUserImport.importUser({ users: [], roles: [], ...totp(user.id) })).status !== 'OK') return undefined;
+        return { status: 'OK', user, rowDone: false };
       }
     }
 
@@ -211,7 +227,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
 
     let result: BulkUserWriteResult;
     try {
-      result = await deps.bulkUserImport.importUser({ users, roles, ...(metadata ? { metadata } : {}) }, row);
+      result = await deps.bulkUserImport.importUser({ users, roles, ...(metadata ? { metadata } : {}), ...totp(appUserId) }, row);
     } catch (err) {
       if (err instanceof TooManyItemsError) return { status: 'FAILED', errors: [err.message] };
       throw err;

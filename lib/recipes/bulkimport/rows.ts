@@ -5,13 +5,15 @@ import type { Deps } from '../deps';
 
 /**
  * A staged row as `GET /bulk-import/users` shows it: the core's fields, nulls left out, and
- * (unlike the core, SPEC §4) never a password hash or a plain-text password.
+ * (unlike the core, SPEC §4, §20) never a password hash, a plain-text password or a TOTP secret.
  */
 export interface BulkRowView {
   readonly id: string;
   readonly externalUserId?: string;
   readonly userMetadata?: JsonObject;
   readonly userRoles?: readonly { readonly role: string; readonly tenantIds: readonly string[] }[];
+  /** Without `secretKey` (SPEC §20). */
+  readonly totpDevices?: readonly { readonly deviceName: string; readonly period: number; readonly skew: number }[];
   readonly loginMethods: readonly Record<string, unknown>[];
   readonly status: BulkImportStatus;
   readonly primaryUserId?: string;
@@ -44,6 +46,7 @@ export function rowView(row: BulkImportRow): BulkRowView {
     ...(user.externalUserId !== undefined ? { externalUserId: user.externalUserId } : {}),
     ...(user.userMetadata !== undefined ? { userMetadata: user.userMetadata } : {}),
     ...(user.userRoles !== undefined ? { userRoles: user.userRoles } : {}),
+    ...(user.totpDevices !== undefined ? { totpDevices: user.totpDevices.map(({ deviceName, period, skew }) => ({ deviceName, period, skew })) } : {}),
     loginMethods: user.loginMethods.map(loginMethodView),
     status: row.status,
     ...(row.primaryUserId !== undefined ? { primaryUserId: row.primaryUserId } : {}),

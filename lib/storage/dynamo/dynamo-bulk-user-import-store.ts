@@ -6,6 +6,7 @@ import type { BulkUserImportStore, BulkUserWrite, BulkUserWriteResult } from '..
 import { rowDone } from './dynamo-bulk-worker-store';
 import { metadataCondition, metadataItem } from './dynamo-metadata-store';
 import { roleIsCurrent, userRoleItem } from './dynamo-role-store';
+import { totpDeviceItem } from './dynamo-totp-store';
 import { MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type TaggedWrite } from './transact';
 import { userChangeWrites } from './user-diff';
 
@@ -37,6 +38,10 @@ export class DynamoBulkUserImportStore implements BulkUserImportStore {
     }
     for (const { tenantId, userId, role } of write.roles) {
       writes.push({ item: { Put: { TableName: T, Item: userRoleItem(tenantId, userId, role) } }, onConditionFailed: { status: 'STALE' } });
+    }
+    // Unconditional: a device of the same name (an earlier run's) is replaced.
+    for (const device of write.totp?.devices ?? []) {
+      writes.push({ item: { Put: { TableName: T, Item: totpDeviceItem(write.totp!.userId, device) } }, onConditionFailed: { status: 'STALE' } });
     }
     if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyItemsError(writes.length);
     const result = await writeAtomically(this.ctx, writes);

@@ -1,15 +1,23 @@
 import { ATTR, BULK_SHARDS } from '../keys';
 import * as keys from '../keys';
-import type { BulkImportRow, BulkUser, RoleRecord } from '../model';
+import type { BulkImportRow, BulkTotpDevice, BulkUser, RoleRecord } from '../model';
 import type { BulkRowRef } from '../ports/bulk-import';
 import type { BulkWorkerStore } from '../ports/bulk-worker';
 import { bulkRowFromItem, bulkRowItem, counterUpdate, ifStatus, laneCounter, listPartition, readRow, rowKey, statusShard } from './dynamo-bulk-import-store';
 import { ROLE_LANE_TYPE, roleIsCurrent } from './dynamo-role-store';
 import { batchGetAll, writeAtomically, type DynamoContext, type TaggedWrite, type TxItem } from './transact';
 
-/** A failed row keeps no password: it is there to be read and removed, never imported. */
-function withoutPasswords(user: BulkUser): BulkUser {
-  return { ...user, loginMethods: user.loginMethods.map(({ passwordHash: _h, plainTextPassword: _p, ...lm }) => lm) };
+/**
+ * A failed row keeps no password and no TOTP secret: it is there to be read and removed, never
+ * imported (the worker skips `FAILED` rows), so its devices keep only what the row shows of them.
+ */
+function withoutSecrets(user: BulkUser): BulkUser {
+  const devices = user.totpDevices?.map(({ secretKey: _k, ...device }) => device);
+  return {
+    ...user,
+    loginMethods: user.loginMethods.map(({ passwordHash: _h, plainTextPassword: _p, ...lm }) => lm),
+    ...(devices ? { totpDevices: devices as BulkTotpDevice[] } : {}),
+  };
 }
 
 /**
@@ -70,7 +78,7 @@ export class DynamoBulkWorkerStore implements BulkWorkerStore {
   async failRow(row: BulkRowRef, errorMessage: string, now: number): Promise<'OK' | 'ROW_GONE'> {
     const stored = await this.getRow(row.id);
     if (!stored || stored.status !== row.status) return 'ROW_GONE';
-    const failed = bulkRowItem({ ...stored, user: withoutPasswords(stored.user), status: 'FAILED', errorMessage, updatedAt: now });
+    const failed = bulkRowItem({ ...stored, user: withoutSecrets(stored.user), status: 'FAILED', errorMessage, updatedAt: now });
     return this.rowWrite([
       { item: { Put: { TableName: this.ctx.tableName, Item: failed, ...ifStatus(row.status) } }, onConditionFailed: { status: 'ROW_GONE' } },
       { item: counterUpdate(this.ctx, laneCounter(row.id), { [row.status]: -1, FAILED: 1 }), onConditionFailed: { status: 'ROW_GONE' } },

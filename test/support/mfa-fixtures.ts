@@ -45,6 +45,8 @@ export interface MfaExpectedSet {
   /** The command's arguments, paths relative to the fixture's folder. */
   args: string[];
   exitCode: number;
+  /** Other exit codes the run may end with (a warning the operator must read). */
+  exitCodeAlso?: number[];
   summary: { total: number; imported: number; skipped: number; failed: number };
   signerKey?: string;
   users: MfaExpectedUser[];

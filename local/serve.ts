@@ -109,6 +109,10 @@ if (require.main === module) {
       const stop = () => void srv.close().then(() => process.exit(0));
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
+      // Started with an IPC channel (the tests' `startApi`, the bench): the channel closes when the
+      // process that started it ends, however it ends (a jest worker killed at a timeout runs no
+      // clean-up), and the server ends with it instead of holding its port and table.
+      process.on('disconnect', stop);
     },
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -88,7 +88,9 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
       BULK_WORKER: 'off',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // The IPC channel is never written to: the server ends when it closes, so a test process that
+    // dies without stopping it (a jest worker killed at a timeout) leaves no server behind.
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const logs: string[] = [];
   const port = await new Promise<number>((resolve, reject) => {
@@ -141,13 +143,13 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
     put: (path, body, headers) => request('PUT', path, { body, headers }),
     get: (path, headers) => request('GET', path, { headers }),
     kill: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGKILL');
       await exited;
     },
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await exited;

@@ -259,6 +259,12 @@ export async function startCountingProxy(target: string, latencyMs = 0): Promise
     },
     dropped,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    // Its connections too: a server killed mid-request, or one still holding an idle keep-alive
+    // connection, would keep `close` waiting.
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }

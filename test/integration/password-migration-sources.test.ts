@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { configFromEnv } from '../../lib/config/config';
 import { useFirebaseEmulator, type FirebaseEmulator } from '../support/firebase-emulator';
 import { cognitoSource, firebaseSource, passwordMigrationSource, webhookSource, type PasswordCheck, type Verdict } from '../../lib/password-migration/sources';
+import { slowAnswer } from '../support/slow-answer';
 
 /**
  * The sources of password migration at sign-in (SPEC §16, §16b), against real HTTP servers: a local
@@ -50,7 +51,7 @@ describe('the webhook source', () => {
       if (email.startsWith('forbidden')) return json(res, 403, {});
       if (email.startsWith('broken')) return json(res, 500, {});
       if (email.startsWith('weird')) return json(res, 200, { status: 'maybe' });
-      if (email.startsWith('slow')) await new Promise((r) => setTimeout(r, 1500));
+      if (email.startsWith('slow')) await slowAnswer(res, 1500);
       if (email.startsWith('huge')) return json(res, 200, { status: 'password_match', padding: 'x'.repeat(100_000) });
       if (email.startsWith('redirect')) {
         res.writeHead(302, { location: 'http://127.0.0.1:9/steal' });
@@ -267,7 +268,7 @@ describe('the Cognito source against a stub answering as Cognito does (SPEC §16
           res.end('{"AuthenticationResult":');
         },
         slow: async () => {
-          await new Promise((r) => setTimeout(r, 1500));
+          await slowAnswer(res, 1500);
           json(res, 200, { AuthenticationResult: { AccessToken: 'late' } });
         },
       };

@@ -7,6 +7,7 @@ import { uniqueEmail } from '../support/flows';
 import { CHEAP_OWN_HASH, COUNT_PATH, IMPORT_PATH, SOURCE_UNAVAILABLE, waitForLog } from '../support/password-migration';
 import { readStoredUser } from '../support/table';
 import { BCRYPT_VECTORS } from '../fixtures/password-vectors';
+import { slowAnswer } from '../support/slow-answer';
 
 /**
  * Password migration at sign-in (SPEC §16), end to end through the local server: users imported
@@ -77,7 +78,7 @@ async function startHook(): Promise<Hook> {
       hits.push({ email, userId, tenantId });
       if (email.startsWith('forbidden')) return reply(res, 403, {});
       if (email.startsWith('broken')) return reply(res, 500, {});
-      if (email.startsWith('slow')) await new Promise((r) => setTimeout(r, 1500));
+      if (email.startsWith('slow')) await slowAnswer(res, 1500);
       if (email.startsWith('racing')) await new Promise((r) => setTimeout(r, 200));
       return reply(res, 200, { status: password === OLD_PASSWORD ? 'password_match' : 'password_mismatch' });
     });

@@ -46,6 +46,16 @@ export function migrate(api: TestApi | undefined, dir: string, args: string[], o
   );
 }
 
+/**
+ * The command's stderr without its progress lines: off a terminal it writes one every 5 s
+ * (`migrate: <phase> <done>/<total> users, …`), so a run slowed by a loaded machine has some.
+ */
+export const withoutProgress = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((line) => !/^migrate: \w+ \d+\/\d+ users, /.test(line))
+    .join('\n');
+
 export const outcomes = (report: any) => Object.fromEntries(report.users.map((u: any) => [u.sourceId, [u.outcome, u.reasonCode]]));
 export const expectedOutcomes = (set: ExpectedSet, variant?: string) =>
   Object.fromEntries(

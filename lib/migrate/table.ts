@@ -170,3 +170,48 @@ export function tableSource(file: string, spec: TableSpec, map: (value: Record<s
     notes: () => ({}),
   };
 }
+
+/** What a companion table's row gives its user: an item, nothing (a row to pass over), or why it cannot be read. */
+export type JoinedRow<T> = { readonly userId: string; readonly item?: T } | { readonly unreadable: string };
+
+/**
+ * A companion table indexed by user id (Supabase's `auth.identities`, `auth.mfa_factors`): read
+ * whole before the users file, then asked per user. It remembers which users asked, so the rows of
+ * users the users file does not hold can be counted (`orphans`).
+ */
+export class UserJoin<T> {
+  private readonly byUser = new Map<string, T[]>();
+  /** Rows that could not be read (their place and why; never their data). */
+  readonly unreadable: { at: string; reason: string }[] = [];
+  private readonly joined = new Set<string>();
+
+  /** Reads `file` as the `spec` table, each row through `rowOf` (`at` prefixes a refusal). */
+  static async read<T>(file: string, spec: TableSpec, rowOf: (value: Record<string, unknown>, at: string) => JoinedRow<T>): Promise<UserJoin<T>> {
+    const index = new UserJoin<T>();
+    for await (const row of tableRows(file, spec)) {
+      const joined: JoinedRow<T> = 'unreadable' in row ? { unreadable: row.unreadable } : rowOf(row.value, row.at);
+      if ('unreadable' in joined) {
+        index.unreadable.push({ at: row.at, reason: joined.unreadable });
+        continue;
+      }
+      if (joined.item === undefined) continue;
+      const list = index.byUser.get(joined.userId);
+      if (list) list.push(joined.item);
+      else index.byUser.set(joined.userId, [joined.item]);
+    }
+    return index;
+  }
+
+  /** The user's rows, in file order (none: `[]`). */
+  of(userId: string): readonly T[] {
+    this.joined.add(userId);
+    return this.byUser.get(userId) ?? [];
+  }
+
+  /** How many rows belong to no user of the users file. */
+  orphans(): number {
+    let n = 0;
+    for (const [userId, list] of this.byUser) if (!this.joined.has(userId)) n += list.length;
+    return n;
+  }
+}

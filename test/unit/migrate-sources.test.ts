@@ -7,7 +7,7 @@ import { standardBase64 } from '../../lib/migrate/mapping';
 import type { MapOptions, NoHashMode, Source } from '../../lib/migrate/model';
 import { auth0Source, HashIndex, mapAuth0User } from '../../lib/migrate/sources/auth0';
 import { firebaseSource, mapFirebaseUser, type FirebaseRecord } from '../../lib/migrate/sources/firebase';
-import { IdentityIndex, mapSupabaseUser, supabaseSource } from '../../lib/migrate/sources/supabase';
+import { mapSupabaseUser, readIdentities, supabaseSource, type IdentityIndex } from '../../lib/migrate/sources/supabase';
 import { timestampOf } from '../../lib/migrate/mapping';
 import { supertokensSource } from '../../lib/migrate/sources/supertokens';
 import { UsageError } from '../../lib/migrate/errors';
@@ -498,7 +498,7 @@ describe('the Supabase source against the fixtures of psql exports of auth.users
     supabaseSource(users, { opts: { ...mapOptions(VARIANTS[0]), ...opts }, ...(identities ? { identities } : {}) });
 
   it('row_to_json lines with --identities: every user, every option, the password', async () => {
-    const identities = await IdentityIndex.read(join(SUPABASE, 'identities.ndjson'));
+    const identities = await readIdentities(join(SUPABASE, 'identities.ndjson'));
     await checkSet((opts) => supabaseSource(join(SUPABASE, 'users.ndjson'), { opts, identities }), SUPABASE, 'json');
     expect(source(join(SUPABASE, 'users.ndjson'), identities).notes()).toEqual({
       orphanIdentityRows: 0,
@@ -509,7 +509,7 @@ describe('the Supabase source against the fixtures of psql exports of auth.users
 
   it('the same tables as json_agg arrays', async () => {
     const users = written('sb-users.json', JSON.stringify(rowsOf('users.ndjson'), null, 2));
-    const identities = await IdentityIndex.read(written('sb-identities.json', JSON.stringify(rowsOf('identities.ndjson'))));
+    const identities = await readIdentities(written('sb-identities.json', JSON.stringify(rowsOf('identities.ndjson'))));
     await checkSet((opts) => supabaseSource(users, { opts, identities }), SUPABASE, 'json');
   });
 
@@ -518,7 +518,7 @@ describe('the Supabase source against the fixtures of psql exports of auth.users
     expect(usersCsv).toContain(',"{""name"": ""Amy""}",');
     expect(usersCsv).toContain(',2023-01-02 03:04:05.678901+00,');
     const users = written('sb-users.csv', usersCsv);
-    const identities = await IdentityIndex.read(written('sb-identities.csv', psqlCsv(rowsOf('identities.ndjson'))));
+    const identities = await readIdentities(written('sb-identities.csv', psqlCsv(rowsOf('identities.ndjson'))));
     await checkSet((opts) => supabaseSource(users, { opts, identities }), SUPABASE, 'csv');
   });
 
@@ -664,7 +664,7 @@ describe('the Supabase source against the fixtures of psql exports of auth.users
     });
 
     it('the users file given as --identities', async () => {
-      await expect(IdentityIndex.read(users)).rejects.toThrow(
+      await expect(readIdentities(users)).rejects.toThrow(
         `${users} is not an auth.identities export (psql CSV with header, a json_agg array or row_to_json lines): line 1 has no user_id, provider, identity_data.`,
       );
     });

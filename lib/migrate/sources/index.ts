@@ -6,8 +6,8 @@ import { cognitoSource, GroupIndex } from './cognito';
 import { clerkSource } from './clerk';
 import { firebaseSource } from './firebase';
 import { keycloakSource } from './keycloak';
-import { IdentityIndex, supabaseSource } from './supabase';
-import { FactorIndex } from './supabase-factors';
+import { readIdentities, supabaseSource } from './supabase';
+import { readFactors } from './supabase-factors';
 import { supertokensSource } from './supertokens';
 import { wordpressSource } from './wordpress';
 import { UsermetaIndex } from './wordpress-usermeta';
@@ -44,8 +44,8 @@ export const SOURCES: readonly SourceDefinition[] = [
     open: async (file, opts, { identities, mfaFactors }) =>
       supabaseSource(file, {
         opts,
-        ...(identities ? { identities: await IdentityIndex.read(identities) } : {}),
-        ...(mfaFactors ? { factors: await FactorIndex.read(mfaFactors) } : {}),
+        ...(identities ? { identities: await readIdentities(identities) } : {}),
+        ...(mfaFactors ? { factors: await readFactors(mfaFactors) } : {}),
       }),
   },
   {

@@ -1,6 +1,6 @@
 import { phoneOf } from '../mapping';
 import { quoted, type SecondFactor } from '../mfa';
-import { tableRows, type TableSpec } from '../table';
+import { UserJoin, type TableSpec } from '../table';
 
 /**
  * Supabase's `auth.mfa_factors` (SPEC §20, `--mfa-factors`), exported as the users file is (psql
@@ -46,42 +46,14 @@ export function supabaseFactor(row: Record<string, unknown>): SecondFactor | und
 }
 
 /** `auth.mfa_factors`, indexed by user: read whole before the users (it is a small table). */
-export class FactorIndex {
-  private readonly byUser = new Map<string, SecondFactor[]>();
-  /** Rows that could not be read (their place and why; never their data). */
-  readonly unreadable: { at: string; reason: string }[] = [];
-  private readonly joined = new Set<string>();
+export type FactorIndex = UserJoin<SecondFactor>;
 
-  static async read(file: string): Promise<FactorIndex> {
-    const index = new FactorIndex();
-    for await (const row of tableRows(file, FACTORS)) {
-      if ('unreadable' in row) {
-        index.unreadable.push({ at: row.at, reason: row.unreadable });
-        continue;
-      }
-      const userId = text(row.value.user_id);
-      if (userId === undefined) {
-        index.unreadable.push({ at: row.at, reason: `${row.at}: no user_id` });
-        continue;
-      }
-      const factor = supabaseFactor(row.value);
-      if (factor === undefined) continue;
-      const list = index.byUser.get(userId);
-      if (list) list.push(factor);
-      else index.byUser.set(userId, [factor]);
-    }
-    return index;
-  }
-
-  of(userId: string): readonly SecondFactor[] {
-    this.joined.add(userId);
-    return this.byUser.get(userId) ?? [];
-  }
-
-  /** How many verified factors belong to no user of the users file. */
-  orphans(): number {
-    let n = 0;
-    for (const [userId, list] of this.byUser) if (!this.joined.has(userId)) n += list.length;
-    return n;
-  }
+/** Reads `auth.mfa_factors` (`--mfa-factors`): each verified factor under its user. */
+export function readFactors(file: string): Promise<FactorIndex> {
+  return UserJoin.read(file, FACTORS, (value, at) => {
+    const userId = text(value.user_id);
+    if (userId === undefined) return { unreadable: `${at}: no user_id` };
+    const item = supabaseFactor(value);
+    return item === undefined ? { userId } : { userId, item };
+  });
 }

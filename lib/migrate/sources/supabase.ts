@@ -1,7 +1,7 @@
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf } from '../mapping';
 import type { SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
-import { tableRows, type TableSpec } from '../table';
+import { tableRows, UserJoin, type TableSpec } from '../table';
 import type { FactorIndex } from './supabase-factors';
 
 /**
@@ -198,48 +198,21 @@ export function mapSupabaseUser(raw: Obj, ctx: SupabaseMapContext, at: string): 
 }
 
 /** `auth.identities`, indexed by user: read whole before the users (it is the smaller table). */
-export class IdentityIndex {
-  private readonly byUser = new Map<string, SupabaseIdentity[]>();
-  /** Rows that could not be read (their place and why; never their data). */
-  readonly unreadable: { at: string; reason: string }[] = [];
-  private readonly joined = new Set<string>();
+export type IdentityIndex = UserJoin<SupabaseIdentity>;
 
-  static async read(file: string): Promise<IdentityIndex> {
-    const index = new IdentityIndex();
-    for await (const row of tableRows(file, IDENTITIES)) {
-      if ('unreadable' in row) {
-        index.unreadable.push({ at: row.at, reason: row.unreadable });
-        continue;
-      }
-      const v = row.value;
-      const userId = text(v.user_id);
-      const provider = text(v.provider);
-      const providerId = text('provider_id' in v ? v.provider_id : v.id);
-      const data = jsonObject(v.identity_data);
-      if (userId === undefined || provider === undefined || providerId === undefined || data === undefined) {
-        const what = userId === undefined ? 'user_id' : provider === undefined ? 'provider' : providerId === undefined ? 'provider_id' : 'identity_data';
-        index.unreadable.push({ at: row.at, reason: `${row.at}: no readable ${what}` });
-        continue;
-      }
-      const list = index.byUser.get(userId);
-      const identity = { provider: provider.trim().toLowerCase(), providerId, data };
-      if (list) list.push(identity);
-      else index.byUser.set(userId, [identity]);
+/** Reads `auth.identities` (`--identities`): each identity under its user. */
+export function readIdentities(file: string): Promise<IdentityIndex> {
+  return UserJoin.read(file, IDENTITIES, (v, at) => {
+    const userId = text(v.user_id);
+    const provider = text(v.provider);
+    const providerId = text('provider_id' in v ? v.provider_id : v.id);
+    const data = jsonObject(v.identity_data);
+    if (userId === undefined || provider === undefined || providerId === undefined || data === undefined) {
+      const what = userId === undefined ? 'user_id' : provider === undefined ? 'provider' : providerId === undefined ? 'provider_id' : 'identity_data';
+      return { unreadable: `${at}: no readable ${what}` };
     }
-    return index;
-  }
-
-  of(userId: string): readonly SupabaseIdentity[] {
-    this.joined.add(userId);
-    return this.byUser.get(userId) ?? [];
-  }
-
-  /** How many identity rows belong to no user of the users file. */
-  orphans(): number {
-    let n = 0;
-    for (const [userId, list] of this.byUser) if (!this.joined.has(userId)) n += list.length;
-    return n;
-  }
+    return { userId, item: { provider: provider.trim().toLowerCase(), providerId, data } };
+  });
 }
 
 export interface SupabaseSourceOptions {

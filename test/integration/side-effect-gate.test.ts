@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../local/create-table';
+import { testDynamoClient } from '../support/table';
 import { runGated, sideEffectsAllowed } from '../../lib/side-effect-gate';
 import { createDynamoContext, type DynamoContext } from '../../lib/storage/dynamo/transact';
 
@@ -13,11 +14,7 @@ const tableName = `test-gate-${randomBytes(4).toString('hex')}`;
 let client: DynamoDBClient;
 let ctx: DynamoContext;
 beforeAll(async () => {
-  client = new DynamoDBClient({
-    endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client = testDynamoClient();
   await ensureTable(client, tableName, { stream: false });
   ctx = createDynamoContext(tableName, client);
   // A second context on the same client adds the middleware once (by name), not twice.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../local/create-table';
+import { testDynamoClient } from '../support/table';
 import { configFromEnv } from '../../lib/config/config';
 import type { Clock, Deps } from '../../lib/recipes/deps';
 import { base32Encode } from '../../lib/recipes/totp/base32';
@@ -22,11 +23,7 @@ const COOLDOWN_MS = 900_000;
 let client: DynamoDBClient;
 let totp: DynamoTotpStore;
 beforeAll(async () => {
-  client = new DynamoDBClient({
-    endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client = testDynamoClient();
   const tableName = `test-totp-recipe-${randomBytes(4).toString('hex')}`;
   await ensureTable(client, tableName, { stream: false });
   totp = new DynamoTotpStore(createDynamoContext(tableName, client));

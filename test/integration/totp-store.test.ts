@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../local/create-table';
 import { checkConsistency } from '../../lib/storage/dynamo/consistency';
@@ -7,7 +7,7 @@ import { DynamoTotpStore } from '../../lib/storage/dynamo/dynamo-totp-store';
 import { createDynamoContext, type DynamoContext } from '../../lib/storage/dynamo/transact';
 import * as keys from '../../lib/storage/keys';
 import type { TotpAttempt, TotpDevice } from '../../lib/storage/ports/totp';
-import { scanTable } from '../support/table';
+import { scanTable, testDynamoClient } from '../support/table';
 
 /** The TOTP store on DynamoDB Local: what each write refuses, and what a code check reads. */
 const tableName = `test-totp-${randomBytes(4).toString('hex')}`;
@@ -15,11 +15,7 @@ let client: DynamoDBClient;
 let ctx: DynamoContext;
 let store: DynamoTotpStore;
 beforeAll(async () => {
-  client = new DynamoDBClient({
-    endpoint: process.env.TEST_DYNAMODB_ENDPOINT,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client = testDynamoClient();
   await ensureTable(client, tableName, { stream: false });
   ctx = createDynamoContext(tableName, client);
   store = new DynamoTotpStore(ctx);

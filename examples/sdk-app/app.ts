@@ -5,11 +5,13 @@ import AccountLinking from 'supertokens-node/recipe/accountlinking';
 import Dashboard from 'supertokens-node/recipe/dashboard';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import EmailVerification from 'supertokens-node/recipe/emailverification';
+import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth';
 import Multitenancy from 'supertokens-node/recipe/multitenancy';
 import Passwordless from 'supertokens-node/recipe/passwordless';
 import Session from 'supertokens-node/recipe/session';
 import { verifySession } from 'supertokens-node/recipe/session/framework/express';
 import ThirdParty from 'supertokens-node/recipe/thirdparty';
+import Totp from 'supertokens-node/recipe/totp';
 import UserMetadata from 'supertokens-node/recipe/usermetadata';
 import UserRoles from 'supertokens-node/recipe/userroles';
 
@@ -64,9 +66,10 @@ export class Outbox {
 export const OIDC_PROVIDER_ID = 'local-oidc';
 
 /**
- * The whole app: `supertokens.init` with every recipe, then an Express app with the SDK's
- * middleware (`/auth/*`), three protected routes, one that refreshes a claim, and the error
- * handler. `supertokens.init` is global: call this once per process.
+ * The whole app: `supertokens.init` with every recipe (MultiFactorAuth and Totp included), then
+ * an Express app with the SDK's middleware (`/auth/*`), three protected routes, one that
+ * refreshes a claim, and the error handler. `supertokens.init` is global: call this once per
+ * process.
  */
 export function createExampleApp(config: ExampleAppConfig): { app: express.Express; outbox: Outbox } {
   const outbox = new Outbox();
@@ -128,7 +131,27 @@ export function createExampleApp(config: ExampleAppConfig): { app: express.Expre
         },
       }),
       // Automatic linking: a new login method with the verified email of an existing user joins that user.
+      // MultiFactorAuth needs it (a second factor is a login method, or a device, of one primary user).
       AccountLinking.init({ shouldDoAutomaticAccountLinking: async () => ({ shouldAutomaticallyLink: true, shouldRequireVerification: true }) }),
+      // Second factors: every login method is a first factor; a user needs a second one when its
+      // metadata (`_supertokens.requiredSecondaryFactors`, as the migration writes it) or its tenant
+      // (`requiredSecondaryFactors`) says so. The `st-mfa` claim joins every `verifySession()`.
+      MultiFactorAuth.init(),
+      Totp.init({
+        override: {
+          apis: (original) => ({
+            ...original,
+            // TOTP as an opt-in (SuperTokens' guide): a user who verifies a device needs a code at every later sign-in.
+            verifyDevicePOST: async (input) => {
+              const answer = await original.verifyDevicePOST!(input);
+              if (answer.status === 'OK') {
+                await MultiFactorAuth.addToRequiredSecondaryFactorsForUser(input.session.getUserId(), MultiFactorAuth.FactorIds.TOTP, input.userContext);
+              }
+              return answer;
+            },
+          }),
+        },
+      }),
       Multitenancy.init(),
       UserRoles.init(),
       UserMetadata.init(),
@@ -166,7 +189,11 @@ export function createExampleApp(config: ExampleAppConfig): { app: express.Expre
     accessTokenPayload: session.getAccessTokenPayload(),
   });
 
-  /** Any live session whose email is verified (the EmailVerification claim, REQUIRED mode); the token alone, no core call. */
+  /**
+   * Any live session whose email is verified (the EmailVerification claim, REQUIRED mode) and whose
+   * required second factors are done (the MultiFactorAuth claim, `st-mfa`): from the token alone, no
+   * core call (a session made without the MFA claim, as `/auth/exchange` makes, gets it once here).
+   */
   app.get('/me', verifySession(), (req: SessionRequest, res: Response) => {
     res.json(sessionView(req.session!));
   });

@@ -1,19 +1,24 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hashSync } from 'bcryptjs';
+import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth';
 import Multitenancy from 'supertokens-node/recipe/multitenancy';
 import Session from 'supertokens-node/recipe/session';
+import UserMetadata from 'supertokens-node/recipe/usermetadata';
 import UserRoles from 'supertokens-node/recipe/userroles';
 import { ROUTES } from '../../infra/routes';
+import { base32Encode } from '../../lib/recipes/totp/base32';
 import { createExampleApp, OIDC_PROVIDER_ID, type OutboxMessage } from '../../examples/sdk-app/app';
 import { startOidcStandIn, type OidcStandIn } from '../../examples/sdk-app/oidc-stand-in';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { uniqueEmail } from '../support/flows';
+import { totpCode, wrongCode } from '../support/totp';
 
 /**
  * Issue #34: the unchanged supertokens-node 24 as a real app (`examples/sdk-app`: Express,
  * EmailPassword, Passwordless, ThirdParty, Session, EmailVerification REQUIRED, UserRoles,
- * AccountLinking, Multitenancy, Dashboard) on the local service as its core, driven with `fetch`
+ * AccountLinking, Multitenancy, Dashboard, and since issue #44 MultiFactorAuth and Totp) on the local service as its core, driven with `fetch`
  * as a browser would: cookies kept in a jar by hand, or tokens in headers with
  * `st-auth-mode: header`. The app runs in this process (its `supertokens.init` is this test
  * file's, as jest gives each file its own module registry); its core calls go through a
@@ -459,13 +464,187 @@ describe('the example app (supertokens-node 24 + Express) driven as a browser', 
     });
   });
 
+  describe('MultiFactorAuth + TOTP (SPEC §20)', () => {
+    /** The SDK's 403 while the session has not done the user's required second factors. */
+    const mfaBlocked = invalidClaim('st-mfa', { message: 'MFA requirement for auth is not satisfied' });
+    /** The 30 s steps whose code was accepted, per secret: an accepted code is refused again for its window. */
+    const spent = new Map<string, Set<number>>();
+
+    /**
+     * The code an authenticator app shows, computed right before it is sent: now's, or the next
+     * step's when now's was accepted already (the replay rule). The service takes ±1 step, so a
+     * 30 s boundary crossed between computing and sending does not matter.
+     */
+    function freshCode(secret: string): string {
+      const now = Date.now();
+      const step = Math.floor(now / 30_000);
+      const used = spent.get(secret) ?? new Set<number>();
+      spent.set(secret, used);
+      let pick = step;
+      while (used.has(pick)) pick++;
+      if (pick > step + 1) throw new Error('a third code of one secret within one 30 s window');
+      used.add(pick);
+      return totpCode(secret, pick - step, 30, now);
+    }
+
+    /** What the frontend asks after a first factor and on its MFA pages: the claim computed again, and the factors. */
+    const mfaInfo = async (visitor: Browser) => {
+      const info = await visitor.request('PUT', '/auth/mfa/info');
+      expect([info.status, info.json.status]).toEqual([200, 'OK']);
+      return info.json.factors as { next: string[]; alreadySetup: string[]; allowedToSetup: string[] };
+    };
+
+    const email = uniqueEmail('app-mfa');
+    const browser = new Browser('cookie');
+    let userId = '';
+    let secret = '';
+
+    it('signs up; once TOTP is required for the user (MultiFactorAuth.addToRequiredSecondaryFactorsForUser), the MFA claim blocks GET /me', async () => {
+      const signUp = await browser.post('/auth/signup', fields(email, PASSWORD));
+      expect(signUp.json.status).toBe('OK');
+      userId = signUp.json.user.id;
+      // The email verified (REQUIRED mode), so that the MFA claim is the only one left.
+      expect((await browser.post('/auth/user/email/verify/token')).json).toEqual({ status: 'OK' });
+      const link = new URL((await outbox(email, 'email-verification')).link!);
+      expect((await browser.post('/auth/user/email/verify', { method: 'token', token: link.searchParams.get('token') })).json).toEqual({ status: 'OK' });
+      // No factor required yet: the password alone satisfies the claim, as for every user above.
+      const me = await browser.get('/me');
+      expect(me.status).toBe(200);
+      expect(me.json.accessTokenPayload['st-mfa']).toEqual({ c: { emailpassword: expect.any(Number) }, v: true });
+
+      await MultiFactorAuth.addToRequiredSecondaryFactorsForUser(userId, 'totp');
+      expect(await UserMetadata.getUserMetadata(userId)).toEqual({ status: 'OK', metadata: { _supertokens: { requiredSecondaryFactors: ['totp'] } } });
+      // The claim in the token was computed at sign-up; the frontend's PUT /auth/mfa/info computes it again.
+      expect((await browser.get('/me')).status).toBe(200);
+      expect(await mfaInfo(browser)).toEqual({ next: ['totp'], alreadySetup: ['emailpassword'], allowedToSetup: ['totp'] });
+      const blocked = await browser.get('/me');
+      expect([blocked.status, blocked.json]).toEqual([403, mfaBlocked]);
+    });
+
+    it('creates a device through the SDK (POST /auth/totp/device), verifies it with a code of its secret, and the route passes', async () => {
+      const created = await browser.post('/auth/totp/device');
+      expect(created.json).toEqual({
+        status: 'OK',
+        deviceName: 'TOTP Device 0',
+        secret: expect.stringMatching(/^[A-Z2-7]{32}$/),
+        qrCodeString: expect.any(String),
+      });
+      secret = created.json.secret;
+      // The QR code the frontend shows, built by the SDK from the secret and the user's email.
+      expect(created.json.qrCodeString).toBe(`otpauth://totp/sdk-example-app:${encodeURI(email)}?secret=${secret}&issuer=sdk-example-app&digits=6&period=30`);
+
+      const wrong = await browser.post('/auth/totp/device/verify', { deviceName: 'TOTP Device 0', totp: wrongCode(secret) });
+      expect(wrong.json).toEqual({ status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: 1, maxNumberOfFailedAttempts: 5 });
+      expect((await browser.get('/me')).status).toBe(403);
+
+      const verified = await browser.post('/auth/totp/device/verify', { deviceName: 'TOTP Device 0', totp: freshCode(secret) });
+      expect(verified.json).toEqual({ status: 'OK', wasAlreadyVerified: false });
+      const me = await browser.get('/me');
+      expect(me.status).toBe(200);
+      expect(me.json.accessTokenPayload['st-mfa']).toEqual({ c: { emailpassword: expect.any(Number), totp: expect.any(Number) }, v: true });
+    });
+
+    it('signs in again: the password alone is blocked until POST /auth/totp/verify takes a code (a wrong one is INVALID_TOTP_ERROR)', async () => {
+      const again = new Browser('cookie');
+      expect((await again.post('/auth/signin', fields(email, PASSWORD))).json).toEqual(
+        expect.objectContaining({ status: 'OK', user: expect.objectContaining({ id: userId }) }),
+      );
+      const blocked = await again.get('/me');
+      expect([blocked.status, blocked.json]).toEqual([403, mfaBlocked]);
+      const factors = await mfaInfo(again);
+      expect([factors.next, [...factors.alreadySetup].sort(), factors.allowedToSetup]).toEqual([['totp'], ['emailpassword', 'totp'], []]);
+
+      const wrong = await again.post('/auth/totp/verify', { totp: wrongCode(secret) });
+      expect(wrong.json).toEqual({ status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: 1, maxNumberOfFailedAttempts: 5 });
+      expect((await again.get('/me')).status).toBe(403);
+      expect((await again.post('/auth/totp/verify', { totp: freshCode(secret) })).json).toEqual({ status: 'OK' });
+      expect((await again.get('/me')).json).toEqual(expect.objectContaining({ userId }));
+    });
+
+    it('TOTP as an opt-in (header mode): a user with no required factor verifies a device, and from then on needs a code to sign in', async () => {
+      const optIn = uniqueEmail('app-mfa-optin');
+      const visitor = new Browser('header');
+      const signUp = await visitor.post('/auth/signup', fields(optIn, PASSWORD));
+      expect(signUp.json.status).toBe('OK');
+      const id = signUp.json.user.id;
+      expect((await visitor.post('/auth/user/email/verify/token')).json).toEqual({ status: 'OK' });
+      const link = new URL((await outbox(optIn, 'email-verification')).link!);
+      expect((await visitor.post('/auth/user/email/verify', { method: 'token', token: link.searchParams.get('token') })).json).toEqual({ status: 'OK' });
+      expect((await visitor.get('/me')).status).toBe(200);
+
+      // Signed in and nothing required: setting a device up is allowed, and verifying it opts in (the app's override).
+      const created = await visitor.post('/auth/totp/device', { deviceName: 'phone' });
+      expect(created.json).toEqual(expect.objectContaining({ status: 'OK', deviceName: 'phone' }));
+      expect(await UserMetadata.getUserMetadata(id)).toEqual({ status: 'OK', metadata: {} });
+      expect((await visitor.post('/auth/totp/device/verify', { deviceName: 'phone', totp: freshCode(created.json.secret) })).json).toEqual({
+        status: 'OK',
+        wasAlreadyVerified: false,
+      });
+      expect(await UserMetadata.getUserMetadata(id)).toEqual({ status: 'OK', metadata: { _supertokens: { requiredSecondaryFactors: ['totp'] } } });
+      expect((await visitor.get('/me')).status).toBe(200);
+
+      const next = new Browser('header');
+      expect((await next.post('/auth/signin', fields(optIn, PASSWORD))).json.status).toBe('OK');
+      expect((await next.get('/me')).json).toEqual(mfaBlocked);
+      expect((await next.post('/auth/totp/verify', { totp: freshCode(created.json.secret) })).json).toEqual({ status: 'OK' });
+      expect((await next.get('/me')).json).toEqual(expect.objectContaining({ userId: id }));
+    });
+
+    it('a migrated user (bcrypt hash, TOTP device and required factor imported, external id) signs in with its password, then a code', async () => {
+      // What the migration command writes for a user who had an authenticator app at the old provider.
+      const imported = { email: uniqueEmail('app-mfa-migrated'), password: 'migrated password 1', externalUserId: `legacy-mfa-${Date.now().toString(36)}` };
+      const oldSecret = base32Encode(randomBytes(20));
+      const res = await api.post('/bulk-import/import', {
+        externalUserId: imported.externalUserId,
+        userMetadata: { first_name: 'Grace', _supertokens: { requiredSecondaryFactors: ['totp'] } },
+        totpDevices: [{ secretKey: oldSecret, deviceName: 'Authenticator' }],
+        loginMethods: [
+          {
+            recipeId: 'emailpassword',
+            email: imported.email,
+            passwordHash: hashSync(imported.password, 4),
+            hashingAlgorithm: 'BCRYPT',
+            isVerified: true,
+            isPrimary: true,
+          },
+        ],
+      });
+      expect([res.status, res.json?.status]).toEqual([200, 'OK']);
+
+      const visitor = new Browser('header');
+      const signIn = await visitor.post('/auth/signin', fields(imported.email, imported.password));
+      expect(signIn.json).toEqual(expect.objectContaining({ status: 'OK', user: expect.objectContaining({ id: imported.externalUserId }) }));
+      const blocked = await visitor.get('/me');
+      expect([blocked.status, blocked.json]).toEqual([403, mfaBlocked]);
+      // The SDK found the imported device and the imported requirement, both under the external id.
+      const factors = await mfaInfo(visitor);
+      expect([factors.next, [...factors.alreadySetup].sort()]).toEqual([['totp'], ['emailpassword', 'totp']]);
+      // Nor can the password alone enrol a device of its own to get round the imported one.
+      const enrol = await visitor.post('/auth/totp/device');
+      expect([enrol.status, enrol.json]).toEqual([
+        403,
+        {
+          message: 'invalid claim',
+          claimValidationErrors: [{ id: 'st-mfa', reason: 'Completed factors in the session does not satisfy the MFA requirements for auth' }],
+        },
+      ]);
+
+      expect((await visitor.post('/auth/totp/verify', { totp: freshCode(oldSecret) })).json).toEqual({ status: 'OK' });
+      const me = await visitor.get('/me');
+      expect(me.status).toBe(200);
+      expect(me.json).toEqual(expect.objectContaining({ userId: imported.externalUserId }));
+      expect(me.json.accessTokenPayload['st-mfa']).toEqual({ c: { emailpassword: expect.any(Number), totp: expect.any(Number) }, v: true });
+    });
+  });
+
   it('made every core call through the SDK, and the core answered none of them 404, 405 or 5xx', () => {
     expect(sdkCalls.length).toBeGreaterThan(0);
     const answered = new Set(coreAnswers.map((a) => `${a.method} ${a.path}`));
     expect(sdkCalls.filter((call) => !answered.has(call))).toEqual([]);
     expect(coreAnswers.filter((a) => a.status === 404 || a.status === 405 || a.status >= 500)).toEqual([]);
     // What the flows above went through: sessions (§18), the tenant read before every sign-in,
-    // password reset (§18b), linking, the dashboard's listing, and the keys for local verification.
+    // password reset (§18b), linking, the dashboard's listing, the keys for local verification,
+    // and second factors (§20).
     for (const call of [
       'POST /public/recipe/session',
       'POST /recipe/session/verify',
@@ -482,6 +661,13 @@ describe('the example app (supertokens-node 24 + Express) driven as a browser', 
       'POST /recipe/accountlinking/user/link',
       'GET /public/users',
       'GET /public/users/count',
+      // MultiFactorAuth and Totp (SPEC §20): the required factors in metadata, the devices, the codes.
+      'GET /recipe/user/metadata',
+      'PUT /recipe/user/metadata',
+      'POST /recipe/totp/device',
+      'GET /recipe/totp/device/list',
+      'POST /public/recipe/totp/device/verify',
+      'POST /public/recipe/totp/verify',
       ...(hasCodeListing ? ['GET /public/recipe/signinup/codes', 'POST /public/recipe/signinup/code', 'POST /public/recipe/signinup/code/consume'] : []),
     ]) {
       expect(answered).toContain(call);

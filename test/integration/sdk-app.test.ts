@@ -635,6 +635,38 @@ describe('the example app (supertokens-node 24 + Express) driven as a browser', 
       expect(me.json).toEqual(expect.objectContaining({ userId: imported.externalUserId }));
       expect(me.json.accessTokenPayload['st-mfa']).toEqual({ c: { emailpassword: expect.any(Number), totp: expect.any(Number) }, v: true });
     });
+
+    it('a migrated user whose authenticator could not be carried (required factor, no device) sets a new one up at its first sign-in', async () => {
+      // Auth0 or Firebase: TOTP was on, but no secret is exported; the migration still writes the requirement.
+      const imported = { email: uniqueEmail('app-mfa-reenrol'), password: 'migrated password 2', externalUserId: `legacy-mfa-${Date.now().toString(36)}-2` };
+      const res = await api.post('/bulk-import/import', {
+        externalUserId: imported.externalUserId,
+        userMetadata: { _supertokens: { requiredSecondaryFactors: ['totp'] } },
+        loginMethods: [
+          {
+            recipeId: 'emailpassword',
+            email: imported.email,
+            passwordHash: hashSync(imported.password, 4),
+            hashingAlgorithm: 'BCRYPT',
+            isVerified: true,
+            isPrimary: true,
+          },
+        ],
+      });
+      expect([res.status, res.json?.status]).toEqual([200, 'OK']);
+
+      const visitor = new Browser('cookie');
+      expect((await visitor.post('/auth/signin', fields(imported.email, imported.password))).json.status).toBe('OK');
+      expect((await visitor.get('/me')).json).toEqual(mfaBlocked);
+      expect(await mfaInfo(visitor)).toEqual({ next: ['totp'], alreadySetup: ['emailpassword'], allowedToSetup: ['totp'] });
+      const created = await visitor.post('/auth/totp/device');
+      expect(created.json).toEqual(expect.objectContaining({ status: 'OK', deviceName: 'TOTP Device 0' }));
+      expect((await visitor.post('/auth/totp/device/verify', { deviceName: 'TOTP Device 0', totp: freshCode(created.json.secret) })).json).toEqual({
+        status: 'OK',
+        wasAlreadyVerified: false,
+      });
+      expect((await visitor.get('/me')).json).toEqual(expect.objectContaining({ userId: imported.externalUserId }));
+    });
   });
 
   it('made every core call through the SDK, and the core answered none of them 404, 405 or 5xx', () => {

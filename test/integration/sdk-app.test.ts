@@ -178,6 +178,17 @@ afterAll(async () => {
   await api?.stop();
 });
 
+/** A migrated user as the migration command sends it: a bcrypt hash under an external id, and `extra` (metadata, devices). */
+function importWithPassword(u: { email: string; password: string; externalUserId: string }, extra: Record<string, unknown> = {}) {
+  return api.post('/bulk-import/import', {
+    externalUserId: u.externalUserId,
+    ...extra,
+    loginMethods: [
+      { recipeId: 'emailpassword', email: u.email, passwordHash: hashSync(u.password, 4), hashingAlgorithm: 'BCRYPT', isVerified: true, isPrimary: true },
+    ],
+  });
+}
+
 describe('the example app (supertokens-node 24 + Express) driven as a browser', () => {
   // One email-password user carried through the first steps.
   const email = uniqueEmail('app-ep');
@@ -376,13 +387,7 @@ describe('the example app (supertokens-node 24 + Express) driven as a browser', 
       externalUserId: `legacy-${Date.now().toString(36)}-${i}`,
     }));
     for (const [i, u] of imported.entries()) {
-      const res = await api.post('/bulk-import/import', {
-        externalUserId: u.externalUserId,
-        userMetadata: { first_name: `Migrated${i}`, last_name: 'User' },
-        loginMethods: [
-          { recipeId: 'emailpassword', email: u.email, passwordHash: hashSync(u.password, 4), hashingAlgorithm: 'BCRYPT', isVerified: true, isPrimary: true },
-        ],
-      });
+      const res = await importWithPassword(u, { userMetadata: { first_name: `Migrated${i}`, last_name: 'User' } });
       expect([res.status, res.json?.status]).toEqual([200, 'OK']);
     }
 
@@ -594,20 +599,9 @@ describe('the example app (supertokens-node 24 + Express) driven as a browser', 
       // What the migration command writes for a user who had an authenticator app at the old provider.
       const imported = { email: uniqueEmail('app-mfa-migrated'), password: 'migrated password 1', externalUserId: `legacy-mfa-${Date.now().toString(36)}` };
       const oldSecret = base32Encode(randomBytes(20));
-      const res = await api.post('/bulk-import/import', {
-        externalUserId: imported.externalUserId,
+      const res = await importWithPassword(imported, {
         userMetadata: { first_name: 'Grace', _supertokens: { requiredSecondaryFactors: ['totp'] } },
         totpDevices: [{ secretKey: oldSecret, deviceName: 'Authenticator' }],
-        loginMethods: [
-          {
-            recipeId: 'emailpassword',
-            email: imported.email,
-            passwordHash: hashSync(imported.password, 4),
-            hashingAlgorithm: 'BCRYPT',
-            isVerified: true,
-            isPrimary: true,
-          },
-        ],
       });
       expect([res.status, res.json?.status]).toEqual([200, 'OK']);
 
@@ -639,20 +633,7 @@ describe('the example app (supertokens-node 24 + Express) driven as a browser', 
     it('a migrated user whose authenticator could not be carried (required factor, no device) sets a new one up at its first sign-in', async () => {
       // Auth0 or Firebase: TOTP was on, but no secret is exported; the migration still writes the requirement.
       const imported = { email: uniqueEmail('app-mfa-reenrol'), password: 'migrated password 2', externalUserId: `legacy-mfa-${Date.now().toString(36)}-2` };
-      const res = await api.post('/bulk-import/import', {
-        externalUserId: imported.externalUserId,
-        userMetadata: { _supertokens: { requiredSecondaryFactors: ['totp'] } },
-        loginMethods: [
-          {
-            recipeId: 'emailpassword',
-            email: imported.email,
-            passwordHash: hashSync(imported.password, 4),
-            hashingAlgorithm: 'BCRYPT',
-            isVerified: true,
-            isPrimary: true,
-          },
-        ],
-      });
+      const res = await importWithPassword(imported, { userMetadata: { _supertokens: { requiredSecondaryFactors: ['totp'] } } });
       expect([res.status, res.json?.status]).toEqual([200, 'OK']);
 
       const visitor = new Browser('cookie');

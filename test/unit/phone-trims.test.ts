@@ -1,8 +1,9 @@
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getCountryCallingCode, parsePhoneNumberWithError, type CountryCode } from 'libphonenumber-js';
+import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import { BUNDLE_OPTIONS, PHONE_TRIMS, phoneTrims } from '../../infra/bundling';
+import { examplesWrittenSevenWays } from '../support/phone-examples';
 
 /**
  * `toE164` as the bundles carry it, with libphonenumber-js's unused parts replaced (`PHONE_TRIMS`,
@@ -11,7 +12,6 @@ import { BUNDLE_OPTIONS, PHONE_TRIMS, phoneTrims } from '../../infra/bundling';
  */
 
 const ROOT = join(__dirname, '../..');
-const examples = require('libphonenumber-js/examples.mobile.json') as Record<string, string>;
 
 function answer(toE164: (text: string) => string, text: string): string {
   try {
@@ -46,18 +46,7 @@ describe('the phone trims of the bundles', () => {
 
   it('answer and refuse every number as the full library does, in 10 KB less', async () => {
     const [trimmed, whole] = await Promise.all([bundled(true), bundled(false)]);
-    const texts = Object.entries(examples).flatMap(([country, national]) => {
-      const cc = getCountryCallingCode(country as CountryCode);
-      return [
-        `+${cc}${national}`,
-        `+${cc} ${national}`,
-        `+${cc} (0) ${national}`,
-        `+${cc}0${national}`,
-        `+${cc}-${national.slice(0, 3)}-${national.slice(3)}`,
-        `+${cc}${national}1`,
-        `+${cc}${national.slice(0, -2)}`,
-      ];
-    });
+    const texts = examplesWrittenSevenWays();
     texts.push('+0123', '+999 123456', '+1 2', '+44', 'abc', '+1 650 555 1234 5678 9999', '+1 650 555 1234 ext. 7', 'tel:+1-650-555-1234');
     expect(texts.length).toBeGreaterThan(1500);
     const full = (text: string) => parsePhoneNumberWithError(text, { extract: false }).format('E.164');

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getCountryCallingCode, parsePhoneNumberWithError, type CountryCode } from 'libphonenumber-js';
+import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import { toE164 } from '../../lib/phone/e164';
 import { e164Metadata } from '../../lib/phone/metadata-build';
+import { examplesWrittenSevenWays } from '../support/phone-examples';
 
 const min = require('libphonenumber-js/metadata.min.json');
-const examples = require('libphonenumber-js/examples.mobile.json') as Record<string, string>;
 
 /** What the full `min` metadata makes of a text: the E.164 form, or the error's message. */
 function withFullMetadata(text: string): string {
@@ -31,18 +31,7 @@ describe('the bundled phone metadata (libphonenumber-js min, without formatting 
   });
 
   it("normalises every country's example number, written seven ways, exactly as the full metadata does", () => {
-    const texts = Object.entries(examples).flatMap(([country, national]) => {
-      const cc = getCountryCallingCode(country as CountryCode);
-      return [
-        `+${cc}${national}`,
-        `+${cc} ${national}`,
-        `+${cc} (0) ${national}`,
-        `+${cc}0${national}`,
-        `+${cc}-${national.slice(0, 3)}-${national.slice(3)}`,
-        `+${cc}${national}1`,
-        `+${cc}${national.slice(0, -2)}`,
-      ];
-    });
+    const texts = examplesWrittenSevenWays();
     // And texts each refused for a different reason.
     texts.push('+0123', '+999 123456', '+1 2', '+44', 'abc', '+1 650 555 1234 5678 9999');
     expect(texts.length).toBeGreaterThan(1500);

@@ -122,7 +122,7 @@ export const ROUTES: readonly RouteDef[] = [
     entry: 'functions/multitenancy/get-tenant.ts',
     scope: 'tenantLookup',
     access: 'read',
-    summary: "A tenant's login configuration (first factors), as the SDK reads it before every sign-in.",
+    summary: "A tenant's login configuration (first factors, third-party providers with their secrets), as the SDK reads it before every sign-in.",
   }),
   route({
     id: 'tenant-list',
@@ -139,7 +139,23 @@ export const ROUTES: readonly RouteDef[] = [
     entry: 'functions/multitenancy/remove-tenant.ts',
     scope: 'app',
     access: 'write',
-    summary: 'Remove a tenant.',
+    summary: 'Remove a tenant, with its third-party providers.',
+  }),
+  route({
+    id: 'tenant-thirdparty-config-put',
+    method: 'PUT',
+    path: '/recipe/multitenancy/config/thirdparty',
+    entry: 'functions/multitenancy/create-or-update-third-party-config.ts',
+    access: 'write',
+    summary: "Create or replace one of a tenant's third-party providers (SPEC §22); its body holds client secrets, never logged.",
+  }),
+  route({
+    id: 'tenant-thirdparty-config-remove',
+    method: 'POST',
+    path: '/recipe/multitenancy/config/thirdparty/remove',
+    entry: 'functions/multitenancy/remove-third-party-config.ts',
+    access: 'write',
+    summary: "Remove one of a tenant's third-party providers.",
   }),
   route({
     id: 'passwordless-create-code',

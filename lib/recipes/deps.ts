@@ -9,6 +9,7 @@ import type { PasswordResetStore } from '../storage/ports/password-reset';
 import type { PasswordlessStore } from '../storage/ports/passwordless';
 import type { RoleReader, RoleStore } from '../storage/ports/roles';
 import type { SessionStore } from '../storage/ports/sessions';
+import type { TenantConfigStore } from '../storage/ports/tenant-configs';
 import type { TenantStore } from '../storage/ports/tenants';
 import type { TotpStore, TotpUsage } from '../storage/ports/totp';
 import type { UserLists } from '../storage/ports/user-lists';
@@ -45,6 +46,8 @@ export interface Deps {
   readonly roleReader: RoleReader;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
+  /** A tenant's configuration with its third-party providers (SPEC §22): the same partition. */
+  readonly tenantConfigs: TenantConfigStore;
   readonly totp: TotpStore;
   /** What the id mapping checks need of TOTP (`TotpUsage`): the same items as `totp`. */
   readonly totpUsage: TotpUsage;

@@ -158,6 +158,16 @@ export const codePrefix = 'CODE#';
  */
 export const codeById = (codeId: string): Key => ({ pk: `PLCODE#${codeId}`, sk: 'CODE' });
 export const tenant = (tenantId: string): Key => ({ pk: 'TENANTS', sk: `TENANT#${tenantId}` });
+/**
+ * A tenant's third-party provider (SPEC §22): right after its tenant's item in the tenants
+ * partition, so one Query (`tenant` to `tenantItemsEnd`) reads the tenant with its providers.
+ */
+export const tenantProvider = (tenantId: string, thirdPartyId: string): Key => ({ pk: 'TENANTS', sk: `TENANT#${tenantId}#TP#${enc(thirdPartyId)}` });
+/**
+ * A sort key after every item of a tenant (`tenant`, `tenantProvider`) and before any other
+ * tenant's: `$` sorts right after `#` and before every character a tenant id holds (`[a-z0-9-]`).
+ */
+export const tenantItemsEnd = (tenantId: string): string => `TENANT#${tenantId}$`;
 /** An email verification token, by the SHA-256 of the token (SPEC §13). */
 export const verificationToken = (tokenHash: string): Key => ({ pk: `EVTOKEN#${tokenHash}`, sk: 'EVTOKEN' });
 /** The tokens of one login method and email in one tenant: one item per token, by its hash. */

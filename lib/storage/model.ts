@@ -130,6 +130,62 @@ export interface TenantRecord {
   readonly requiredSecondaryFactors?: readonly string[];
 }
 
+/**
+ * One client of a tenant's third-party provider (SPEC §22), as the core keeps it: absent fields
+ * are absent (never `null`); `clientType` `""` is absent, as the core's storage reads it back.
+ * `clientSecret` and `additionalConfig` may hold secrets: never logged, never in a 400 text.
+ */
+export interface ProviderClient {
+  readonly clientType?: string;
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** `null` items only where `skipValidation` let them in, as the core keeps them. */
+  readonly scope?: readonly (string | null)[];
+  readonly forcePKCE?: boolean;
+  /** Without `null` members (the core's serialiser drops them, at any depth). */
+  readonly additionalConfig?: JsonObject;
+}
+
+/** Where a provider's user info finds the user id, email and whether it is verified. */
+export interface UserInfoMapSide {
+  readonly userId?: string;
+  readonly email?: string;
+  readonly emailVerified?: string;
+}
+
+/**
+ * A tenant's third-party provider as the core stores and answers it (SPEC §22): its fields in
+ * the core's order, absent ones absent, `clients` and both sides of `userInfoMap` always there.
+ * The four param/header objects keep their `null` values.
+ */
+export interface ThirdPartyProvider {
+  readonly thirdPartyId: string;
+  readonly name?: string;
+  readonly clients: readonly ProviderClient[];
+  readonly authorizationEndpoint?: string;
+  readonly authorizationEndpointQueryParams?: JsonObject;
+  readonly tokenEndpoint?: string;
+  readonly tokenEndpointBodyParams?: JsonObject;
+  readonly userInfoEndpoint?: string;
+  readonly userInfoEndpointQueryParams?: JsonObject;
+  readonly userInfoEndpointHeaders?: JsonObject;
+  readonly jwksURI?: string;
+  readonly oidcDiscoveryEndpoint?: string;
+  readonly requireEmail?: boolean;
+  readonly userInfoMap: { readonly fromIdTokenPayload: UserInfoMapSide; readonly fromUserInfoAPI: UserInfoMapSide };
+}
+
+/**
+ * A tenant with its third-party providers (SPEC §22), in the order they were added: what
+ * `GET …/tenant/v2` answers. `providersVersion` counts the changes of the list (a write is
+ * conditional on it); `providerBytes` is the stored JSON text of the providers (the cache's bound).
+ */
+export interface TenantConfigRecord extends TenantRecord {
+  readonly providers: readonly ThirdPartyProvider[];
+  readonly providersVersion: number;
+  readonly providerBytes: number;
+}
+
 /** A tenant's factors as a `PUT` changes them: a list replaces, `null` clears, absent leaves as it is. */
 export interface TenantFactorsChange {
   readonly firstFactors?: readonly string[] | null;

@@ -12,7 +12,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { testDocClient, testDynamoClient } from '../support/table';
 import type { Deps } from '../../lib/recipes/deps';
 import { createOrUpdateTenant, getTenantConfig, removeTenant } from '../../lib/recipes/multitenancy/tenants';
-import { TENANT_CACHE_MAX, TENANT_CACHE_MS } from '../../lib/recipes/multitenancy/tenant-cache';
+import { TENANT_CACHE_MAX, TENANT_CACHE_MAX_BYTES, TENANT_CACHE_MS } from '../../lib/recipes/multitenancy/tenant-cache';
+import { createOrUpdateThirdPartyConfig } from '../../lib/recipes/multitenancy/create-or-update-third-party-config';
+import { removeThirdPartyConfig } from '../../lib/recipes/multitenancy/remove-third-party-config';
+import type { ThirdPartyProvider } from '../../lib/storage/model';
+import { DynamoTenantConfigStore } from '../../lib/storage/dynamo/dynamo-tenant-config-store';
 import { DynamoTenantStore } from '../../lib/storage/dynamo/dynamo-tenant-store';
 import { createDynamoContext } from '../../lib/storage/dynamo/transact';
 import { totpCode, wrongCode } from '../support/totp';
@@ -43,6 +47,14 @@ afterAll(async () => {
   } finally {
     await proxy.close();
   }
+});
+
+/** An OIDC provider of a tenant (SPEC §22), its secret named after it. */
+const oidcProvider = (id: string): ThirdPartyProvider => ({
+  thirdPartyId: id,
+  clients: [{ clientId: `${id}-client`, clientSecret: `${id}-secret` }],
+  oidcDiscoveryEndpoint: `https://${id}.example.test`,
+  userInfoMap: { fromIdTokenPayload: {}, fromUserInfoAPI: {} },
 });
 
 /** The calls one request makes, by operation. */
@@ -82,7 +94,7 @@ describe('DynamoDB calls per operation', () => {
     // gsi2, then each device with its codes beside the identity's login method in gsi2 (whether a
     // consume ended a device): 2 + one per device, in 2 round trips.
     let res: { json: { devices: unknown[] } } | undefined;
-    expect(await callsOf(async () => (res = await api.get(`${path}?email=${encodeURIComponent(email)}`)))).toEqual({ Query: 4 });
+    expect(await callsOf(async () => (res = await api.get(`${path}?email=${encodeURIComponent(email)}`)))).toEqual({ Query: 3 });
     expect(res!.json.devices).toHaveLength(2);
     // One device (what the SDK reads before every resend and consume): the device, then the login method.
     expect(await callsOf(() => api.get(`${path}?preAuthSessionId=${first.preAuthSessionId}`))).toEqual({ Query: 2 });
@@ -101,31 +113,60 @@ describe('DynamoDB calls per operation', () => {
     expect(await callsOf(() => api.get(`${path}?email=${encodeURIComponent(email)}`))).toEqual({ Query: 1 });
   });
 
-  it("the tenant configuration the SDK reads before every sign-in: 1 GetItem on a function's first read of a tenant, public included", async () => {
+  it("the tenant configuration the SDK reads before every sign-in: 1 Query (the tenant with its providers) on a function's first read of a tenant, public included", async () => {
     const path = '/recipe/multitenancy/tenant/v2';
     expect((await api.put(path, { tenantId: 'rt-cfg', firstFactors: ['emailpassword'] })).json.status).toBe('OK');
     // The GET's function reads each tenant once (its cache is its own: the PUT ran in another function).
     let res: { json: Record<string, unknown> } | undefined;
-    expect(await callsOf(async () => (res = await api.get(path)))).toEqual({ GetItem: 1 });
+    expect(await callsOf(async () => (res = await api.get(path)))).toEqual({ Query: 1 });
     expect(res!.json).toEqual({ status: 'OK', tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} });
-    expect(await callsOf(async () => (res = await api.get(`/rt-cfg${path}`)))).toEqual({ GetItem: 1 });
+    expect(await callsOf(async () => (res = await api.get(`/rt-cfg${path}`)))).toEqual({ Query: 1 });
     expect(res!.json.firstFactors).toEqual(['emailpassword']);
-    expect(await callsOf(() => api.get(`/rt-cfg-none${path}`))).toEqual({ GetItem: 1 });
+    expect(await callsOf(() => api.get(`/rt-cfg-none${path}`))).toEqual({ Query: 1 });
     // The list answers every tenant in that shape from the one Query of the tenant items (uncached).
     expect(await callsOf(async () => (res = await api.get('/recipe/multitenancy/tenant/list/v2')))).toEqual({ Query: 1 });
     expect((res!.json.tenants as { tenantId: string }[])[0].tenantId).toBe('public');
     expect((res!.json.tenants as { tenantId: string }[]).find((t) => t.tenantId === 'rt-cfg')).toMatchObject({ firstFactors: ['emailpassword'] });
   });
 
+  it("a tenant's providers (SPEC §22): the GET still 1 Query with 3 of them; a PUT 2 (its read, one transaction) and 1 more outside public (its check), a removal the same", async () => {
+    const path = '/recipe/multitenancy/tenant/v2';
+    expect((await api.put(path, { tenantId: 'rt-sso' })).json.status).toBe('OK');
+    // A new provider: the tenant read with its providers, then the provider and the tenant's list in
+    // one transaction; outside public, the tenant's check beside the read.
+    for (const id of ['okta-a', 'okta-b', 'okta-c']) {
+      expect(await callsOf(() => api.put('/rt-sso/recipe/multitenancy/config/thirdparty', { config: oidcProvider(id) }))).toEqual({
+        GetItem: 1,
+        Query: 1,
+        TransactWriteItems: 1,
+      });
+    }
+    let res: { json: Record<string, any> } | undefined;
+    expect(await callsOf(async () => (res = await api.get(`/rt-sso${path}`)))).toEqual({ Query: 1 });
+    expect(res!.json.thirdParty.providers.map((p: { thirdPartyId: string }) => p.thirdPartyId)).toEqual(['okta-a', 'okta-b', 'okta-c']);
+    expect(await callsOf(() => api.post('/rt-sso/recipe/multitenancy/config/thirdparty/remove', { thirdPartyId: 'okta-b' }))).toEqual({
+      GetItem: 1,
+      Query: 1,
+      TransactWriteItems: 1,
+    });
+    // A tenant with providers goes in one transaction with them, after its refused DeleteItem and a read of its list.
+    expect(await callsOf(() => api.post('/recipe/multitenancy/tenant/remove', { tenantId: 'rt-sso' }))).toEqual({
+      DeleteItem: 1,
+      GetItem: 1,
+      TransactWriteItems: 1,
+    });
+  });
+
   /**
    * The GET's recipe function in this process, as one Lambda container runs it, on the server's
    * table through the proxy, with a clock the test moves: its cache of `TENANT_CACHE_MS` per tenant.
    */
-  async function withTenantContainer(fn: (deps: Pick<Deps, 'tenants' | 'clock'>, clock: { at: number }) => Promise<void>): Promise<void> {
+  async function withTenantContainer(fn: (deps: Pick<Deps, 'tenants' | 'tenantConfigs' | 'clock'>, clock: { at: number }) => Promise<void>): Promise<void> {
     const client = testDynamoClient(proxy.endpoint);
     try {
       const clock = { at: Date.now() };
-      await fn({ tenants: new DynamoTenantStore(createDynamoContext(api.tableName, client)), clock: { now: () => clock.at } }, clock);
+      const ctx = createDynamoContext(api.tableName, client);
+      await fn({ tenants: new DynamoTenantStore(ctx), tenantConfigs: new DynamoTenantConfigStore(ctx), clock: { now: () => clock.at } }, clock);
     } finally {
       client.destroy();
     }
@@ -135,28 +176,36 @@ describe('DynamoDB calls per operation', () => {
     await withTenantContainer(async (deps, clock) => {
       let res: Awaited<ReturnType<typeof getTenantConfig>> | undefined;
       const get = (tenantId: string) => async () => (res = await getTenantConfig(deps, tenantId));
-      expect(await callsOf(get('public'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('public'))).toEqual({ Query: 1 });
       clock.at += TENANT_CACHE_MS - 1;
       expect(await callsOf(get('public'))).toEqual({});
       clock.at += 1;
-      expect(await callsOf(get('public'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('public'))).toEqual({ Query: 1 });
       // A PUT in this container drops its entry: the next GET reads, and answers what was stored.
       expect(await callsOf(() => createOrUpdateTenant(deps, 'public', { requiredSecondaryFactors: ['totp'] }))).toEqual({ UpdateItem: 1 });
-      expect(await callsOf(get('public'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('public'))).toEqual({ Query: 1 });
       expect(res).toMatchObject({ status: 'OK', tenantId: 'public', requiredSecondaryFactors: ['totp'] });
       expect(await callsOf(get('public'))).toEqual({});
       expect(await callsOf(() => createOrUpdateTenant(deps, 'public', { requiredSecondaryFactors: null }))).toEqual({ UpdateItem: 1 });
-      expect(await callsOf(get('public'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('public'))).toEqual({ Query: 1 });
+      expect(res).toEqual({ status: 'OK', tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} });
+      // Public's providers (SPEC §22) ride on the same Query; a provider's change drops the entry too.
+      expect(await callsOf(() => createOrUpdateThirdPartyConfig(deps, 'public', oidcProvider('rt-pub'), false))).toEqual({ Query: 1, TransactWriteItems: 1 });
+      expect(await callsOf(get('public'))).toEqual({ Query: 1 });
+      expect(res).toMatchObject({ thirdParty: { providers: [{ thirdPartyId: 'rt-pub', clients: [{ clientSecret: 'rt-pub-secret' }] }] } });
+      expect(await callsOf(get('public'))).toEqual({});
+      expect(await callsOf(() => removeThirdPartyConfig(deps, 'public', 'rt-pub'))).toEqual({ Query: 1, TransactWriteItems: 1 });
+      expect(await callsOf(get('public'))).toEqual({ Query: 1 });
       expect(res).toEqual({ status: 'OK', tenantId: 'public', thirdParty: { providers: [] }, coreConfig: {} });
       // Another tenant, an unknown one (also kept 5 s) and a removal; concurrent GETs share one read.
-      expect(await callsOf(() => Promise.all([get('rt-cache')(), get('rt-cache')(), get('rt-cache')()]))).toEqual({ GetItem: 1 });
+      expect(await callsOf(() => Promise.all([get('rt-cache')(), get('rt-cache')(), get('rt-cache')()]))).toEqual({ Query: 1 });
       expect(res).toEqual({ status: 'TENANT_NOT_FOUND_ERROR' });
       expect(await callsOf(get('rt-cache'))).toEqual({});
       expect(await callsOf(() => createOrUpdateTenant(deps, 'rt-cache', { firstFactors: ['otp-email'] }))).toEqual({ UpdateItem: 1 });
-      expect(await callsOf(get('rt-cache'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('rt-cache'))).toEqual({ Query: 1 });
       expect(res).toMatchObject({ status: 'OK', firstFactors: ['otp-email'] });
       expect(await callsOf(() => removeTenant(deps, 'rt-cache'))).toEqual({ DeleteItem: 1 });
-      expect(await callsOf(get('rt-cache'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('rt-cache'))).toEqual({ Query: 1 });
       expect(res).toEqual({ status: 'TENANT_NOT_FOUND_ERROR' });
     });
   });
@@ -164,13 +213,38 @@ describe('DynamoDB calls per operation', () => {
   it(`keeps at most ${TENANT_CACHE_MAX} tenants per container: one more pushes out the one read longest ago`, async () => {
     await withTenantContainer(async (deps) => {
       const get = (tenantId: string) => () => getTenantConfig(deps, tenantId);
-      expect(await callsOf(get('rt-oldest'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('rt-oldest'))).toEqual({ Query: 1 });
       const others = Array.from({ length: TENANT_CACHE_MAX - 1 }, (_, i) => `rt-many-${i}`);
       for (let i = 0; i < others.length; i += 50) await Promise.all(others.slice(i, i + 50).map((id) => get(id)()));
       expect(await callsOf(get('rt-oldest'))).toEqual({});
-      expect(await callsOf(get('rt-one-more'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('rt-one-more'))).toEqual({ Query: 1 });
       expect(await callsOf(get(others[0]))).toEqual({});
-      expect(await callsOf(get('rt-oldest'))).toEqual({ GetItem: 1 });
+      expect(await callsOf(get('rt-oldest'))).toEqual({ Query: 1 });
+    });
+  });
+
+  it(`keeps at most ${TENANT_CACHE_MAX_BYTES / 1024 / 1024} MiB of providers per container (SPEC §22: 50 of 64 KiB a tenant): a third tenant of 3 MiB pushes out the one read longest ago; each 3 Queries of 1 MB`, async () => {
+    await withTenantContainer(async (deps) => {
+      const big = Array.from({ length: 50 }, (_, i) => ({
+        ...oidcProvider(`big-${i}`),
+        clients: [{ clientId: 'c', clientSecret: 's', additionalConfig: { blob: 'b'.repeat(60 * 1024) } }],
+      }));
+      const tenantIds = ['rt-big-1', 'rt-big-2', 'rt-big-3'];
+      for (const tenantId of tenantIds) {
+        await deps.tenants.putTenant(tenantId, Date.now());
+        for (let i = 0; i < big.length; i++) {
+          const order = big.slice(0, i + 1).map((p) => p.thirdPartyId);
+          expect(await deps.tenantConfigs.putProvider(tenantId, i, order, big[i])).toBe('OK');
+        }
+      }
+      const get = (tenantId: string) => () => getTenantConfig(deps, tenantId);
+      expect(await callsOf(get('rt-big-1'))).toEqual({ Query: 3 });
+      expect(await callsOf(get('rt-big-2'))).toEqual({ Query: 3 });
+      expect(await callsOf(get('rt-big-1'))).toEqual({});
+      expect(await callsOf(get('rt-big-3'))).toEqual({ Query: 3 });
+      expect(await callsOf(get('rt-big-2'))).toEqual({});
+      expect(await callsOf(get('rt-big-1'))).toEqual({ Query: 3 });
+      for (const tenantId of tenantIds) await removeTenant(deps, tenantId);
     });
   });
 

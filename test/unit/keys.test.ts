@@ -63,6 +63,9 @@ const samples: Record<Exclude<keyof typeof keys, (typeof NOT_BUILDERS)[number] |
   codePrefix: () => [`${keys.codePrefix}hash1`],
   codeById: () => [keys.codeById('c1')],
   tenant: () => [keys.tenant('t1')],
+  tenantProvider: () => [keys.tenantProvider('t1', 'google'), keys.tenantProvider('t1', 'boxy-saml#1')],
+  // The end of a Query's range, not an item's key.
+  tenantItemsEnd: () => [],
   verificationToken: () => [keys.verificationToken('sha1')],
   verificationTokensOf: () => [keys.verificationTokensOf('t1', 'r1', e)],
   session: () => [keys.session('0b1c5e0a-5d1e-4b55-9a0e-6f1f4e3c2b1a_t1')],

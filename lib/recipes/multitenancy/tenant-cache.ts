@@ -1,4 +1,4 @@
-import type { TenantRecord } from '../../storage/model';
+import type { TenantConfigRecord } from '../../storage/model';
 import type { TenantStore } from '../../storage/ports/tenants';
 import type { Deps } from '../deps';
 
@@ -10,56 +10,94 @@ export const TENANT_CACHE_MS = 5_000;
 
 /**
  * At most this many tenants are remembered per container; a new one pushes out the one read
- * longest ago. An entry is at most two lists of 20 names of 64 characters (about 5 KB), so the
- * cache stays under about 2.5 MB.
+ * longest ago.
  */
 export const TENANT_CACHE_MAX = 500;
 
-/** A read of a tenant (its promise, so concurrent requests share it) and when it began. */
+/**
+ * At most this much of providers' stored JSON is remembered per container (SPEC §22: a tenant
+ * holds up to 50 providers of 64 KiB, 3.2 MiB): past it, the tenants read longest ago go first.
+ * 8 MiB keeps the cache (as objects, two to three times its JSON) well inside a 256 MB function,
+ * and holds two tenants at that bound, or 500 of 16 KiB; factor lists are a few KB at most.
+ */
+export const TENANT_CACHE_MAX_BYTES = 8 * 1024 * 1024;
+
+/** A read of a tenant (its promise, so concurrent requests share it), when it began, and its providers' size once read. */
 interface Entry {
   readonly readAt: number;
-  readonly tenant: Promise<TenantRecord | undefined>;
+  readonly tenant: Promise<TenantConfigRecord | undefined>;
+  bytes: number;
+}
+
+/** A container's cache: tenants by id, in the order read, and the bytes of the providers they hold. */
+interface Cache {
+  readonly entries: Map<string, Entry>;
+  bytes: number;
 }
 
 /**
- * One cache per store: a container builds its stores once (`createRuntimeDeps`), so this is one
- * per container; a test's own store starts with an empty one. By tenant id, in the order read.
+ * One cache per container, keyed by its tenant store: a container builds its stores once
+ * (`createRuntimeDeps`), and every function has the tenant store; a test's own store starts with
+ * an empty one.
  */
-const caches = new WeakMap<TenantStore, Map<string, Entry>>();
+const caches = new WeakMap<TenantStore, Cache>();
 
-function cacheOf(store: TenantStore): Map<string, Entry> {
+function cacheOf(store: TenantStore): Cache {
   let cache = caches.get(store);
   if (!cache) {
-    cache = new Map();
+    cache = { entries: new Map(), bytes: 0 };
     caches.set(store, cache);
   }
   return cache;
 }
 
+function drop(cache: Cache, tenantId: string): void {
+  const entry = cache.entries.get(tenantId);
+  if (!entry) return;
+  cache.bytes -= entry.bytes;
+  cache.entries.delete(tenantId);
+}
+
+/** Pushes out the tenants read longest ago (entries are in the order read) until both bounds hold, never `keep`. */
+function evict(cache: Cache, keep?: string): void {
+  for (const [tenantId] of cache.entries) {
+    if (cache.entries.size <= TENANT_CACHE_MAX && cache.bytes <= TENANT_CACHE_MAX_BYTES) return;
+    if (tenantId !== keep) drop(cache, tenantId);
+  }
+}
+
 /**
- * A tenant with its configuration (`undefined`: it does not exist), read at most once per
- * `TENANT_CACHE_MS` per tenant in this container: an answer may be up to that old (another
- * container's `PUT` shows within it), except after a `PUT` or removal here (`forgetTenant`).
- * A read that fails is not kept.
+ * A tenant with its configuration and providers (`undefined`: no item of it is stored), read at
+ * most once per `TENANT_CACHE_MS` per tenant in this container: an answer may be up to that old
+ * (another container's `PUT` shows within it), except after a `PUT` or removal here
+ * (`forgetTenant`). A read that fails is not kept.
  */
-export function cachedTenant(deps: Pick<Deps, 'tenants' | 'clock'>, tenantId: string): Promise<TenantRecord | undefined> {
+export function cachedTenant(deps: Pick<Deps, 'tenants' | 'tenantConfigs' | 'clock'>, tenantId: string): Promise<TenantConfigRecord | undefined> {
   const cache = cacheOf(deps.tenants);
   const now = deps.clock.now();
-  const hit = cache.get(tenantId);
+  const hit = cache.entries.get(tenantId);
   // A clock moved back (now < readAt) counts as expired: never older than the bound.
   if (hit && now >= hit.readAt && now - hit.readAt < TENANT_CACHE_MS) return hit.tenant;
-  cache.delete(tenantId);
-  // Entries are in the order read (a re-read is deleted, then set again): the first is the oldest.
-  if (cache.size >= TENANT_CACHE_MAX) cache.delete(cache.keys().next().value as string);
-  const entry: Entry = { readAt: now, tenant: deps.tenants.getTenant(tenantId) };
-  cache.set(tenantId, entry);
-  entry.tenant.catch(() => {
-    if (cache.get(tenantId) === entry) cache.delete(tenantId);
-  });
+  drop(cache, tenantId);
+  const entry: Entry = { readAt: now, tenant: deps.tenantConfigs.getTenantConfig(tenantId), bytes: 0 };
+  cache.entries.set(tenantId, entry);
+  evict(cache, tenantId);
+  entry.tenant.then(
+    (tenant) => {
+      if (cache.entries.get(tenantId) !== entry) return;
+      entry.bytes = tenant?.providerBytes ?? 0;
+      cache.bytes += entry.bytes;
+      evict(cache, tenantId);
+    },
+    () => {
+      if (cache.entries.get(tenantId) === entry) drop(cache, tenantId);
+    },
+  );
   return entry.tenant;
 }
 
 /** Drops what this container remembers of a tenant: its next read asks DynamoDB. */
 export function forgetTenant(deps: Pick<Deps, 'tenants'>, tenantId: string): void {
-  caches.get(deps.tenants)?.delete(tenantId);
+  const cache = caches.get(deps.tenants);
+  if (cache) drop(cache, tenantId);
 }

@@ -1,6 +1,6 @@
 import type { RecipeId } from '../../storage/model';
 import type { Deps } from '../deps';
-import { listTenants } from '../multitenancy/tenants';
+import { PUBLIC_TENANT } from '../multitenancy/tenants';
 
 export interface CountUsersInput {
   readonly recipeIds?: readonly RecipeId[];
@@ -17,7 +17,8 @@ export async function countUsers(
   tenantId: string,
   input: CountUsersInput,
 ): Promise<{ status: 'OK'; count: number }> {
-  const tenantIds = input.allTenants ? (await listTenants(deps)).tenants.map((t) => t.tenantId) : [tenantId];
+  // Every tenant's id (`public` always exists, stored or not), without their providers.
+  const tenantIds = input.allTenants ? [...new Set([PUBLIC_TENANT, ...(await deps.tenants.listTenants()).map((t) => t.tenantId)])] : [tenantId];
   const counts = await Promise.all(tenantIds.map((t) => deps.userLists.countUsers(t, input.recipeIds, input.allTenants)));
   return { status: 'OK', count: counts.reduce((a, b) => a + b, 0) };
 }

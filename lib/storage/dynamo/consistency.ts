@@ -3,6 +3,7 @@ import { keyId } from '../keys';
 import * as keys from '../keys';
 import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../model';
 import type { DynamoContext } from './transact';
+import { TENANT_PROVIDER_TYPE, TENANT_TYPE } from './dynamo-tenant-store';
 import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
 import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { decodeSession, EXCHANGED_TOKEN_TYPE, exchangedTokenReadable, REFRESH_TOKEN_KEY_TYPE, SESSION_TYPE, SIGNING_KEY_TYPE } from './dynamo-session-store';
@@ -53,6 +54,9 @@ export interface ConsistencyProblem {
     | 'signing-key-unreadable'
     | 'exchanged-token-unreadable'
     | 'totp-item-unreadable'
+    | 'provider-missing'
+    | 'provider-not-listed'
+    | 'provider-unreadable'
     | 'unknown-item';
   readonly key: string;
   readonly detail: string;
@@ -133,6 +137,38 @@ export async function* scanPages(
     yield out.Items ?? [];
     startKey = out.LastEvaluatedKey;
   } while (startKey);
+}
+
+/**
+ * A tenant's providers (SPEC §22) against its list: every id the tenant item lists has its
+ * provider item (JSON text of a provider of that id), and every provider item is listed by its tenant.
+ */
+function tenantItemProblems(item: Record<string, unknown>, byKey: ReadonlyMap<string, Record<string, unknown>>): ConsistencyProblem[] {
+  const pk = item.pk as string;
+  if (item.type === TENANT_TYPE) {
+    const ids = Array.isArray(item.providerIds) ? (item.providerIds as unknown[]) : [];
+    return ids
+      .filter((id) => typeof id !== 'string' || !byKey.has(keyId(keys.tenantProvider(item.tenantId as string, id))))
+      .map(
+        (id): ConsistencyProblem => ({
+          kind: 'provider-missing',
+          key: pk,
+          detail: `tenant ${String(item.tenantId)} lists provider ${String(id)}, which is not stored`,
+        }),
+      );
+  }
+  const tenant = byKey.get(keyId(keys.tenant(item.tenantId as string)));
+  const listed = Array.isArray(tenant?.providerIds) && (tenant.providerIds as unknown[]).includes(item.thirdPartyId);
+  let readable = false;
+  try {
+    readable =
+      item.sk === keys.tenantProvider(item.tenantId as string, item.thirdPartyId as string).sk &&
+      JSON.parse(item.provider as string).thirdPartyId === item.thirdPartyId;
+  } catch {
+    readable = false;
+  }
+  if (!readable) return [{ kind: 'provider-unreadable', key: pk, detail: `${String(item.sk)} is not a provider as the service writes them` }];
+  return listed ? [] : [{ kind: 'provider-not-listed', key: pk, detail: `provider ${String(item.sk)} is not in its tenant's list` }];
 }
 
 /**
@@ -229,7 +265,10 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
     const unexpected = !expected.has(keyId(item));
     switch (item.type) {
       case ITEM_TYPE.loginMethod:
-      case 'tenant':
+        break;
+      case TENANT_TYPE:
+      case TENANT_PROVIDER_TYPE:
+        problems.push(...tenantItemProblems(item, byKey));
         break;
       case METADATA_TYPE:
         if (!isJsonObjectText(item.metadata) || typeof item.version !== 'number') {

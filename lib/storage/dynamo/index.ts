@@ -9,6 +9,7 @@ import { DynamoPasswordResetStore } from './dynamo-password-reset-store';
 import { DynamoRoleReader } from './dynamo-role-reader';
 import { DynamoRoleStore } from './dynamo-role-store';
 import { DynamoSessionStore } from './dynamo-session-store';
+import { DynamoTenantConfigStore } from './dynamo-tenant-config-store';
 import { DynamoTenantStore } from './dynamo-tenant-store';
 import { DynamoTotpStore } from './dynamo-totp-store';
 import { DynamoTotpUsage } from './dynamo-totp-usage';
@@ -35,6 +36,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     passwordless: new DynamoPasswordlessStore(ctx),
     passwordReset: new DynamoPasswordResetStore(ctx),
     tenants: new DynamoTenantStore(ctx),
+    tenantConfigs: new DynamoTenantConfigStore(ctx),
     totp: new DynamoTotpStore(ctx),
     totpUsage: new DynamoTotpUsage(ctx),
     sessions: new DynamoSessionStore(ctx),

@@ -7,6 +7,7 @@ import type { PasswordResetStore } from './password-reset';
 import type { PasswordlessStore } from './passwordless';
 import type { RoleReader, RoleStore } from './roles';
 import type { SessionStore } from './sessions';
+import type { TenantConfigStore } from './tenant-configs';
 import type { TenantStore } from './tenants';
 import type { TotpStore, TotpUsage } from './totp';
 import type { UserLists } from './user-lists';
@@ -30,6 +31,7 @@ export interface Stores {
   readonly passwordReset: PasswordResetStore;
   readonly passwordless: PasswordlessStore;
   readonly tenants: TenantStore;
+  readonly tenantConfigs: TenantConfigStore;
   readonly totp: TotpStore;
   readonly totpUsage: TotpUsage;
   readonly sessions: SessionStore;

@@ -158,6 +158,22 @@ export const ROUTES: readonly RouteDef[] = [
     summary: "Remove one of a tenant's third-party providers.",
   }),
   route({
+    id: 'tenant-user-associate',
+    method: 'POST',
+    path: '/recipe/multitenancy/tenant/user',
+    entry: 'functions/multitenancy/associate-user.ts',
+    access: 'write',
+    summary: 'Add a login method to the tenant: it signs in there, unless the tenant already has its email, phone or identity.',
+  }),
+  route({
+    id: 'tenant-user-disassociate',
+    method: 'POST',
+    path: '/recipe/multitenancy/tenant/user/remove',
+    entry: 'functions/multitenancy/disassociate-user.ts',
+    access: 'write',
+    summary: 'Take a login method out of the tenant, with its role assignments and sessions there.',
+  }),
+  route({
     id: 'passwordless-create-code',
     method: 'POST',
     path: '/recipe/signinup/code',

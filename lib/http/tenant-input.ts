@@ -60,3 +60,13 @@ export function tenantFactorsChange(body: Fields): TenantFactorsChange {
   }
   return change;
 }
+
+/**
+ * The `recipeUserId` of a user–tenant association (SPEC §22): §1's text when missing or not a
+ * string; trimmed; empty, the core's text (which names `userId`).
+ */
+export function associatedUserId(body: Fields): string {
+  const id = requiredString(body, 'recipeUserId').trim();
+  if (id === '') throw new BadRequestError("Field name 'userId' cannot be an empty String");
+  return id;
+}

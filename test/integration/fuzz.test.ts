@@ -49,6 +49,8 @@ const FIELDS = [
   'ids',
   'status',
   'migratePasswordOnSignIn',
+  'config',
+  'skipValidation',
 ];
 
 /**
@@ -62,6 +64,25 @@ const notUnicode: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('\udc00\ud800', 'a@b.c\ud800', '+1415555\udfff2671', '\ud83d'),
 );
 
+/** A tenant's third-party provider (SPEC §22), its fields of any JSON type. */
+const providerConfig = fc.record(
+  {
+    thirdPartyId: fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('apple', 'google-workspaces', 'boxy-saml', ' okta '), fc.jsonValue()),
+    clients: fc.oneof(
+      fc.jsonValue(),
+      fc.array(
+        fc.dictionary(fc.constantFrom('clientId', 'clientType', 'clientSecret', 'scope', 'forcePKCE', 'additionalConfig'), fc.jsonValue(), { maxKeys: 4 }),
+        {
+          maxLength: 25,
+        },
+      ),
+    ),
+    userInfoMap: fc.jsonValue(),
+    requireEmail: fc.jsonValue(),
+    tokenEndpointBodyParams: fc.jsonValue(),
+  },
+  { requiredKeys: [] },
+);
 const hugeString = fc.integer({ min: 1000, max: 300_000 }).map((n) => 'é'.repeat(n));
 const deep = fc.integer({ min: 1, max: 5000 }).map((n) => JSON.parse('['.repeat(Math.min(n, 500)) + ']'.repeat(Math.min(n, 500))));
 const value: fc.Arbitrary<unknown> = fc.oneof(
@@ -78,6 +99,7 @@ const value: fc.Arbitrary<unknown> = fc.oneof(
   fc.dictionary(fc.constantFrom('id', 'isVerified', 'x'), fc.oneof(fc.jsonValue(), notUnicode), { maxKeys: 3 }),
   hugeString,
   deep,
+  providerConfig,
 );
 const objectBody = fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 6 }).map((o) => JSON.stringify(o));
 const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(

@@ -269,6 +269,21 @@ export class DynamoRoleStore extends DynamoRoleReader implements RoleStore {
     return items.filter((i) => uids.get(i.role as string) === i.roleUid);
   }
 
+  async removeUserRolesInTenant(tenantId: string, userId: string): Promise<boolean> {
+    const items = await queryAll(this.ctx, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.userRolesPartition(userId), ':prefix': keys.userRolesOfTenantPrefix(tenantId) },
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+    });
+    // Deleting an assignment needs no counter: only adding one must fail a concurrent removal of the user.
+    await deleteInChunks(
+      this.ctx,
+      items.map((i) => ({ pk: i.pk as string, sk: i.sk as string })),
+    );
+    return items.length > 0;
+  }
+
   async rolesOfUser(tenantId: string, userId: string): Promise<string[]> {
     return (await this.currentAssignments(userId, keys.userRolesOfTenantPrefix(tenantId))).map((i) => i.role as string);
   }

@@ -150,6 +150,9 @@ function listPlace(user: AuthUser, tenantId: string): { gsi1pk: string; gsi1sk: 
   };
 }
 
+/** Whether a login method is in a tenant: one in none is in no list, and counts for no recipe of the app. */
+const inATenant = (lm: UserRecord): boolean => lm.tenantIds.length > 0;
+
 /** gsi2 sort key of a login method among those with its email or phone: join order. */
 const identitySortKey = (lm: UserRecord): string => `${timeSortKey(lm.timeJoined)}#${lm.userId}`;
 
@@ -157,23 +160,30 @@ const identitySortKey = (lm: UserRecord): string => `${timeSortKey(lm.timeJoined
  * The login method item. It lives in its user's partition. In each tenant, the user's oldest login
  * method there carries the user's place in the tenant's user list (gsi1, at the user's time joined,
  * with the recipes the user has in that tenant), so a primary user is listed and counted once per
- * tenant. The user's oldest login method also carries every recipe the user has (`appRecipeIds`):
- * counting the users of the whole app counts only those entries, so a primary user in several
- * tenants counts once. The item carries the entries of the login method's first tenant
- * (`tenantIds[0]`); a login method in several tenants (bulk import) has entry items for the others.
+ * tenant. The user's oldest login method in a tenant also carries every recipe the user has in
+ * its tenants (`appRecipeIds`): counting the users of the whole app counts only those entries, so a
+ * primary user in several tenants counts once. The item carries the entries of the login method's
+ * first tenant (`tenantIds[0]`); a login method in several tenants (bulk import, an association,
+ * SPEC §22) has entry items for the others; one in none is in no list and no index.
  */
 function loginMethodItem(user: AuthUser, lm: UserRecord, listsTenant: boolean, listsApp: boolean): LoginMethodItem {
-  const tenantId = lm.tenantIds[0];
+  const tenantId = lm.tenantIds[0] as string | undefined;
   const gsi2pk =
-    lm.email !== undefined ? keys.usersWithEmail(tenantId, lm.email) : lm.phoneNumber !== undefined ? keys.usersWithPhone(tenantId, lm.phoneNumber) : undefined;
+    tenantId === undefined
+      ? undefined
+      : lm.email !== undefined
+        ? keys.usersWithEmail(tenantId, lm.email)
+        : lm.phoneNumber !== undefined
+          ? keys.usersWithPhone(tenantId, lm.phoneNumber)
+          : undefined;
   return {
     ...keys.loginMethod(user.id, lm.userId),
     type: ITEM_TYPE.loginMethod,
     fmt: CURRENT_FORMAT,
     ...storedLogin(lm),
     ...(user.isPrimary ? { primaryUserId: user.id } : {}),
-    ...(listsTenant ? listPlace(user, tenantId) : {}),
-    ...(listsApp ? { appRecipeIds: [...new Set(user.loginMethods.map((other) => other.recipeId))].sort() } : {}),
+    ...(listsTenant && tenantId !== undefined ? listPlace(user, tenantId) : {}),
+    ...(listsApp ? { appRecipeIds: [...new Set(user.loginMethods.filter(inATenant).map((other) => other.recipeId))].sort() } : {}),
     ...(gsi2pk !== undefined ? { gsi2pk, gsi2sk: identitySortKey(lm) } : {}),
   };
 }
@@ -208,9 +218,11 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
   const items: DerivedItem[] = [];
   const listed = new Set<string>();
   for (const lm of [...user.loginMethods].sort(byJoinOrder)) {
-    const listsTenant = !listed.has(lm.tenantIds[0]);
-    const listsApp = listed.size === 0;
-    listed.add(lm.tenantIds[0]);
+    // A login method in no tenant (SPEC §22: disassociated from its last) is in no list.
+    const first = lm.tenantIds[0] as string | undefined;
+    const listsTenant = first !== undefined && !listed.has(first);
+    const listsApp = first !== undefined && listed.size === 0;
+    if (first !== undefined) listed.add(first);
     items.push({ role: 'loginMethod', key: keys.loginMethod(user.id, lm.userId), item: loginMethodItem(user, lm, listsTenant, listsApp), loginMethod: lm });
     for (const tenantId of lm.tenantIds.slice(1)) {
       if (!listed.has(tenantId)) {

@@ -35,6 +35,11 @@ export interface RoleStore extends RoleReader {
   assignRole(tenantId: string, userId: string, role: RoleRecord): Promise<'OK' | 'ALREADY' | 'ROLE_GONE'>;
   /** Removes a role from a user id in a tenant; whether it had it. */
   unassignRole(tenantId: string, userId: string, role: RoleRecord): Promise<boolean>;
+  /**
+   * Removes every role assignment of a user id in a tenant (SPEC §22: its login method left the
+   * tenant); whether it had any.
+   */
+  removeUserRolesInTenant(tenantId: string, userId: string): Promise<boolean>;
   /** The roles of a user id in a tenant (only of roles that exist). */
   rolesOfUser(tenantId: string, userId: string): Promise<string[]>;
   /** How many role assignments a user id has, in every tenant (of roles that exist: a removed role's leftovers do not count). */

@@ -94,7 +94,7 @@ describe('DynamoDB calls per operation', () => {
     // gsi2, then each device with its codes beside the identity's login method in gsi2 (whether a
     // consume ended a device): 2 + one per device, in 2 round trips.
     let res: { json: { devices: unknown[] } } | undefined;
-    expect(await callsOf(async () => (res = await api.get(`${path}?email=${encodeURIComponent(email)}`)))).toEqual({ Query: 3 });
+    expect(await callsOf(async () => (res = await api.get(`${path}?email=${encodeURIComponent(email)}`)))).toEqual({ Query: 4 });
     expect(res!.json.devices).toHaveLength(2);
     // One device (what the SDK reads before every resend and consume): the device, then the login method.
     expect(await callsOf(() => api.get(`${path}?preAuthSessionId=${first.preAuthSessionId}`))).toEqual({ Query: 2 });

@@ -2,7 +2,16 @@ import bcrypt from 'bcryptjs';
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
-import { startApi, tableProblems, type TestApi } from '../support/api';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import supertokens from 'supertokens-node';
+import { errorHandler, middleware } from 'supertokens-node/framework/express';
+import Multitenancy from 'supertokens-node/recipe/multitenancy';
+import Session from 'supertokens-node/recipe/session';
+import ThirdParty from 'supertokens-node/recipe/thirdparty';
+import { startApi, tableProblems, TEST_API_KEY, type TestApi } from '../support/api';
+import { startOAuthStandIn, type OAuthStandIn } from '../support/oauth-stand-in';
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { sweepFormats } from '../../lib/storage/dynamo/format-sweep';
 import * as keys from '../../lib/storage/keys';
@@ -19,6 +28,7 @@ import type { ThirdPartyProvider } from '../../lib/storage/model';
 import { DynamoTenantConfigStore } from '../../lib/storage/dynamo/dynamo-tenant-config-store';
 import { DynamoTenantStore } from '../../lib/storage/dynamo/dynamo-tenant-store';
 import { createDynamoContext } from '../../lib/storage/dynamo/transact';
+import { pastTenantCache } from '../support/tenant-cache';
 import { totpCode, wrongCode } from '../support/totp';
 
 /**
@@ -965,5 +975,158 @@ describe('an index behind its table (the proxy answers gsi2 Queries)', () => {
     // The device, the index (old), the transaction (refused), the guard, the partition, the transaction.
     expect(calls).toEqual({ GetItem: 1, Query: 3, TransactWriteItems: 2 });
     expect(res.json).toMatchObject({ status: 'OK', createdNewUser: false, user: { id: user.id, phoneNumbers: [phoneNumber] } });
+  });
+});
+
+describe("signing in through a tenant's provider stored in the core (SPEC §22): supertokens-node 24's whole FDI sign-in", () => {
+  const SECRETS = { 'rt-client': 'rt-client-secret-0123456789' };
+  const TENANT = `rt-sso-${Date.now().toString(36)}`;
+  let idp: OAuthStandIn;
+  let app: Server;
+  let appUrl: string;
+  /** The core calls the SDK made (`METHOD /path`), each with how many DynamoDB requests the proxy had seen when it was sent. */
+  const sdkCalls: { call: string; from: number }[] = [];
+
+  beforeAll(async () => {
+    idp = await startOAuthStandIn(SECRETS);
+    supertokens.init({
+      framework: 'express',
+      supertokens: {
+        connectionURI: api.baseUrl,
+        apiKey: TEST_API_KEY,
+        networkInterceptor: (request) => {
+          sdkCalls.push({ call: `${request.method.toUpperCase()} ${new URL(request.url).pathname}`, from: proxy.arrivals.length });
+          return request;
+        },
+      },
+      appInfo: { appName: 'rt-sso', apiDomain: 'http://api.example.test', websiteDomain: 'http://app.example.test', apiBasePath: '/auth' },
+      recipeList: [ThirdParty.init(), Session.init()],
+    });
+    const server = express();
+    server.use(middleware());
+    server.use(errorHandler());
+    app = await new Promise<Server>((resolve) => {
+      const s = server.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId: TENANT })).json.status).toBe('OK');
+    const provider = {
+      thirdPartyId: 'okta-rt',
+      clients: [{ clientId: 'rt-client', clientSecret: SECRETS['rt-client'] }],
+      authorizationEndpoint: `${idp.base}/authorize`,
+      tokenEndpoint: idp.tokenEndpoint,
+      userInfoEndpoint: idp.userInfoEndpoint,
+    };
+    for (const tenantId of [TENANT, 'public']) {
+      expect((await api.put(`/${tenantId}/recipe/multitenancy/config/thirdparty`, { config: provider })).json.status).toBe('OK');
+    }
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => app.close(resolve));
+    await idp.stop();
+    await api.post('/recipe/multitenancy/config/thirdparty/remove', { thirdPartyId: 'okta-rt' });
+  });
+
+  /** The FDI sign-in-up of a browser back from the provider, header mode. */
+  async function signInUp(tenantId: string, email: string): Promise<Record<string, any>> {
+    const res = await fetch(`${appUrl}/auth${tenantId === 'public' ? '' : `/${tenantId}`}/signinup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', rid: 'thirdparty', 'st-auth-mode': 'header' },
+      body: JSON.stringify({
+        thirdPartyId: 'okta-rt',
+        redirectURIInfo: { redirectURIOnProviderDashboard: 'http://app.example.test/cb', redirectURIQueryParams: { code: idp.codeFor(email, 'rt-client') } },
+      }),
+    });
+    return (await res.json()) as Record<string, any>;
+  }
+
+  /**
+   * Each core call of `flow`, in order, with the DynamoDB calls made while it was the last one
+   * sent (the SDK waits for each answer before its next call, and nothing else calls the core).
+   */
+  async function perCoreCall(flow: () => Promise<unknown>): Promise<[string, Record<string, number>][]> {
+    proxy.reset();
+    sdkCalls.length = 0;
+    await flow();
+    const ops = proxy.arrivals.map((a) => a.operation);
+    return sdkCalls.map(({ call, from }, i) => {
+      const mine = ops.slice(from, sdkCalls[i + 1]?.from ?? ops.length);
+      const tally: Record<string, number> = {};
+      for (const op of [...mine].sort()) tally[op] = (tally[op] ?? 0) + 1;
+      return [call, tally];
+    });
+  }
+
+  /**
+   * The SDK's core calls of a sign-in-up through a stored provider, each with its DynamoDB calls.
+   * The tenant GET (the provider's config): none from the GET function's cache, 1 Query past it.
+   * Then `GET /users/by-accountinfo` 3 times (a 4th for a user that exists: its account-linking
+   * checks), `POST /recipe/signinup`, `GET /user/id` and the session. Outside public, each request
+   * in the tenant other than the (cached) GET also reads that the tenant exists (1 GetItem).
+   */
+  it.each([
+    ['public', 'public'],
+    ['another tenant', TENANT],
+  ])(
+    'in %s: a sign-up and a sign-in, every DynamoDB call of every core call; the tenant read none from the cache, 1 Query past it',
+    async (label, tenantId) => {
+      const inTenant = (calls: Record<string, number>): Record<string, number> =>
+        label === 'public' ? calls : { ...calls, GetItem: (calls.GetItem ?? 0) + 1 };
+      const prefix = `/${tenantId}`;
+      const [getTenant, byAccountInfo] = [`GET ${prefix}/recipe/multitenancy/tenant/v2`, `GET ${prefix}/users/by-accountinfo`];
+      // Warm: every function of the flow has run once (the session's keys read, the tenant cached).
+      expect((await signInUp(tenantId, uniqueEmail('rt-sso-warm'))).status).toBe('OK');
+      const email = uniqueEmail('rt-sso');
+      let res: Record<string, any> | undefined;
+      const signUp = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
+      expect([res?.status, res?.createdNewRecipeUser]).toEqual(['OK', true]);
+      expect(signUp).toEqual([
+        [getTenant, {}],
+        // The third-party identity (its guard); with the email, also the email's login methods (gsi2); then the identity alone.
+        [byAccountInfo, inTenant({ GetItem: 1 })],
+        [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
+        [byAccountInfo, inTenant({ GetItem: 1 })],
+        // The guard with its snapshot, then the user's transaction.
+        [`POST ${prefix}/recipe/signinup`, inTenant({ GetItem: 1, TransactWriteItems: 1 })],
+        ['GET /user/id', { Query: 1 }],
+        [`POST ${prefix}/recipe/session`, inTenant({ BatchGetItem: 1, PutItem: 1 })],
+      ]);
+      const signIn = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
+      expect([res?.status, res?.createdNewRecipeUser]).toEqual(['OK', false]);
+      expect(signIn).toEqual([
+        [getTenant, {}],
+        // The identity's guard, then its user's partition; with the email, also the email's login methods (gsi2).
+        [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
+        [byAccountInfo, inTenant({ GetItem: 1, Query: 2 })],
+        [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
+        // The email alone (the SDK's account-linking check of an existing user): its login methods in gsi2.
+        [byAccountInfo, inTenant({ Query: 1 })],
+        // The guard with its snapshot: the user is there, nothing written.
+        [`POST ${prefix}/recipe/signinup`, inTenant({ GetItem: 1 })],
+        ['GET /user/id', { Query: 1 }],
+        [`POST ${prefix}/recipe/session`, inTenant({ BatchGetItem: 1, PutItem: 1 })],
+      ]);
+      // Past the GET function's cache, the SDK's tenant read is 1 Query: the tenant with its providers.
+      await pastTenantCache(Date.now());
+      const cold = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
+      expect(cold).toEqual([[getTenant, { Query: 1 }], ...signIn.slice(1)]);
+    },
+  );
+
+  it("the SDK's own reads of a tenant with stored providers: Multitenancy.getTenant 1 Query, then none from the cache; listAllTenants 1 Query", async () => {
+    const tenantId = `${TENANT}-read`;
+    expect((await api.put('/recipe/multitenancy/tenant/v2', { tenantId })).json.status).toBe('OK');
+    for (const id of ['okta-a', 'okta-b']) {
+      const config = { thirdPartyId: id, clients: [{ clientId: `${id}-client`, clientSecret: `${id}-secret` }], oidcDiscoveryEndpoint: idp.base };
+      expect((await Multitenancy.createOrUpdateThirdPartyConfig(tenantId, config)).status).toBe('OK');
+    }
+    let tenant: Awaited<ReturnType<typeof Multitenancy.getTenant>>;
+    expect(await callsOf(async () => (tenant = await Multitenancy.getTenant(tenantId)))).toEqual({ Query: 1 });
+    expect(tenant?.thirdParty.providers.map((p) => p.thirdPartyId)).toEqual(['okta-a', 'okta-b']);
+    expect(await callsOf(() => Multitenancy.getTenant(tenantId))).toEqual({});
+    let all: Awaited<ReturnType<typeof Multitenancy.listAllTenants>> | undefined;
+    expect(await callsOf(async () => (all = await Multitenancy.listAllTenants()))).toEqual({ Query: 1 });
+    expect(all?.tenants.find((t) => t.tenantId === tenantId)?.thirdParty.providers).toHaveLength(2);
+    expect((await api.post('/recipe/multitenancy/tenant/remove', { tenantId })).json).toEqual({ status: 'OK', didExist: true });
   });
 });

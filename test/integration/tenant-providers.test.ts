@@ -376,3 +376,71 @@ describe('client secrets (SPEC §22)', () => {
     expect(api.logs.filter((line) => line.includes(secret) || line.includes(privateKey))).toEqual([]);
   });
 });
+
+describe('the four endpoints of SPEC §22 under §1 and §2', () => {
+  const ENDPOINTS = [
+    ['PUT', CONFIG, { config: { thirdPartyId: 'x' } }, 'POST'],
+    ['POST', `${CONFIG}/remove`, { thirdPartyId: 'x' }, 'PUT'],
+    ['POST', '/recipe/multitenancy/tenant/user', { recipeUserId: 'x' }, 'PUT'],
+    ['POST', '/recipe/multitenancy/tenant/user/remove', { recipeUserId: 'x' }, 'GET'],
+  ] as const;
+
+  it.each(ENDPOINTS)(
+    '%s %s: 401 without the key, 405 for another method, 400 AppId or tenantId not found for another app',
+    async (method, path, body, other) => {
+      const noKey = await api.request(method, path, { body, apiKey: null });
+      expect([noKey.status, noKey.text]).toEqual([401, 'Invalid API key']);
+      const wrongMethod = await api.request(other, path, other === 'GET' ? {} : { body });
+      expect([wrongMethod.status, wrongMethod.text]).toEqual([405, 'Method not supported']);
+      refused(await api.request(method, `/appid-other/public${path}`, { body }), 'AppId or tenantId not found');
+      refused(await api.request(method, `/appid-public/tp-nobody${path}`, { body }), 'AppId or tenantId not found');
+    },
+  );
+
+  it('takes the /appid-public/<t>/ form: the provider written there is the tenant’s, removed there too', async () => {
+    const tenantId = await newTenant('tp-appid');
+    expect((await api.put(`/appid-public/${tenantId}${CONFIG}`, { config: oidc('okta') })).json).toEqual({ status: 'OK', createdNew: true });
+    expect(ids(await listed(tenantId))).toEqual(['okta']);
+    expect((await api.post(`/appid-public/${tenantId}${CONFIG}/remove`, { thirdPartyId: 'okta' })).json).toEqual({ status: 'OK', didConfigExist: true });
+    expect(await listed(tenantId)).toEqual([]);
+  });
+
+  it('checks no URL, as the core: endpoints that are not URLs are stored as given', async () => {
+    const tenantId = await newTenant('tp-urls');
+    const config = { thirdPartyId: 'odd', authorizationEndpoint: 'not a url', tokenEndpoint: '', jwksURI: 'ftp://x', oidcDiscoveryEndpoint: '/relative' };
+    expect((await put(tenantId, config)).json).toEqual({ status: 'OK', createdNew: true });
+    expect((await listed(tenantId))[0]).toEqual({ ...config, clients: [], userInfoMap: { fromIdTokenPayload: {}, fromUserInfoAPI: {} } });
+  });
+
+  it('answers didConfigExist false for a thirdPartyId that is empty after trimming (the core trims, then finds none)', async () => {
+    expect((await remove('public', '   ')).json).toEqual({ status: 'OK', didConfigExist: false });
+  });
+
+  it.each([
+    ['a lone surrogate in a string field', { name: 'Acme \ud800' }, 'name is not valid Unicode: it holds a lone surrogate'],
+    [
+      'a lone surrogate in a client secret',
+      { clients: [{ clientId: 'a', clientSecret: '\udc00' }] },
+      'clients[0].clientSecret is not valid Unicode: it holds a lone surrogate',
+    ],
+    [
+      'a lone surrogate inside additionalConfig',
+      { clients: [{ clientId: 'a', additionalConfig: { k: '\ud800' } }] },
+      'clients[0].additionalConfig is not valid Unicode: it holds a lone surrogate',
+    ],
+    [
+      'a param object nested too deep',
+      { tokenEndpointBodyParams: JSON.parse(`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`) },
+      'tokenEndpointBodyParams nests deeper than 64 levels',
+    ],
+  ])('answers 400 Invalid third party config naming the field for %s (SPEC §1: bad input names the field), even unvalidated', async (_label, extra, reason) => {
+    refused(await put('public', { thirdPartyId: 'unicode', ...extra }, true), `Invalid third party config: ${reason}`);
+    expect(await listed('public')).toEqual([]);
+  });
+
+  it("answers §1's 400 naming thirdPartyId for one that is not valid Unicode, in a PUT and a removal", async () => {
+    const text = "Field name 'thirdPartyId' is not valid Unicode: it holds a lone surrogate";
+    refused(await put('public', { thirdPartyId: 'okta-\ud800' }), text);
+    refused(await remove('public', 'okta-\udfff'), text);
+  });
+});

@@ -1067,51 +1067,51 @@ describe("signing in through a tenant's provider stored in the core (SPEC §22):
   it.each([
     ['public', 'public'],
     ['another tenant', TENANT],
-  ])(
-    'in %s: a sign-up and a sign-in, every DynamoDB call of every core call; the tenant read none from the cache, 1 Query past it',
-    async (label, tenantId) => {
-      const inTenant = (calls: Record<string, number>): Record<string, number> =>
-        label === 'public' ? calls : { ...calls, GetItem: (calls.GetItem ?? 0) + 1 };
-      const prefix = `/${tenantId}`;
-      const [getTenant, byAccountInfo] = [`GET ${prefix}/recipe/multitenancy/tenant/v2`, `GET ${prefix}/users/by-accountinfo`];
-      // Warm: every function of the flow has run once (the session's keys read, the tenant cached).
-      expect((await signInUp(tenantId, uniqueEmail('rt-sso-warm'))).status).toBe('OK');
-      const email = uniqueEmail('rt-sso');
-      let res: Record<string, any> | undefined;
-      const signUp = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
-      expect([res?.status, res?.createdNewRecipeUser]).toEqual(['OK', true]);
-      expect(signUp).toEqual([
-        [getTenant, {}],
-        // The third-party identity (its guard); with the email, also the email's login methods (gsi2); then the identity alone.
-        [byAccountInfo, inTenant({ GetItem: 1 })],
-        [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
-        [byAccountInfo, inTenant({ GetItem: 1 })],
-        // The guard with its snapshot, then the user's transaction.
-        [`POST ${prefix}/recipe/signinup`, inTenant({ GetItem: 1, TransactWriteItems: 1 })],
-        ['GET /user/id', { Query: 1 }],
-        [`POST ${prefix}/recipe/session`, inTenant({ BatchGetItem: 1, PutItem: 1 })],
-      ]);
-      const signIn = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
-      expect([res?.status, res?.createdNewRecipeUser]).toEqual(['OK', false]);
-      expect(signIn).toEqual([
-        [getTenant, {}],
-        // The identity's guard, then its user's partition; with the email, also the email's login methods (gsi2).
-        [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
-        [byAccountInfo, inTenant({ GetItem: 1, Query: 2 })],
-        [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
-        // The email alone (the SDK's account-linking check of an existing user): its login methods in gsi2.
-        [byAccountInfo, inTenant({ Query: 1 })],
-        // The guard with its snapshot: the user is there, nothing written.
-        [`POST ${prefix}/recipe/signinup`, inTenant({ GetItem: 1 })],
-        ['GET /user/id', { Query: 1 }],
-        [`POST ${prefix}/recipe/session`, inTenant({ BatchGetItem: 1, PutItem: 1 })],
-      ]);
-      // Past the GET function's cache, the SDK's tenant read is 1 Query: the tenant with its providers.
-      await pastTenantCache(Date.now());
-      const cold = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
-      expect(cold).toEqual([[getTenant, { Query: 1 }], ...signIn.slice(1)]);
-    },
-  );
+  ])('in %s: a sign-up and a sign-in, every DynamoDB call of every core call; the tenant read 1 Query past its cache', async (label, tenantId) => {
+    const inTenant = (calls: Record<string, number>): Record<string, number> => (label === 'public' ? calls : { ...calls, GetItem: (calls.GetItem ?? 0) + 1 });
+    const prefix = `/${tenantId}`;
+    const [getTenant, byAccountInfo] = [`GET ${prefix}/recipe/multitenancy/tenant/v2`, `GET ${prefix}/users/by-accountinfo`];
+    // Warm: every function of the flow has run once (the session's keys read, the tenant cached).
+    expect((await signInUp(tenantId, uniqueEmail('rt-sso-warm'))).status).toBe('OK');
+    const email = uniqueEmail('rt-sso');
+    let res: Record<string, any> | undefined;
+    const signUp = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
+    expect([res?.status, res?.createdNewRecipeUser]).toEqual(['OK', true]);
+    // The tenant GET is answered from the cache the warm-up filled, or with its 1 Query when a
+    // loaded machine took more than the cache's 5 s since (the cache alone: the test above, on a clock it moves).
+    expect([{}, { Query: 1 }]).toContainEqual(signUp[0]?.[1]);
+    expect(signUp).toEqual([
+      [getTenant, signUp[0]?.[1]],
+      // The third-party identity (its guard); with the email, also the email's login methods (gsi2); then the identity alone.
+      [byAccountInfo, inTenant({ GetItem: 1 })],
+      [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
+      [byAccountInfo, inTenant({ GetItem: 1 })],
+      // The guard with its snapshot, then the user's transaction.
+      [`POST ${prefix}/recipe/signinup`, inTenant({ GetItem: 1, TransactWriteItems: 1 })],
+      ['GET /user/id', { Query: 1 }],
+      [`POST ${prefix}/recipe/session`, inTenant({ BatchGetItem: 1, PutItem: 1 })],
+    ]);
+    const signIn = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
+    expect([res?.status, res?.createdNewRecipeUser]).toEqual(['OK', false]);
+    expect([{}, { Query: 1 }]).toContainEqual(signIn[0]?.[1]);
+    expect(signIn).toEqual([
+      [getTenant, signIn[0]?.[1]],
+      // The identity's guard, then its user's partition; with the email, also the email's login methods (gsi2).
+      [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
+      [byAccountInfo, inTenant({ GetItem: 1, Query: 2 })],
+      [byAccountInfo, inTenant({ GetItem: 1, Query: 1 })],
+      // The email alone (the SDK's account-linking check of an existing user): its login methods in gsi2.
+      [byAccountInfo, inTenant({ Query: 1 })],
+      // The guard with its snapshot: the user is there, nothing written.
+      [`POST ${prefix}/recipe/signinup`, inTenant({ GetItem: 1 })],
+      ['GET /user/id', { Query: 1 }],
+      [`POST ${prefix}/recipe/session`, inTenant({ BatchGetItem: 1, PutItem: 1 })],
+    ]);
+    // Past the GET function's cache, the SDK's tenant read is 1 Query: the tenant with its providers.
+    await pastTenantCache(Date.now());
+    const cold = await perCoreCall(async () => (res = await signInUp(tenantId, email)));
+    expect(cold).toEqual([[getTenant, { Query: 1 }], ...signIn.slice(1)]);
+  });
 
   it("the SDK's own reads of a tenant with stored providers: Multitenancy.getTenant 1 Query, then none from the cache; listAllTenants 1 Query", async () => {
     const tenantId = `${TENANT}-read`;

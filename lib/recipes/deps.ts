@@ -16,6 +16,7 @@ import type { UserLists } from '../storage/ports/user-lists';
 import type { UserLookups } from '../storage/ports/user-lookups';
 import type { UserSearch } from '../storage/ports/user-search';
 import type { UserAccounts, UserStore } from '../storage/ports/users';
+import type { WebauthnStore } from '../storage/ports/webauthn';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {
@@ -53,6 +54,8 @@ export interface Deps {
   readonly totpUsage: TotpUsage;
   readonly sessions: SessionStore;
   readonly userSearch: UserSearch;
+  /** WebAuthn options and passkeys (SPEC §21): the same table. */
+  readonly webauthn: WebauthnStore;
   readonly bulkImport: BulkImportStore;
   readonly bulkUserImport: BulkUserImportStore;
   readonly bulkWorker: BulkWorkerStore;

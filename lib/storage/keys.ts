@@ -35,7 +35,7 @@ export interface Key {
 export const keyId = (key: { readonly pk?: unknown; readonly sk?: unknown }): string => `${String(key.pk)}\u0000${String(key.sk)}`;
 
 const enc = (s: string): string => encodeURIComponent(s);
-const RECIPE_TAG: Record<RecipeId, string> = { emailpassword: 'EP', passwordless: 'PL', thirdparty: 'TP' };
+const RECIPE_TAG: Record<RecipeId, string> = { emailpassword: 'EP', passwordless: 'PL', thirdparty: 'TP', webauthn: 'WA' };
 
 /** Sort key part for time order: fixed width so that string order is numeric order. */
 export const timeSortKey = (ms: number): string => ms.toString().padStart(15, '0');
@@ -146,6 +146,12 @@ export const thirdPartyGuard = (tenantId: string, thirdPartyId: string, thirdPar
 });
 /** An external user id (SPEC §12), unique in the app: names the login method mapped to it. */
 export const externalIdGuard = (externalUserId: string): Key => ({ pk: `EXTID#${enc(externalUserId)}`, sk: 'GUARD' });
+/** A passkey's credential id (SPEC §21), unique in the app: names the webauthn login method holding it. */
+export const webauthnCredential = (credentialId: string): Key => ({ pk: `WACRED#${enc(credentialId)}`, sk: 'GUARD' });
+/** Beside a credential id's guard: the passkey's public key and counter (one Query of the partition reads both). */
+export const webauthnCredentialKey = (credentialId: string): Key => ({ pk: `WACRED#${enc(credentialId)}`, sk: 'KEY' });
+/** WebAuthn options, by `webauthnGeneratedOptionsId` (its tenant is an attribute: another tenant's are not found). */
+export const webauthnOptions = (optionsId: string): Key => ({ pk: `WAOPTS#${enc(optionsId)}`, sk: 'OPTIONS' });
 export const device = (preAuthSessionId: string): Key => ({ pk: `PLDEV#${preAuthSessionId}`, sk: 'DEVICE' });
 export const code = (preAuthSessionId: string, linkCodeHash: string): Key => ({
   pk: `PLDEV#${preAuthSessionId}`,

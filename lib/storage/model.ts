@@ -1,6 +1,6 @@
 /** Storage-level domain records. No DynamoDB types leak out of `lib/storage/dynamo`. */
 
-export type RecipeId = 'emailpassword' | 'thirdparty' | 'passwordless';
+export type RecipeId = 'emailpassword' | 'thirdparty' | 'passwordless' | 'webauthn';
 
 /**
  * One login method (a "recipe user"): an email-password, third-party or passwordless account with
@@ -47,6 +47,11 @@ export interface UserRecord {
    * longer signs in (`isDeviceSuperseded`), which saves a consume the read and deletes of them.
    */
   readonly codesConsumedAt?: { readonly [tenantId: string]: CodesConsumedAt };
+  /**
+   * WebAuthn only (SPEC §21): the ids (base64url, unpadded) of its passkeys, oldest first. Each is
+   * unique in the app (a guard item); its key and counter are kept beside that guard.
+   */
+  readonly webauthnCredentialIds?: readonly string[];
   /** Incremented on every write; conditional writes compare it (optimistic locking). */
   readonly version: number;
 }
@@ -69,9 +74,10 @@ export interface AuthUser {
 
 /**
  * A unique identity a login method holds, protected by a guard item: an email, phone number or
- * third-party identity per tenant and recipe, or an external user id per app.
+ * third-party identity per tenant and recipe, or an external user id or a passkey's credential id
+ * per app.
  */
-export type IdentityKind = 'email' | 'phone' | 'thirdParty' | 'externalUserId';
+export type IdentityKind = 'email' | 'phone' | 'thirdParty' | 'externalUserId' | 'webauthnCredential';
 
 /**
  * One piece of account info (SPEC §11): an email (any recipe), a phone number or a third-party
@@ -343,4 +349,48 @@ export interface StoredSigningKeys {
   readonly staticKey?: SigningKeyRecord;
   /** 32 random bytes, base64: the AES-256-GCM key refresh tokens are sealed with. */
   readonly refreshTokenKey?: string;
+}
+
+/**
+ * WebAuthn options (SPEC §21): what a registration or sign-in ceremony must match, made by the
+ * options endpoints. Registration options carry the email; sign-in options none.
+ */
+export interface WebauthnOptionsRecord {
+  /** `webauthnGeneratedOptionsId`, a UUID. */
+  readonly id: string;
+  readonly tenantId: string;
+  /** 32 random bytes, base64url unpadded. */
+  readonly challenge: string;
+  readonly origin: string;
+  readonly rpId: string;
+  readonly rpName: string;
+  readonly email?: string;
+  readonly timeout: number;
+  readonly userVerification: string;
+  readonly userPresence: boolean;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /**
+   * The first assertion accepted on these options (its SHA-256, hex), and how many times it was
+   * answered `OK` (1 or 2): the double call of SDK 24.0.0–24.0.2 (SPEC §21).
+   */
+  readonly spentBy?: string;
+  readonly uses?: number;
+}
+
+/** A passkey's public part and counter, kept beside its credential id's guard (SPEC §21). */
+export interface WebauthnCredentialRecord {
+  /** base64url, unpadded. */
+  readonly credentialId: string;
+  /** The webauthn login method holding it. */
+  readonly recipeUserId: string;
+  /** COSE_Key, base64url. */
+  readonly publicKey: string;
+  readonly counter: number;
+  readonly rpId: string;
+  readonly transports: readonly string[];
+  /** UUID. */
+  readonly aaguid: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
 }

@@ -11,6 +11,7 @@ export interface ApiLoginMethod {
   email?: string;
   phoneNumber?: string;
   thirdParty?: { id: string; userId: string };
+  webauthn?: { credentialIds: string[] };
 }
 
 /** The CDI 5.4 user object (SPEC §4). It never carries a password hash. */
@@ -45,6 +46,7 @@ function toApiLoginMethod(lm: UserRecord): ApiLoginMethod {
     ...(lm.email !== undefined ? { email: lm.email } : {}),
     ...(lm.phoneNumber !== undefined ? { phoneNumber: lm.phoneNumber } : {}),
     ...(lm.thirdParty !== undefined ? { thirdParty: { id: lm.thirdParty.id, userId: lm.thirdParty.userId } } : {}),
+    ...(lm.webauthnCredentialIds !== undefined ? { webauthn: { credentialIds: [...lm.webauthnCredentialIds] } } : {}),
   };
 }
 
@@ -58,7 +60,7 @@ function unique<T>(values: readonly T[], id: (v: T) => string = String): T[] {
 /**
  * Builds the API user object from a stored user: for a primary user, every login method (oldest
  * first), the union of their emails, phone numbers, third-party identities and tenants (oldest
- * login method's first), and the oldest time joined (SPEC §4, §11). Ids are the ones the outside
+ * login method's first), and the oldest time joined (SPEC §4, §11); passkeys' credential ids (§21). Ids are the ones the outside
  * sees: a login method's external user id once mapped (SPEC §12).
  */
 export function toApiUser(user: AuthUser): ApiUser {
@@ -74,7 +76,7 @@ export function toApiUser(user: AuthUser): ApiUser {
       methods.flatMap((lm) => (lm.thirdParty !== undefined ? [{ id: lm.thirdParty.id, userId: lm.thirdParty.userId }] : [])),
       (tp) => JSON.stringify([tp.id, tp.userId]),
     ),
-    webauthn: { credentialIds: [] },
+    webauthn: { credentialIds: unique(methods.flatMap((lm) => lm.webauthnCredentialIds ?? [])) },
     loginMethods: methods.map(toApiLoginMethod),
   };
 }

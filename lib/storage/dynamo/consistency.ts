@@ -13,6 +13,7 @@ import { CODE_ID_TYPE } from './dynamo-passwordless-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
 import { TOTP_ATTEMPTS_TYPE, TOTP_DEVICE_TYPE, totpItemReadable } from './dynamo-totp-store';
 import { itemsOfUser } from './user-items';
+import { credentialKeyItem, decodeCredential, decodeOptions, optionsItem, WEBAUTHN_KEY_TYPE, WEBAUTHN_OPTIONS_TYPE } from './dynamo-webauthn-store';
 import { ITEM_TYPE, ownerOf, userFromItems, type DerivedItem } from './stored-user-items';
 
 /** One inconsistency found in the table. */
@@ -57,6 +58,9 @@ export interface ConsistencyProblem {
     | 'provider-missing'
     | 'provider-not-listed'
     | 'provider-unreadable'
+    | 'webauthn-item-unreadable'
+    | 'webauthn-key-without-guard'
+    | 'webauthn-guard-without-key'
     | 'unknown-item';
   readonly key: string;
   readonly detail: string;
@@ -73,6 +77,16 @@ function sessionReadable(item: Record<string, unknown>): boolean {
       item.gsi2sk === keys.sessionInUserList(s.tenantId, s.handle) &&
       typeof item.ttl === 'number'
     );
+  } catch {
+    return false;
+  }
+}
+
+/** A WebAuthn options or passkey key item decodes, and is exactly what its writer writes from that. */
+function webauthnItemReadable(item: Record<string, unknown>): boolean {
+  try {
+    const written = item.type === WEBAUTHN_OPTIONS_TYPE ? optionsItem(decodeOptions(item)) : credentialKeyItem(decodeCredential(item));
+    return differingAttributes(written, item).length === 0;
   } catch {
     return false;
   }
@@ -229,6 +243,9 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
         if (differs.length > 0)
           problems.push({ kind: 'login-method-differs', key: d.key.pk, detail: `login method ${d.loginMethod.userId} differs in ${differs.join(', ')}` });
         continue;
+      }
+      if (d.role === 'guard' && d.attached && !byKey.has(keyId(d.attached))) {
+        problems.push({ kind: 'webauthn-guard-without-key', key: d.key.pk, detail: `login method ${d.item.userId}'s passkey has no key beside its guard` });
       }
       if (!actual || canonical(actual.type) !== canonical(d.item.type)) {
         problems.push({ kind: MISSING[d.role], key: d.key.pk, detail: `user ${user.id} lacks ${d.role} ${d.key.pk}` });
@@ -395,6 +412,22 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case TOTP_ATTEMPTS_TYPE:
         if (!totpItemReadable(item)) {
           problems.push({ kind: 'totp-item-unreadable', key: pk, detail: `${String(item.type)} is not as TOTP items are written, or not under its keys` });
+        }
+        break;
+      case WEBAUTHN_OPTIONS_TYPE:
+      case WEBAUTHN_KEY_TYPE:
+        if (!webauthnItemReadable(item)) {
+          problems.push({
+            kind: 'webauthn-item-unreadable',
+            key: pk,
+            detail: `${String(item.type)} is not as WebAuthn items are written, or not under its keys`,
+          });
+        } else if (item.type === WEBAUTHN_KEY_TYPE && byKey.get(keyId(keys.webauthnCredential(item.credentialId as string)))?.userId !== item.recipeUserId) {
+          problems.push({
+            kind: 'webauthn-key-without-guard',
+            key: pk,
+            detail: `a passkey key of login method ${String(item.recipeUserId)} without its guard`,
+          });
         }
         break;
       case BULK_COUNTER_TYPE:

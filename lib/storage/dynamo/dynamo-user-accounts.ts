@@ -1,7 +1,7 @@
 import { standaloneUser, withLoginMethod, withPasswordHash } from '../auth-user';
 import type { Key } from '../keys';
 import * as keys from '../keys';
-import type { AuthUser, UserRecord } from '../model';
+import type { AuthUser, RecipeId, UserRecord } from '../model';
 import type { EmailPasswordLogin, FoundLogin, LoginRef, UserAccounts, UserIdKind, UserWriteResult } from '../ports/users';
 import { leavingIdWrites, readLeavingId, vanishedIds } from './leaving-ids';
 import { readSnapshot } from './login-codec';
@@ -81,7 +81,7 @@ export class DynamoUserAccounts implements UserAccounts {
     return item && refOfGuard(item);
   }
 
-  getLoginByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<LoginRef | undefined> {
+  getLoginByEmail(tenantId: string, recipe: Exclude<RecipeId, 'thirdparty'>, email: string): Promise<LoginRef | undefined> {
     return this.guardOwner(keys.emailGuard(tenantId, recipe, email));
   }
 

@@ -18,6 +18,7 @@ import { DynamoUserAccounts } from './dynamo-user-accounts';
 import { DynamoUserLists } from './dynamo-user-lists';
 import { DynamoUserLookups } from './dynamo-user-lookups';
 import { DynamoUserStore } from './dynamo-user-store';
+import { DynamoWebauthnStore } from './dynamo-webauthn-store';
 import { createDynamoContext, type DynamoContext } from './transact';
 
 export { createDynamoContext, type DynamoContext };
@@ -44,5 +45,6 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     bulkImport: new DynamoBulkImportStore(ctx),
     bulkUserImport: new DynamoBulkUserImportStore(ctx),
     bulkWorker: new DynamoBulkWorkerStore(ctx),
+    webauthn: new DynamoWebauthnStore(ctx),
   };
 }

@@ -3,6 +3,7 @@ import type { LoginSnapshot } from '../ports/users';
 import {
   isObject,
   isString,
+  isStrings,
   optional,
   readNumber,
   readOptionalString,
@@ -21,7 +22,7 @@ import {
  * until it is added here, and then reaches the item and every snapshot at once.
  */
 
-const RECIPES: readonly RecipeId[] = ['emailpassword', 'thirdparty', 'passwordless'];
+const RECIPES: readonly RecipeId[] = ['emailpassword', 'thirdparty', 'passwordless', 'webauthn'];
 
 const FIELDS: { readonly [K in keyof UserRecord]-?: Reader<UserRecord[K]> } = {
   userId: readString,
@@ -42,6 +43,7 @@ const FIELDS: { readonly [K in keyof UserRecord]-?: Reader<UserRecord[K]> } = {
       isObject(v) && Object.values(v).every((c) => isObject(c) && Object.values(c).every((t) => typeof t === 'number')),
     'consume times by tenant',
   ),
+  webauthnCredentialIds: optional(isStrings, 'a list of strings'),
   version: readNumber,
 };
 

@@ -16,7 +16,7 @@ export class StoredItemError extends Error {
 }
 
 export const isString = (v: unknown): v is string => typeof v === 'string';
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+export const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 export const isObject = (v: unknown): v is Stored => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A field's reader: the value when it has the field's type, else a `StoredItemError`. */

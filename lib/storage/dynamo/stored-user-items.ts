@@ -100,7 +100,15 @@ export type UserItem = LoginMethodItem | LinkItem | GuardItem | ClaimItem | Entr
 export type DerivedItem =
   | { readonly role: 'loginMethod'; readonly key: Key; readonly item: LoginMethodItem; readonly loginMethod: UserRecord }
   | { readonly role: 'link'; readonly key: Key; readonly item: LinkItem }
-  | { readonly role: 'guard'; readonly key: Key; readonly item: GuardItem; readonly identity: IdentityKind; readonly snapshotOf?: string }
+  | {
+      readonly role: 'guard';
+      readonly key: Key;
+      readonly item: GuardItem;
+      readonly identity: IdentityKind;
+      readonly snapshotOf?: string;
+      /** An item its recipe's store keeps beside the guard (a passkey's key), deleted with it. */
+      readonly attached?: Key;
+    }
   | { readonly role: 'claim'; readonly key: Key; readonly item: ClaimItem; readonly identity: IdentityKind }
   | { readonly role: 'entry'; readonly key: Key; readonly item: EntryItem; readonly snapshotOf?: string };
 

@@ -40,7 +40,8 @@ function atVersion(derived: DerivedItem, version: number | undefined): UserItem 
  *   or goes), every login method of the users is written, so two changes to one user made from the
  *   same read can never both succeed;
  * - a snapshot of a login method is written with it, at the version the login method gets;
- * - a new guard or claim is written only if free, a released one deleted only if still ours;
+ * - a new guard or claim is written only if free, a released one deleted only if still ours, with
+ *   the item its store keeps beside it (a passkey's key);
  * - writes are ordered so the most telling failure comes first: a stale read, then a claim held by
  *   another primary user, then an identity held by another login method.
  */
@@ -107,6 +108,8 @@ export function userChangeWrites(
     if (neu.has(k)) continue;
     const condition = o.role === 'loginMethod' ? ifVersion(o.loginMethod.version) : ifOwner(o.item, true);
     (o.role === 'loginMethod' ? stale : rest).push({ item: { Delete: { TableName: T, Key: o.key, ...condition } }, onConditionFailed: STALE });
+    // What a store keeps beside a guard goes with it (its owner's guard is deleted in the same transaction).
+    if (o.role === 'guard' && o.attached) rest.push({ item: { Delete: { TableName: T, Key: o.attached } }, onConditionFailed: STALE });
   }
   rest.push(...(leaving ?? []));
   const writes = [...stale, ...claims, ...guards, ...rest];

@@ -61,6 +61,14 @@ export const SNAPSHOT_CARRIERS: readonly {
     holder: 'any',
     serves: 'passwordless consume in 3 round trips through the index, by the phone of a login method with an email too, or in a tenant beyond its first',
   },
+  {
+    item: 'guard',
+    recipe: 'webauthn',
+    identity: 'webauthnCredential',
+    holder: 'any',
+    serves:
+      "webauthn sign-in in 2 round trips: the credential's partition (this guard and the key beside it) read with the options, then the write; a primary user's partition read beside the write",
+  },
 ];
 
 /** The snapshot the item `item` of login method `lm` carries (`SNAPSHOT_CARRIERS`), if any. */
@@ -73,11 +81,15 @@ function snapshotFor(user: AuthUser, lm: UserRecord, item: (typeof SNAPSHOT_CARR
 
 /**
  * The guard items a login method holds: one per unique identity per tenant, within its recipe,
- * and its external user id (one per app).
+ * and its external user id and passkeys' credential ids (one per app). `attached`: items its
+ * recipe's store keeps beside the guard (a passkey's key and counter), deleted with it.
  */
-export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind }[] {
-  const guards: { key: Key; identity: IdentityKind }[] = [];
+export function guardsOf(lm: UserRecord): { key: Key; identity: IdentityKind; attached?: Key }[] {
+  const guards: { key: Key; identity: IdentityKind; attached?: Key }[] = [];
   if (lm.externalUserId !== undefined) guards.push({ key: keys.externalIdGuard(lm.externalUserId), identity: 'externalUserId' });
+  for (const id of lm.webauthnCredentialIds ?? []) {
+    guards.push({ key: keys.webauthnCredential(id), identity: 'webauthnCredential', attached: keys.webauthnCredentialKey(id) });
+  }
   for (const tenantId of lm.tenantIds) {
     if (lm.recipeId === 'thirdparty' && lm.thirdParty) {
       guards.push({ key: keys.thirdPartyGuard(tenantId, lm.thirdParty.id, lm.thirdParty.userId), identity: 'thirdParty' });
@@ -271,9 +283,9 @@ export function itemsOfUser(user: AuthUser): DerivedItem[] {
       };
       items.push({ role: 'link', key, item });
     }
-    for (const { key, identity } of guardsOf(lm)) {
+    for (const { key, identity, attached } of guardsOf(lm)) {
       const item = guardItem(user, lm, key, identity);
-      items.push({ role: 'guard', key, item, identity, ...(item.snapshot ? { snapshotOf: lm.userId } : {}) });
+      items.push({ role: 'guard', key, item, identity, ...(item.snapshot ? { snapshotOf: lm.userId } : {}), ...(attached ? { attached } : {}) });
     }
   }
   for (const { tenantId, info } of claimsOf(user)) {

@@ -14,6 +14,7 @@ import type { UserLists } from './user-lists';
 import type { UserLookups } from './user-lookups';
 import type { UserSearch } from './user-search';
 import type { UserAccounts, UserStore } from './users';
+import type { WebauthnStore } from './webauthn';
 
 /** Every storage port, by the name a recipe's `Deps` gives it. */
 export interface Stores {
@@ -36,4 +37,5 @@ export interface Stores {
   readonly totpUsage: TotpUsage;
   readonly sessions: SessionStore;
   readonly userSearch: UserSearch;
+  readonly webauthn: WebauthnStore;
 }

@@ -1,4 +1,4 @@
-import type { AccountInfo, AuthUser, IdentityKind, UserRecord } from '../model';
+import type { AccountInfo, AuthUser, IdentityKind, RecipeId, UserRecord } from '../model';
 
 /** Result of a write that may hit a uniqueness guard or a concurrent change. */
 export type UserWriteResult =
@@ -71,8 +71,8 @@ export interface UserAccounts {
    * first (as the core: of an id that is both, the SuperTokens user wins).
    */
   getUser(userId: string, as?: UserIdKind): Promise<AuthUser | undefined>;
-  /** The login method holding an email-password or passwordless email in a tenant (strongly consistent). */
-  getLoginByEmail(tenantId: string, recipe: 'emailpassword' | 'passwordless', email: string): Promise<LoginRef | undefined>;
+  /** The login method holding an email of a recipe (not third party) in a tenant (strongly consistent). */
+  getLoginByEmail(tenantId: string, recipe: Exclude<RecipeId, 'thirdparty'>, email: string): Promise<LoginRef | undefined>;
   getLoginByPhone(tenantId: string, phoneNumber: string): Promise<LoginRef | undefined>;
   /**
    * The login method holding a third-party identity in a tenant (strongly consistent): its

@@ -83,6 +83,9 @@ export const ALLOWED_FUNCTION_ENV: readonly string[] = [
   // The TOTP rate limit (SPEC §20), by the core's names.
   'TOTP_MAX_ATTEMPTS',
   'TOTP_RATE_LIMIT_COOLDOWN_SEC',
+  // WebAuthn (SPEC §21): the core's recovery token lifetime, and the RP ids passkey import accepts.
+  'WEBAUTHN_RECOVER_ACCOUNT_TOKEN_LIFETIME',
+  'WEBAUTHN_RP_ID',
 ];
 
 /** Everything the stack needs to know about the stage it deploys. */

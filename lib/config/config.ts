@@ -48,6 +48,13 @@ export interface Config {
     /** `TOTP_RATE_LIMIT_COOLDOWN_SEC`, in ms: how long after the last wrong code the limit holds. */
     readonly rateLimitCooldownMs: number;
   };
+  /** WebAuthn (SPEC §21), by the core's setting and the import's guard. */
+  readonly webauthn: {
+    /** `WEBAUTHN_RECOVER_ACCOUNT_TOKEN_LIFETIME` (ms): how long an account recovery token works. */
+    readonly recoverAccountTokenLifetimeMs: number;
+    /** `WEBAUTHN_RP_ID`: the relying party ids whose passkeys may be imported (none: imports refused). */
+    readonly rpIds: readonly string[];
+  };
   /** The bulk-import engine's waits (SPEC §15): tuning knobs, shortened by tests. */
   readonly bulkImport: {
     /** `BULK_THROTTLED_RETRY_WINDOW_MS`: how long into an invocation the worker waits on rows DynamoDB refuses for load. */
@@ -170,6 +177,20 @@ function decimalMsFrom(env: Env, name: string, fallback: number, unitMs: number,
     throw new ConfigError(`${name} must be a number greater than 0 and at most ${maxUnits}`);
   }
   return Math.round(value * unitMs);
+}
+
+/** A domain name as an RP ID is one (lower case): labels of letters, digits and inner hyphens. */
+const RP_ID = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/** `WEBAUTHN_RP_ID`: comma-separated relying party ids (SPEC §21), trimmed and lower-cased. */
+function rpIdsFrom(env: Env): string[] {
+  const ids = (env.WEBAUTHN_RP_ID ?? '')
+    .split(',')
+    .map((id) => id.trim().toLowerCase())
+    .filter((id) => id !== '');
+  const bad = ids.find((id) => !RP_ID.test(id) || id.length > 253);
+  if (bad !== undefined) throw new ConfigError(`WEBAUTHN_RP_ID must be a comma-separated list of domain names; '${bad.slice(0, 64)}' is not one`);
+  return ids;
 }
 
 /** SPEC §18's settings; the refresh token must outlive the access token (the core's rule). */
@@ -326,6 +347,10 @@ export function configFromEnv(env: Env, secrets: Secrets): Config {
       // At most 1,000: a user's attempts item keeps the last N checks (about 65 KB at 1,000).
       maxAttempts: intFrom(env, 'TOTP_MAX_ATTEMPTS', 5, 1, 1000),
       rateLimitCooldownMs: intFrom(env, 'TOTP_RATE_LIMIT_COOLDOWN_SEC', 900, 1, 31 * 24 * 3600) * 1000,
+    },
+    webauthn: {
+      recoverAccountTokenLifetimeMs: intFrom(env, 'WEBAUTHN_RECOVER_ACCOUNT_TOKEN_LIFETIME', 3_600_000, 1, 365 * 24 * 3600 * 1000),
+      rpIds: rpIdsFrom(env),
     },
     bulkImport: {
       throttledRetryWindowMs: knobFrom(env, 'BULK_THROTTLED_RETRY_WINDOW_MS', THROTTLED_RETRY_WINDOW_MS),

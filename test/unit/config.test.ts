@@ -32,6 +32,25 @@ describe('configuration', () => {
     }
   });
 
+  it('reads the WebAuthn settings: the recovery token lifetime (ms, > 0) and the RP ids passkey import accepts', () => {
+    expect(configFromEnv({}, {}).webauthn).toEqual({ recoverAccountTokenLifetimeMs: 3_600_000, rpIds: [] });
+    expect(configFromEnv({ WEBAUTHN_RECOVER_ACCOUNT_TOKEN_LIFETIME: '60000', WEBAUTHN_RP_ID: ' Example.com, auth.example.com,' }, {}).webauthn).toEqual({
+      recoverAccountTokenLifetimeMs: 60_000,
+      rpIds: ['example.com', 'auth.example.com'],
+    });
+    for (const bad of ['0', '-5', '1.5', 'hour']) {
+      expect(() => configFromEnv({ WEBAUTHN_RECOVER_ACCOUNT_TOKEN_LIFETIME: bad }, {})).toThrow(
+        /^WEBAUTHN_RECOVER_ACCOUNT_TOKEN_LIFETIME must be an integer from 1 to /,
+      );
+    }
+    for (const bad of ['https://example.com', 'example.com:443', 'exa mple.com', '-example.com', 'example..com']) {
+      expect(() => configFromEnv({ WEBAUTHN_RP_ID: bad }, {})).toThrow(
+        new ConfigError(`WEBAUTHN_RP_ID must be a comma-separated list of domain names; '${bad}' is not one`),
+      );
+    }
+    expect(() => checkSettings({ WEBAUTHN_RP_ID: 'a/b' }, 'lambda')).toThrow(ConfigError);
+  });
+
   it('reads overrides and refuses malformed values, naming the variable', () => {
     const c = configFromEnv({ PASSWORDLESS_CODE_LIFETIME: '60000', PASSWORD_REHASH_ON_SIGNIN: 'off', BCRYPT_MAX_COST: '12' }, {});
     expect(c.passwordless.codeLifetimeMs).toBe(60000);

@@ -152,6 +152,19 @@ describe('options and the sign-in write', () => {
     expect(await store.getOptions(o.id)).toBeUndefined();
   });
 
+  it('reads what a sign-in needs, options and passkey, in one BatchGetItem, each missing one left out', async () => {
+    const { user, id } = await signedUp();
+    const o = options();
+    await store.putOptions(o);
+    expect(await store.getSignInState(o.id, id)).toEqual({
+      options: o,
+      found: { credential: key(id, user.id), login: { loginMethod: user.loginMethods[0] } },
+    });
+    expect(await store.getSignInState(o.id, undefined)).toEqual({ options: o });
+    expect(await store.getSignInState(randomUUID(), id)).toEqual({ found: await store.getCredential(id) });
+    expect(await store.getSignInState(randomUUID(), credentialId())).toEqual({});
+  });
+
   it('lets one of two racing first uses through, then exactly one repeat of its digest', async () => {
     const { user, id } = await signedUp();
     const o = options();

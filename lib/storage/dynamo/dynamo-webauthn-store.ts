@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as keys from '../keys';
 import type { AuthUser, WebauthnCredentialRecord, WebauthnOptionsRecord } from '../model';
 import type { UserWriteResult } from '../ports/users';
-import type { FoundCredential, SignInUse, WebauthnStore } from '../ports/webauthn';
+import type { FoundCredential, SignInState, SignInUse, WebauthnStore } from '../ports/webauthn';
 import { readSnapshot } from './login-codec';
 import { isStrings, optional, readNumber, readOptionalString, readString, required, type Stored } from './stored-fields';
 import { refOfGuard } from './stored-user-items';
@@ -62,6 +62,17 @@ export function decodeCredential(item: Stored): WebauthnCredentialRecord {
   };
 }
 
+/** A passkey from the items read: its guard and its key, or none when either is missing. */
+function foundIn(items: readonly Stored[], credentialId: string): FoundCredential | undefined {
+  const guardKey = keys.webauthnCredential(credentialId);
+  const keyKey = keys.webauthnCredentialKey(credentialId);
+  const guard = items.find((i) => i.pk === guardKey.pk && i.sk === guardKey.sk);
+  const key = items.find((i) => i.pk === keyKey.pk && i.sk === keyKey.sk);
+  // Both are written and deleted in one transaction: one without the other is a passkey going or coming.
+  if (!guard || !key) return undefined;
+  return { credential: decodeCredential(key), login: readSnapshot(guard) ?? refOfGuard(guard) };
+}
+
 /** `WebauthnStore` on DynamoDB (items and access patterns: `lib/storage/README.md`). */
 export class DynamoWebauthnStore implements WebauthnStore {
   constructor(private readonly ctx: DynamoContext) {}
@@ -104,11 +115,16 @@ export class DynamoWebauthnStore implements WebauthnStore {
       ExpressionAttributeValues: { ':pk': keys.webauthnCredential(credentialId).pk },
       ConsistentRead: true,
     });
-    const guard = items.find((i) => i.sk === keys.webauthnCredential(credentialId).sk);
-    const key = items.find((i) => i.sk === keys.webauthnCredentialKey(credentialId).sk);
-    // Both are written and deleted in one transaction: one without the other is a passkey going or coming.
-    if (!guard || !key) return undefined;
-    return { credential: decodeCredential(key), login: readSnapshot(guard) ?? refOfGuard(guard) };
+    return foundIn(items, credentialId);
+  }
+
+  async getSignInState(optionsId: string, credentialId: string | undefined): Promise<SignInState> {
+    const optionsKey = keys.webauthnOptions(optionsId);
+    const passkey = credentialId === undefined ? [] : [keys.webauthnCredential(credentialId), keys.webauthnCredentialKey(credentialId)];
+    const items = await batchGetAll(this.ctx, [optionsKey, ...passkey]);
+    const options = items.find((i) => i.pk === optionsKey.pk && i.sk === optionsKey.sk);
+    const found = credentialId === undefined ? undefined : foundIn(items, credentialId);
+    return { ...(options ? { options: decodeOptions(options) } : {}), ...(found ? { found } : {}) };
   }
 
   async getCredentials(credentialIds: readonly string[]): Promise<WebauthnCredentialRecord[]> {

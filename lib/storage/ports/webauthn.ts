@@ -8,6 +8,12 @@ export interface FoundCredential {
   readonly login: FoundLogin;
 }
 
+/** What a sign-in reads before it verifies. */
+export interface SignInState {
+  readonly options?: WebauthnOptionsRecord;
+  readonly found?: FoundCredential;
+}
+
 /** The first assertion accepted on a set of options (SPEC §21): what sign-in writes. */
 export interface SignInUse {
   readonly optionsId: string;
@@ -35,6 +41,11 @@ export interface WebauthnStore {
   removeOptions(optionsId: string, tenantId: string): Promise<boolean>;
   /** A passkey and its login method: one consistent Query of its credential id's partition. */
   getCredential(credentialId: string): Promise<FoundCredential | undefined>;
+  /**
+   * What a sign-in reads, in one consistent BatchGetItem: the options, and the passkey (its guard
+   * and key) when `credentialId` is given.
+   */
+  getSignInState(optionsId: string, credentialId: string | undefined): Promise<SignInState>;
   /** Passkeys by credential id (one consistent BatchGetItem), in the order asked; missing ones left out. */
   getCredentials(credentialIds: readonly string[]): Promise<WebauthnCredentialRecord[]>;
   /**

@@ -28,7 +28,7 @@ export type RouteSecret = 'apiKeys' | 'signerKey' | 'passwordMigration' | 'sessi
 export interface RouteDef {
   /** Stable id; also the bundle folder (`dist/functions/<id>/index.js`) and the Lambda's logical name. */
   readonly id: string;
-  readonly method: 'GET' | 'POST' | 'PUT';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Lower-case path without tenant segment. */
   readonly path: string;
   /** Handler entry file, relative to the repository root. */
@@ -629,6 +629,54 @@ export const ROUTES: readonly RouteDef[] = [
     entry: 'functions/totp/verify-code.ts',
     access: 'write',
     summary: "Check a code of the user's verified TOTP devices (rate-limited, each code once).",
+  }),
+  // WebAuthn (SPEC §21): options and ceremonies per tenant.
+  route({
+    id: 'webauthn-options-register',
+    method: 'POST',
+    path: '/recipe/webauthn/options/register',
+    entry: 'functions/webauthn/register-options.ts',
+    access: 'write',
+    summary: 'Registration options for an email (challenge, RP, user handle), stored for the sign-up or credential registration.',
+  }),
+  route({
+    id: 'webauthn-options-signin',
+    method: 'POST',
+    path: '/recipe/webauthn/options/signin',
+    entry: 'functions/webauthn/sign-in-options.ts',
+    access: 'write',
+    summary: 'Sign-in options (a challenge for a discoverable passkey), stored for the sign-in.',
+  }),
+  route({
+    id: 'webauthn-options-get',
+    method: 'GET',
+    path: '/recipe/webauthn/options',
+    entry: 'functions/webauthn/get-options.ts',
+    summary: 'Stored WebAuthn options of this tenant, expired or not.',
+  }),
+  route({
+    id: 'webauthn-options-remove',
+    method: 'DELETE',
+    path: '/recipe/webauthn/options/remove',
+    entry: 'functions/webauthn/remove-options.ts',
+    access: 'write',
+    summary: 'Remove stored WebAuthn options.',
+  }),
+  route({
+    id: 'webauthn-signup',
+    method: 'POST',
+    path: '/recipe/webauthn/signup',
+    entry: 'functions/webauthn/sign-up.ts',
+    access: 'write',
+    summary: "Verify a passkey's registration and create a webauthn user with the options' email.",
+  }),
+  route({
+    id: 'webauthn-signin',
+    method: 'POST',
+    path: '/recipe/webauthn/signin',
+    entry: 'functions/webauthn/sign-in.ts',
+    access: 'write',
+    summary: 'Verify an assertion and sign its passkey’s user in (the counter and the options’ use in one write; one byte-identical repeat answered).',
   }),
   route({
     id: 'bulkimport-stage',

@@ -86,7 +86,8 @@ export function createHttpHandler<K extends StoreName = never>(routeId: string, 
     if (route.scope === 'app' && resolved.tenantId !== 'public') throw new HttpError(403, APP_WIDE_ONLY);
 
     let body: Fields = {};
-    if (route.method !== 'GET') {
+    // GET and DELETE take their input from the query string (the SDK sends DELETE without a body).
+    if (route.method === 'POST' || route.method === 'PUT') {
       const raw = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
       if (raw && (route.bulk ? eventBodyBytes(event) : raw.length) > route.maxBodyBytes) throw new HttpError(413, route.tooLargeText);
       body = parseJsonObject(raw?.toString('utf8'));

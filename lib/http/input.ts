@@ -38,6 +38,8 @@ export const MAX_LENGTH: Readonly<Record<string, number>> = {
   existingDeviceName: 256,
   newDeviceName: 256,
   secretKey: 256,
+  // WebAuthn (SPEC §21): options ids are UUIDs (a key part, so bounded well under DynamoDB's 2 KB).
+  webauthnGeneratedOptionsId: 128,
 };
 const DEFAULT_MAX_LENGTH = 1024;
 

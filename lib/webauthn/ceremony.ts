@@ -28,6 +28,9 @@ export interface Expected {
   readonly userPresence: boolean;
 }
 
+/** WebAuthn's bound on a credential id (§5.8.3: at most 1023 bytes). */
+export const MAX_CREDENTIAL_ID_BYTES = 1023;
+
 type Json = Readonly<Record<string, unknown>>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -41,6 +44,7 @@ export function credentialIdOf(credential: Json): string | Refusal {
   if (id === '') return invalidCredentials('credential id is empty!');
   const bytes = typeof id === 'string' ? fromBase64Url(id) : undefined;
   if (!bytes || bytes.length === 0) return invalidCredentials('Credential ID has to be base64 url encoded');
+  if (bytes.length > MAX_CREDENTIAL_ID_BYTES) return invalidCredentials(`credential id is longer than ${MAX_CREDENTIAL_ID_BYTES} bytes`);
   if (type === undefined || type === null) return invalidCredentials('credential type is missing!');
   if (type === '') return invalidCredentials('credential type is empty!');
   if (typeof type !== 'string' || type.toLowerCase() !== 'public-key')

@@ -30,6 +30,7 @@ import { DynamoTenantStore } from '../../lib/storage/dynamo/dynamo-tenant-store'
 import { createDynamoContext } from '../../lib/storage/dynamo/transact';
 import { pastTenantCache } from '../support/tenant-cache';
 import { totpCode, wrongCode } from '../support/totp';
+import { SoftAuthenticator, webauthnClient } from '../support/webauthn';
 
 /**
  * DynamoDB calls per operation, counted on the wire by a proxy between the server and DynamoDB
@@ -1128,5 +1129,49 @@ describe("signing in through a tenant's provider stored in the core (SPEC §22):
     expect(await callsOf(async () => (all = await Multitenancy.listAllTenants()))).toEqual({ Query: 1 });
     expect(all?.tenants.find((t) => t.tenantId === tenantId)?.thirdParty.providers).toHaveLength(2);
     expect((await api.post('/recipe/multitenancy/tenant/remove', { tenantId })).json).toEqual({ status: 'OK', didExist: true });
+
+describe('WebAuthn (SPEC §21)', () => {
+  it('options 1 (2 for registration, the email’s users read beside the write); sign-up 2; sign-in 2, its repeat 2, a primary user’s 3', async () => {
+    const wa = webauthnClient(api);
+    const auth = new SoftAuthenticator();
+    const email = uniqueEmail('rt-wa');
+    let options: { json: any } | undefined;
+    // The options' PutItem, beside the Query of gsi2 for a user holding the email (user.id).
+    expect(await callsOf(async () => (options = await wa.registerOptions({ email })))).toEqual({ PutItem: 1, Query: 1 });
+    // The options (GetItem), then one transaction: the login method, its email guard, the passkey's guard and key.
+    let signedUp: { json: any } | undefined;
+    expect(
+      await callsOf(async () => (signedUp = await wa.signUp(options!.json.webauthnGeneratedOptionsId, auth.register(wa.ceremony(options!.json))))),
+    ).toEqual({
+      GetItem: 1,
+      TransactWriteItems: 1,
+    });
+    expect(await callsOf(async () => (options = await wa.signInOptions()))).toEqual({ PutItem: 1 });
+    const assertion = auth.assert(wa.ceremony(options!.json));
+    // One BatchGetItem: the options, the passkey's guard (whose snapshot is the user) and its key;
+    // then one transaction spending the options and storing the counter, both conditional.
+    expect(await callsOf(async () => expect((await wa.signIn(options!.json.webauthnGeneratedOptionsId, assertion)).json.status).toBe('OK'))).toEqual({
+      BatchGetItem: 1,
+      TransactWriteItems: 1,
+    });
+    // The SDK's doubled call: the same read, then one UpdateItem counting the repeat.
+    expect(await callsOf(async () => expect((await wa.signIn(options!.json.webauthnGeneratedOptionsId, assertion)).json.status).toBe('OK'))).toEqual({
+      BatchGetItem: 1,
+      UpdateItem: 1,
+    });
+    // A third: the read alone.
+    expect(await callsOf(() => wa.signIn(options!.json.webauthnGeneratedOptionsId, assertion))).toEqual({ BatchGetItem: 1 });
+    const id = signedUp!.json.recipeUserId as string;
+    // A primary user's passkey: its partition is read beside the write (3 calls, still 2 round trips).
+    expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: id })).json.status).toBe('OK');
+    const { res } = await (async () => {
+      const o = (await wa.signInOptions()).json;
+      const a = auth.assert(wa.ceremony(o));
+      let r: { json: any } | undefined;
+      const calls = await callsOf(async () => (r = await wa.signIn(o.webauthnGeneratedOptionsId, a)));
+      expect(calls).toEqual({ BatchGetItem: 1, Query: 1, TransactWriteItems: 1 });
+      return { res: r! };
+    })();
+    expect(res.json.user.isPrimaryUser).toBe(true);
   });
 });

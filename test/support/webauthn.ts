@@ -181,3 +181,54 @@ export class SoftAuthenticator {
     };
   }
 }
+
+/** The RP and origin the WebAuthn tests use (what an SDK's config would send). */
+export const RP = { relyingPartyId: 'example.com', relyingPartyName: 'Example', origin: 'https://app.example.com' } as const;
+
+/** A WebAuthn client of the test API: options, ceremonies and the passkey calls, as the SDK sends them. */
+export function webauthnClient(api: {
+  post: (p: string, b?: unknown) => Promise<any>;
+  get: (p: string) => Promise<any>;
+  request: (m: string, p: string) => Promise<any>;
+}) {
+  const at = (tenantId: string | undefined, path: string) => (tenantId ? `/${tenantId}${path}` : path);
+  const ceremony = (o: { challenge: string }): CeremonyOptions => ({ challenge: o.challenge, rpId: RP.relyingPartyId, origin: RP.origin });
+  const client = {
+    registerOptions: (body: Record<string, unknown>, tenantId?: string) => api.post(at(tenantId, '/recipe/webauthn/options/register'), { ...RP, ...body }),
+    signInOptions: (body: Record<string, unknown> = {}, tenantId?: string) => api.post(at(tenantId, '/recipe/webauthn/options/signin'), { ...RP, ...body }),
+    signUp: (webauthnGeneratedOptionsId: string, credential: unknown, tenantId?: string) =>
+      api.post(at(tenantId, '/recipe/webauthn/signup'), { webauthnGeneratedOptionsId, credential }),
+    signIn: (webauthnGeneratedOptionsId: string, credential: unknown, tenantId?: string) =>
+      api.post(at(tenantId, '/recipe/webauthn/signin'), { webauthnGeneratedOptionsId, credential }),
+    getOptions: (id: string, tenantId?: string) => api.get(at(tenantId, `/recipe/webauthn/options?webauthnGeneratedOptionsId=${encodeURIComponent(id)}`)),
+    removeOptions: (id: string, tenantId?: string) =>
+      api.request('DELETE', at(tenantId, `/recipe/webauthn/options/remove?webauthnGeneratedOptionsId=${encodeURIComponent(id)}`)),
+    registerCredential: (recipeUserId: string, webauthnGeneratedOptionsId: string, credential: unknown) =>
+      api.post('/recipe/webauthn/user/credential/register', { recipeUserId, webauthnGeneratedOptionsId, credential }),
+    list: (recipeUserId: string) => api.get(`/recipe/webauthn/user/credential/list?recipeUserId=${encodeURIComponent(recipeUserId)}`),
+    getCredential: (recipeUserId: string, id: string) =>
+      api.get(`/recipe/webauthn/user/credential?recipeUserId=${encodeURIComponent(recipeUserId)}&webauthnCredentialId=${encodeURIComponent(id)}`),
+    removeCredential: (recipeUserId: string, id: string) =>
+      api.request(
+        'DELETE',
+        `/recipe/webauthn/user/credential/remove?recipeUserId=${encodeURIComponent(recipeUserId)}&webauthnCredentialId=${encodeURIComponent(id)}`,
+      ),
+    ceremony,
+    /** Registration options, then a sign-up with `auth`: the sign-up's answer. */
+    async signUpWith(auth: SoftAuthenticator, email: string, tenantId?: string, bend: Bend = {}) {
+      const options = (await client.registerOptions({ email }, tenantId)).json;
+      return client.signUp(options.webauthnGeneratedOptionsId, auth.register(ceremony(options), bend), tenantId);
+    },
+    /** Sign-in options, then a sign-in with `auth`: its options id, assertion and answer. */
+    async signInWith(auth: SoftAuthenticator, tenantId?: string, bend: Bend = {}) {
+      const options = (await client.signInOptions({}, tenantId)).json;
+      const assertion = auth.assert(ceremony(options), bend);
+      return {
+        optionsId: options.webauthnGeneratedOptionsId as string,
+        assertion,
+        res: await client.signIn(options.webauthnGeneratedOptionsId, assertion, tenantId),
+      };
+    },
+  };
+  return client;
+}

@@ -630,7 +630,7 @@ export const ROUTES: readonly RouteDef[] = [
     access: 'write',
     summary: "Check a code of the user's verified TOTP devices (rate-limited, each code once).",
   }),
-  // WebAuthn (SPEC §21): options and ceremonies per tenant.
+  // WebAuthn (SPEC §21): options and ceremonies per tenant; a user's passkeys app-wide, as the SDK calls them.
   route({
     id: 'webauthn-options-register',
     method: 'POST',
@@ -677,6 +677,40 @@ export const ROUTES: readonly RouteDef[] = [
     entry: 'functions/webauthn/sign-in.ts',
     access: 'write',
     summary: 'Verify an assertion and sign its passkey’s user in (the counter and the options’ use in one write; one byte-identical repeat answered).',
+  }),
+  route({
+    id: 'webauthn-credential-register',
+    method: 'POST',
+    path: '/recipe/webauthn/user/credential/register',
+    entry: 'functions/webauthn/register-credential.ts',
+    scope: 'app',
+    access: 'write',
+    summary: 'Verify a registration and add the passkey to a webauthn login method.',
+  }),
+  route({
+    id: 'webauthn-credential-list',
+    method: 'GET',
+    path: '/recipe/webauthn/user/credential/list',
+    entry: 'functions/webauthn/list-credentials.ts',
+    scope: 'app',
+    summary: "A webauthn login method's passkeys.",
+  }),
+  route({
+    id: 'webauthn-credential-get',
+    method: 'GET',
+    path: '/recipe/webauthn/user/credential',
+    entry: 'functions/webauthn/get-credential.ts',
+    scope: 'app',
+    summary: 'One passkey of a webauthn login method.',
+  }),
+  route({
+    id: 'webauthn-credential-remove',
+    method: 'DELETE',
+    path: '/recipe/webauthn/user/credential/remove',
+    entry: 'functions/webauthn/remove-credential.ts',
+    scope: 'app',
+    access: 'write',
+    summary: 'Remove a passkey from its login method (its key goes with its guard).',
   }),
   route({
     id: 'bulkimport-stage',

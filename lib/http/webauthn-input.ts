@@ -59,5 +59,15 @@ export function ceremonyInput(body: Fields): { optionsId: string; credential: Fi
   return { optionsId: requiredString(body, 'webauthnGeneratedOptionsId'), credential: requiredObject(body, 'credential') };
 }
 
+/** `POST /recipe/webauthn/user/credential/register`. */
+export function registerCredentialInput(body: Fields): { recipeUserId: string; optionsId: string; credential: Fields } {
+  return { recipeUserId: requiredString(body, 'recipeUserId'), ...ceremonyInput(body) };
+}
+
 /** `?webauthnGeneratedOptionsId=` of the options' GET and DELETE. */
 export const optionsIdQuery = (query: Fields): string => requiredQueryParam(query, 'webauthnGeneratedOptionsId');
+
+/** `?recipeUserId=&webauthnCredentialId=` of a passkey's GET and DELETE. */
+export function credentialQuery(query: Fields): { recipeUserId: string; credentialId: string } {
+  return { recipeUserId: requiredQueryParam(query, 'recipeUserId'), credentialId: requiredQueryParam(query, 'webauthnCredentialId') };
+}

@@ -1162,6 +1162,9 @@ describe('WebAuthn (SPEC §21)', () => {
     // A third: the read alone.
     expect(await callsOf(() => wa.signIn(options!.json.webauthnGeneratedOptionsId, assertion))).toEqual({ BatchGetItem: 1 });
     const id = signedUp!.json.recipeUserId as string;
+    // Passkeys: list 2 (the user, then the keys in one BatchGetItem), get 1, remove 3.
+    expect(await callsOf(() => wa.list(id))).toEqual({ Query: 1, BatchGetItem: 1 });
+    expect(await callsOf(() => wa.getCredential(id, auth.id))).toEqual({ Query: 1 });
     // A primary user's passkey: its partition is read beside the write (3 calls, still 2 round trips).
     expect((await api.post('/recipe/accountlinking/user/primary', { recipeUserId: id })).json.status).toBe('OK');
     const { res } = await (async () => {
@@ -1173,5 +1176,6 @@ describe('WebAuthn (SPEC §21)', () => {
       return { res: r! };
     })();
     expect(res.json.user.isPrimaryUser).toBe(true);
+    expect(await callsOf(() => wa.removeCredential(id, auth.id))).toEqual({ Query: 2, TransactWriteItems: 1 });
   });
 });

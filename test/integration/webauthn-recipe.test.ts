@@ -4,6 +4,7 @@ import { ensureTable } from '../../local/create-table';
 import { configFromEnv } from '../../lib/config/config';
 import { cryptoRandom, type Clock, type Deps } from '../../lib/recipes/deps';
 import { getGeneratedOptions } from '../../lib/recipes/webauthn/get-generated-options';
+import { registerCredential } from '../../lib/recipes/webauthn/register-credential';
 import { registerOptions } from '../../lib/recipes/webauthn/register-options';
 import { signIn } from '../../lib/recipes/webauthn/sign-in';
 import { signInOptions } from '../../lib/recipes/webauthn/sign-in-options';
@@ -84,9 +85,9 @@ describe('options expire at createdAt + timeout, judged on read', () => {
     expect((await signUp(deps(), 'public', o.webauthnGeneratedOptionsId, credential)).status).toBe('OK');
   });
 
-  it('refuses a sign-in on expired options, and the repeat once they expired', async () => {
+  it('refuses a sign-in and a credential registration on expired options, and the repeat once they expired', async () => {
     clock.ms = START;
-    const { auth } = await signedUp();
+    const { auth, id, email } = await signedUp();
     const o = await signInOptions(deps(), 'public', common);
     if (o.status !== 'OK') throw new Error(o.status);
     const assertion = auth.assert(ceremony(o));
@@ -97,6 +98,21 @@ describe('options expire at createdAt + timeout, judged on read', () => {
     if (late.status !== 'OK') throw new Error(late.status);
     clock.ms += 1;
     expect(await signIn(deps(), 'public', late.webauthnGeneratedOptionsId, auth.assert(ceremony(late)))).toEqual({
+      status: 'INVALID_OPTIONS_ERROR',
+      reason: 'Options expired',
+    });
+    clock.ms = START;
+    const reg = await registerOptions(deps(), 'public', {
+      ...common,
+      email,
+      displayName: email,
+      attestation: 'none',
+      residentKey: 'required',
+      supportedAlgorithmIds: [-7],
+    });
+    if (reg.status !== 'OK') throw new Error(reg.status);
+    clock.ms = START + 120_000;
+    expect(await registerCredential(deps(), id, reg.webauthnGeneratedOptionsId, new SoftAuthenticator().register(ceremony(reg)))).toEqual({
       status: 'INVALID_OPTIONS_ERROR',
       reason: 'Options expired',
     });

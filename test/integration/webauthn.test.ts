@@ -248,6 +248,7 @@ describe('POST /recipe/webauthn/signin', () => {
     const { id, auth, user } = await webauthnUser(alg);
     const { res } = await wa.signInWith(auth);
     expect(res.json).toEqual({ status: 'OK', user, recipeUserId: id });
+    expect((await wa.getCredential(id, auth.id)).json).toEqual(expect.objectContaining({ status: 'OK', updatedAt: expect.any(Number) }));
   });
 
   it('answers the one byte-identical repeat as the first, and refuses a third call and any other assertion on spent options', async () => {
@@ -344,6 +345,88 @@ describe('POST /recipe/webauthn/signin', () => {
   });
 });
 
+describe('passkeys of a user (app-wide calls)', () => {
+  it('registers another passkey, lists, reads and removes them; the login method stays without passkeys', async () => {
+    const { id, email, auth } = await webauthnUser();
+    const second = new SoftAuthenticator(-8);
+    const o = (await wa.registerOptions({ email })).json;
+    expect(o.user.id).toBe(Buffer.from(id).toString('base64url'));
+    expect((await wa.registerCredential(id, o.webauthnGeneratedOptionsId, second.register(wa.ceremony(o)))).json).toEqual({
+      status: 'OK',
+      webauthnCredentialId: second.id,
+      recipeUserId: id,
+      email,
+      relyingPartyId: 'example.com',
+      relyingPartyName: 'Example',
+    });
+    expect((await linking.user(id)).webauthn).toEqual({ credentialIds: [auth.id, second.id] });
+    const listed = (await wa.list(id)).json;
+    expect(listed).toEqual({
+      status: 'OK',
+      credentials: [
+        { webauthnCredentialId: auth.id, recipeUserId: id, relyingPartyId: 'example.com', createdAt: expect.any(Number) },
+        { webauthnCredentialId: second.id, recipeUserId: id, relyingPartyId: 'example.com', createdAt: expect.any(Number) },
+      ],
+    });
+    expect((await wa.signInWith(second)).res.json.status).toBe('OK');
+    expect((await wa.getCredential(id, second.id)).json).toEqual({
+      status: 'OK',
+      webauthnCredentialId: second.id,
+      recipeUserId: id,
+      relyingPartyId: 'example.com',
+      createdAt: listed.credentials[1].createdAt,
+      updatedAt: expect.any(Number),
+    });
+    expect((await api.get(`/recipe/webauthn/user/credential/?recipeUserId=${id}&webauthnCredentialId=${auth.id}`)).json.status).toBe('OK');
+    expect((await wa.getCredential('someone-else', second.id)).json).toEqual({ status: 'CREDENTIAL_NOT_FOUND_ERROR' });
+    expect((await wa.removeCredential(id, auth.id)).json).toEqual({ status: 'OK' });
+    expect((await wa.removeCredential(id, auth.id)).json).toEqual({ status: 'CREDENTIAL_NOT_FOUND_ERROR' });
+    expect((await wa.signInWith(auth)).res.json).toEqual({ status: 'CREDENTIAL_NOT_FOUND_ERROR' });
+    expect((await wa.removeCredential(id, second.id)).json).toEqual({ status: 'OK' });
+    expect((await wa.list(id)).json).toEqual({ status: 'OK', credentials: [] });
+    expect((await linking.user(id)).loginMethods[0]).toEqual(expect.objectContaining({ recipeId: 'webauthn', email, webauthn: { credentialIds: [] } }));
+  });
+
+  it('answers CREDENTIAL_ALREADY_EXISTS_ERROR for a registered id, UNKNOWN_USER_ID_ERROR for a non-webauthn or unknown user', async () => {
+    const { id, email, auth } = await webauthnUser();
+    const o = (await wa.registerOptions({ email })).json;
+    expect((await wa.registerCredential(id, o.webauthnGeneratedOptionsId, auth.register(wa.ceremony(o)))).json).toEqual({
+      status: 'CREDENTIAL_ALREADY_EXISTS_ERROR',
+    });
+    const other = new SoftAuthenticator();
+    const ep = await linking.emailPassword();
+    expect((await wa.registerCredential(ep, o.webauthnGeneratedOptionsId, other.register(wa.ceremony(o)))).json).toEqual({ status: 'UNKNOWN_USER_ID_ERROR' });
+    expect((await wa.registerCredential('nobody', o.webauthnGeneratedOptionsId, other.register(wa.ceremony(o)))).json).toEqual({
+      status: 'UNKNOWN_USER_ID_ERROR',
+    });
+    expect((await wa.registerCredential(id, 'no-such-options', other.register(wa.ceremony(o)))).json).toEqual({ status: 'OPTIONS_NOT_FOUND_ERROR' });
+    expect((await wa.list('nobody')).json).toEqual({ status: 'OK', credentials: [] });
+  });
+
+  it('finds options of any tenant, and refuses a tenant segment on the app-wide calls (403)', async () => {
+    const { id, email } = await webauthnUser();
+    const o = (await wa.registerOptions({ email }, 'wa-t1')).json;
+    expect((await wa.registerCredential(id, o.webauthnGeneratedOptionsId, new SoftAuthenticator().register(wa.ceremony(o)))).json.status).toBe('OK');
+    for (const [method, path] of [
+      ['POST', '/wa-t1/recipe/webauthn/user/credential/register'],
+      ['GET', `/wa-t1/recipe/webauthn/user/credential/list?recipeUserId=${id}`],
+      ['GET', `/wa-t1/recipe/webauthn/user/credential?recipeUserId=${id}&webauthnCredentialId=AAAA`],
+      ['DELETE', `/wa-t1/recipe/webauthn/user/credential/remove?recipeUserId=${id}&webauthnCredentialId=AAAA`],
+    ]) {
+      const res = await api.request(method, path, method === 'POST' ? { body: {} } : {});
+      expect([res.status, res.text]).toEqual([403, 'Only public tenantId can call this app specific API']);
+    }
+  });
+
+  it('answers by the external id once mapped, as the core translates it', async () => {
+    const { id, auth } = await webauthnUser();
+    expect((await api.post('/recipe/userid/map', { superTokensUserId: id, externalUserId: `ext-${id}` })).json.status).toBe('OK');
+    expect((await wa.list(`ext-${id}`)).json.credentials).toEqual([expect.objectContaining({ webauthnCredentialId: auth.id, recipeUserId: `ext-${id}` })]);
+    expect((await wa.getCredential(`ext-${id}`, auth.id)).json.status).toBe('OK');
+    expect((await wa.signInWith(auth)).res.json).toEqual(expect.objectContaining({ status: 'OK', recipeUserId: `ext-${id}` }));
+  });
+});
+
 describe('a credential id is unique in the app', () => {
   it('lets exactly one of four racing sign-ups with one credential id win, in any tenant', async () => {
     const auth = new SoftAuthenticator();
@@ -351,6 +434,29 @@ describe('a credential id is unique in the app', () => {
     const options = await Promise.all(tenants.map(async (t) => (await wa.registerOptions({ email: uniqueEmail('race') }, t)).json));
     const answers = await Promise.all(options.map((o, i) => wa.signUp(o.webauthnGeneratedOptionsId, auth.register(wa.ceremony(o)), tenants[i])));
     expect(answers.map((a) => a.json.status).sort()).toEqual(['INVALID_CREDENTIALS_ERROR', 'INVALID_CREDENTIALS_ERROR', 'INVALID_CREDENTIALS_ERROR', 'OK']);
+  });
+
+  it('lets exactly one of two racing registrations of one id win: a sign-up against a credential added to another user', async () => {
+    const a = await webauthnUser();
+    const b = await webauthnUser();
+    const auth = new SoftAuthenticator(-8);
+    const [oa, ob, os] = await Promise.all([
+      wa.registerOptions({ email: a.email }),
+      wa.registerOptions({ email: b.email }),
+      wa.registerOptions({ email: uniqueEmail('race') }),
+    ]).then((rs) => rs.map((r) => r.json));
+    const answers = await Promise.all([
+      wa.registerCredential(a.id, oa.webauthnGeneratedOptionsId, auth.register(wa.ceremony(oa))),
+      wa.registerCredential(b.id, ob.webauthnGeneratedOptionsId, auth.register(wa.ceremony(ob))),
+    ]);
+    expect(answers.map((r) => r.json.status).sort()).toEqual(['CREDENTIAL_ALREADY_EXISTS_ERROR', 'OK']);
+    const owner = answers[0].json.status === 'OK' ? a : b;
+    expect((await wa.signUp(os.webauthnGeneratedOptionsId, auth.register(wa.ceremony(os)))).json).toEqual(
+      reason('INVALID_CREDENTIALS_ERROR', 'A credential with this id already exists'),
+    );
+    expect((await wa.signInWith(auth)).res.json).toEqual(expect.objectContaining({ status: 'OK', recipeUserId: owner.id }));
+    const lists = await Promise.all([wa.list(a.id), wa.list(b.id)]);
+    expect(lists.map((l) => l.json.credentials.length).sort()).toEqual([1, 2]);
   });
 });
 
@@ -364,6 +470,15 @@ describe('bad input is a 400 naming the field', () => {
     ['POST', '/recipe/webauthn/signin', { webauthnGeneratedOptionsId: options }, "Field name 'credential' is invalid in JSON input"],
     ['POST', '/recipe/webauthn/signin', { webauthnGeneratedOptionsId: 7, credential: {} }, "Field name 'webauthnGeneratedOptionsId' is invalid in JSON input"],
     ['POST', '/recipe/webauthn/signin', { webauthnGeneratedOptionsId: options, credential: [] }, "Field name 'credential' is invalid in JSON input"],
+    [
+      'POST',
+      '/recipe/webauthn/user/credential/register',
+      { webauthnGeneratedOptionsId: options, credential: {} },
+      "Field name 'recipeUserId' is invalid in JSON input",
+    ],
+    ['GET', '/recipe/webauthn/user/credential/list', undefined, "Field name 'recipeUserId' is missing in GET request"],
+    ['GET', '/recipe/webauthn/user/credential?recipeUserId=u', undefined, "Field name 'webauthnCredentialId' is missing in GET request"],
+    ['DELETE', '/recipe/webauthn/user/credential/remove?webauthnCredentialId=AAAA', undefined, "Field name 'recipeUserId' is missing in GET request"],
     ['DELETE', '/recipe/webauthn/options/remove', undefined, "Field name 'webauthnGeneratedOptionsId' is missing in GET request"],
   ])('%s %s %j: %s', async (method, path, body, text) => {
     const res = await api.request(method, path, body === undefined ? {} : { body });

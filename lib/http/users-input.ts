@@ -10,7 +10,7 @@ export const DEFAULT_USERS_PAGE = 100;
 /** Largest page: bounds the work (and the response size) of one request. */
 export const MAX_USERS_PAGE = 500;
 
-const RECIPES: readonly RecipeId[] = ['emailpassword', 'thirdparty', 'passwordless'];
+const RECIPES: readonly RecipeId[] = ['emailpassword', 'thirdparty', 'passwordless', 'webauthn'];
 
 /** `includeRecipeIds`: a comma-separated list of recipe ids; absent or empty means every recipe. */
 export function parseIncludeRecipeIds(query: Fields): RecipeId[] | undefined {

@@ -163,6 +163,6 @@ describe('reading passwordless users', () => {
     expect(union.json.users.map((u: { id: string }) => u.id)).toEqual([a.id, b.id]);
     const none = await api.get('/users/by-accountinfo');
     expect(none.status).toBe(400);
-    expect(none.text).toBe('Please provide at least one of email, phoneNumber or thirdPartyId+thirdPartyUserId');
+    expect(none.text).toBe('Please provide at least one of email, phoneNumber, thirdPartyId+thirdPartyUserId or webauthnCredentialId');
   });
 });

@@ -173,7 +173,7 @@ describe('GET /users with search tags', () => {
     [`/${T}/users?email=a&limit=-5`, 'limit must a positive integer with min value 1'],
     [`/${T}/users?limit=501`, 'max limit allowed is 500'],
     [`/${T}/users?phone=%2B1&timeJoinedOrder=SIDEWAYS`, "Field name 'timeJoinedOrder' must be ASC or DESC"],
-    [`/${T}/users?provider=g&includeRecipeIds=webauthn`, 'Unknown recipe ID: webauthn'],
+    [`/${T}/users?provider=g&includeRecipeIds=webauthn,totp`, 'Unknown recipe ID: totp'],
     [`/${T}/users?email=a&paginationToken=not-a-token`, 'invalid pagination token'],
     [`/${T}/users?email=${'a'.repeat(257)}`, "Field name 'email' is too long: the maximum is 256 characters"],
     [`/${T}/users?provider=${'g;'.repeat(513)}`, "Field name 'provider' is too long: the maximum is 1024 characters"],

@@ -215,7 +215,7 @@ describe('GET /users and GET /users/count over 1,200 users in two tenants', () =
 
   it.each([
     ['/page-a/users?timeJoinedOrder=SIDEWAYS', "Field name 'timeJoinedOrder' must be ASC or DESC"],
-    ['/page-a/users?includeRecipeIds=webauthn', 'Unknown recipe ID: webauthn'],
+    ['/page-a/users?includeRecipeIds=webauthn,totp', 'Unknown recipe ID: totp'],
     ['/page-a/users/count?includeRecipeIds=emailpassword,nope', 'Unknown recipe ID: nope'],
     ['/page-a/users/count?includeAllTenants=maybe', "Field name 'includeAllTenants' must be true or false"],
     ['/no-such-tenant/users', 'AppId or tenantId not found'],

@@ -427,6 +427,55 @@ describe('passkeys of a user (app-wide calls)', () => {
   });
 });
 
+describe('users, removal and account linking with a webauthn login method', () => {
+  it('finds the user by webauthnCredentialId in its tenant, alone or with its email', async () => {
+    const { id, email, auth } = await webauthnUser();
+    const by = (q: string, tenant = '') => api.get(`${tenant}/users/by-accountinfo?${q}&doUnionOfAccountInfo=false`);
+    expect((await by(`webauthnCredentialId=${auth.id}`)).json.users.map((u: { id: string }) => u.id)).toEqual([id]);
+    expect((await by(`webauthnCredentialId=${auth.id}&email=${encodeURIComponent(email)}`)).json.users).toHaveLength(1);
+    expect((await by(`webauthnCredentialId=${auth.id}&email=other%40example.com`)).json.users).toEqual([]);
+    expect((await by(`webauthnCredentialId=${auth.id}`, '/wa-t1')).json.users).toEqual([]);
+    expect((await by('webauthnCredentialId=AAAA')).json.users).toEqual([]);
+    expect((await api.get('/users?includeRecipeIds=webauthn&limit=500')).json.users.map((u: { id: string }) => u.id)).toContain(id);
+  });
+
+  it('removes the passkeys with the user', async () => {
+    const { id, auth } = await webauthnUser();
+    expect((await linking.remove(id)).json).toEqual({ status: 'OK', didUserExist: true });
+    expect((await wa.signInWith(auth)).res.json).toEqual({ status: 'CREDENTIAL_NOT_FOUND_ERROR' });
+    expect((await wa.getCredential(id, auth.id)).json).toEqual({ status: 'CREDENTIAL_NOT_FOUND_ERROR' });
+    // The id is free again.
+    expect((await wa.signUpWith(auth, uniqueEmail('again'))).json.status).toBe('OK');
+  });
+
+  it('links and unlinks like a passwordless email: the primary user answers sign-in, with the union of passkeys', async () => {
+    const email = uniqueEmail('link');
+    const { id, auth } = await webauthnUser(-7, undefined, email);
+    const ep = await linking.emailPassword(email);
+    expect((await linking.createPrimary(id)).json).toEqual(expect.objectContaining({ status: 'OK', wasAlreadyAPrimaryUser: false }));
+    expect((await linking.link(ep, id)).json.status).toBe('OK');
+    const { res } = await wa.signInWith(auth);
+    expect(res.json.recipeUserId).toBe(id);
+    expect(res.json.user).toEqual(expect.objectContaining({ id, isPrimaryUser: true, emails: [email], webauthn: { credentialIds: [auth.id] } }));
+    expect(res.json.user.loginMethods.map((lm: { recipeId: string }) => lm.recipeId).sort()).toEqual(['emailpassword', 'webauthn']);
+    expect((await api.get(`/users/by-accountinfo?webauthnCredentialId=${auth.id}&doUnionOfAccountInfo=false`)).json.users[0].id).toBe(id);
+    // Another primary user with the email conflicts with a webauthn login method as with any email.
+    const email2 = uniqueEmail('conflict');
+    const pl = await linking.passwordless({ email: email2 });
+    expect((await linking.createPrimary(pl)).json.status).toBe('OK');
+    const w2 = await webauthnUser(-8, undefined, email2);
+    expect((await linking.createPrimary(w2.id)).json.status).toBe('ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR');
+    expect((await linking.link(w2.id, pl)).json.status).toBe('OK');
+    expect((await linking.unlink(w2.id)).json).toEqual({ status: 'OK', wasLinked: true, wasRecipeUserDeleted: false });
+    expect((await wa.signInWith(w2.auth)).res.json).toEqual(
+      expect.objectContaining({ status: 'OK', recipeUserId: w2.id, user: expect.objectContaining({ id: w2.id, isPrimaryUser: false }) }),
+    );
+    // Unlinking the primary user's own webauthn login method deletes it, and its passkeys with it.
+    expect((await linking.unlink(id)).json).toEqual({ status: 'OK', wasLinked: true, wasRecipeUserDeleted: true });
+    expect((await wa.signInWith(auth)).res.json).toEqual({ status: 'CREDENTIAL_NOT_FOUND_ERROR' });
+  });
+});
+
 describe('a credential id is unique in the app', () => {
   it('lets exactly one of four racing sign-ups with one credential id win, in any tenant', async () => {
     const auth = new SoftAuthenticator();
@@ -434,6 +483,11 @@ describe('a credential id is unique in the app', () => {
     const options = await Promise.all(tenants.map(async (t) => (await wa.registerOptions({ email: uniqueEmail('race') }, t)).json));
     const answers = await Promise.all(options.map((o, i) => wa.signUp(o.webauthnGeneratedOptionsId, auth.register(wa.ceremony(o)), tenants[i])));
     expect(answers.map((a) => a.json.status).sort()).toEqual(['INVALID_CREDENTIALS_ERROR', 'INVALID_CREDENTIALS_ERROR', 'INVALID_CREDENTIALS_ERROR', 'OK']);
+    const winner = answers.find((a) => a.json.status === 'OK')?.json.recipeUserId;
+    const found = (await api.get(`/users/by-accountinfo?webauthnCredentialId=${auth.id}&doUnionOfAccountInfo=false`)).json.users;
+    const t1 = (await api.get(`/wa-t1/users/by-accountinfo?webauthnCredentialId=${auth.id}&doUnionOfAccountInfo=false`)).json.users;
+    const t2 = (await api.get(`/wa-t2/users/by-accountinfo?webauthnCredentialId=${auth.id}&doUnionOfAccountInfo=false`)).json.users;
+    expect([...found, ...t1, ...t2].map((u: { id: string }) => u.id)).toEqual([winner]);
   });
 
   it('lets exactly one of two racing registrations of one id win: a sign-up against a credential added to another user', async () => {

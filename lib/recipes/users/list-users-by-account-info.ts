@@ -4,20 +4,23 @@ import type { Deps } from '../deps';
 import type { FoundLogin } from '../../storage/ports/users';
 import { toApiUser, type ApiUser } from './api-user';
 import { findLogin } from './find-login';
+import { fromBase64Url, toBase64Url } from '../../webauthn/base64url';
 
 export interface AccountInfo {
   readonly email?: string;
   readonly phoneNumber?: string;
   readonly thirdParty?: { readonly id: string; readonly userId: string };
+  /** A passkey's credential id (SPEC §21): its login method, in this tenant. */
+  readonly webauthnCredentialId?: string;
 }
 
 /**
  * Users with a login method in the tenant matching the account info, each once (a primary user
  * with two matching login methods too): all given values (`doUnion` false: each value on some
- * login method of the user) or any of them (`doUnion` true), oldest first (SPEC §9, §11).
+ * login method of the user) or any of them (`doUnion` true), oldest first (SPEC §9, §11, §21).
  */
 export async function listUsersByAccountInfo(
-  deps: Pick<Deps, 'users' | 'userLookups'>,
+  deps: Pick<Deps, 'users' | 'userLookups' | 'webauthn'>,
   tenantId: string,
   info: AccountInfo,
   doUnion: boolean,
@@ -33,6 +36,10 @@ export async function listUsersByAccountInfo(
   if (info.thirdParty !== undefined) {
     lookups.push(deps.users.getLoginByThirdParty(tenantId, info.thirdParty.id, info.thirdParty.userId).then(byId));
   }
+  // As the credential is stored (unpadded base64url); an id that is none finds no user.
+  const bytes = info.webauthnCredentialId === undefined ? undefined : fromBase64Url(info.webauthnCredentialId);
+  const credentialId = info.webauthnCredentialId === undefined ? undefined : bytes && bytes.length > 0 ? toBase64Url(bytes) : '';
+  if (credentialId) lookups.push(deps.webauthn.getCredential(credentialId).then((found) => byId(found?.login)));
   await Promise.all(lookups);
   const tests: ((lm: UserRecord) => boolean)[] = [];
   if (info.email !== undefined) tests.push((lm) => lm.email === info.email);
@@ -41,6 +48,7 @@ export async function listUsersByAccountInfo(
     const tp = info.thirdParty;
     tests.push((lm) => lm.thirdParty?.id === tp.id && lm.thirdParty?.userId === tp.userId);
   }
+  if (credentialId !== undefined) tests.push((lm) => !!lm.webauthnCredentialIds?.includes(credentialId) && lm.tenantIds.includes(tenantId));
   const holds = (u: AuthUser, test: (lm: UserRecord) => boolean) => u.loginMethods.some(test);
   const users = [...candidates.values()]
     .filter((u) => (doUnion ? tests.some((t) => holds(u, t)) : tests.every((t) => holds(u, t))))

@@ -1129,6 +1129,8 @@ describe("signing in through a tenant's provider stored in the core (SPEC §22):
     expect(await callsOf(async () => (all = await Multitenancy.listAllTenants()))).toEqual({ Query: 1 });
     expect(all?.tenants.find((t) => t.tenantId === tenantId)?.thirdParty.providers).toHaveLength(2);
     expect((await api.post('/recipe/multitenancy/tenant/remove', { tenantId })).json).toEqual({ status: 'OK', didExist: true });
+  });
+});
 
 describe('WebAuthn (SPEC §21)', () => {
   it('options 1 (2 for registration, the email’s users read beside the write); sign-up 2; sign-in 2, its repeat 2, a primary user’s 3', async () => {

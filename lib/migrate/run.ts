@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { CollisionIndex, decideUsers, identityKeys, type DuplicatesMode } from './collisions';
-import { InterruptedBeforeWriting } from './errors';
+import { decideUsers, identityKeys, type DuplicatesMode } from './collisions';
 import { withoutServiceHeldPhones } from './mfa';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
+import { scanExport, type Progress } from './plan';
 import type { Ledger, ReportWriter } from './report';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
 import { eventBodyBytes } from '../http/body-size';
@@ -15,12 +15,6 @@ import { sleep } from '../pool';
  * staged rows until the worker has imported or failed each one. Every source user ends as one
  * report entry; imported users also go into the ledger, so a re-run skips them.
  */
-
-export interface Progress {
-  readonly phase: 'scan' | 'import' | 'wait';
-  readonly done: number;
-  readonly total: number;
-}
 
 export interface MigrationRun {
   readonly source: Source;
@@ -316,18 +310,7 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   const progress = (phase: Progress['phase'], total: number) => run.onProgress?.({ phase, done: report.summary.total + (reconciler?.likelyDone ?? 0), total });
 
   // Pass 1: map everything, find collisions, count; nothing is written.
-  const index = new CollisionIndex();
-  const roles = new Set<string>();
-  let total = 0;
-  let smsUsers = 0;
-  for await (const m of source.users()) {
-    if (signal.aborted) throw new InterruptedBeforeWriting();
-    total++;
-    index.add(m);
-    if (m.smsFactors && m.smsFactors.phones.length > 0) smsUsers++;
-    if (source.createsRoles) for (const r of m.user?.userRoles ?? []) roles.add(r.role);
-    if (total % 10_000 === 0) run.onProgress?.({ phase: 'scan', done: total, total: 0 });
-  }
+  const { index, total, roles, smsUsers } = await scanExport(source, signal, run.onProgress);
   await ledger.load();
 
   const known = service ? await service.roles() : new Set<string>();

@@ -1,0 +1,42 @@
+import { CollisionIndex } from './collisions';
+import { InterruptedBeforeWriting } from './errors';
+import type { Source } from './model';
+
+/**
+ * The first read of an export (SPEC §17): every user mapped, its identities into the collision
+ * index, and the counts the run needs. Nothing is written and the service is not asked. The
+ * second read is `decideUsers` (`collisions.ts`), which gives every user its verdict.
+ */
+
+/** Where a run is, for the progress bar or line. */
+export interface Progress {
+  readonly phase: 'scan' | 'import' | 'wait';
+  readonly done: number;
+  readonly total: number;
+}
+
+export interface Scan {
+  readonly index: CollisionIndex;
+  /** Source users read. */
+  readonly total: number;
+  /** Roles the mapped users name, when the source creates missing ones (Auth0's `app_metadata.roles`). */
+  readonly roles: ReadonlySet<string>;
+  /** Users with an SMS second factor carried as a phone login method (SPEC §20). */
+  readonly smsUsers: number;
+}
+
+export async function scanExport(source: Source, signal: AbortSignal, onProgress?: (p: Progress) => void): Promise<Scan> {
+  const index = new CollisionIndex();
+  const roles = new Set<string>();
+  let total = 0;
+  let smsUsers = 0;
+  for await (const m of source.users()) {
+    if (signal.aborted) throw new InterruptedBeforeWriting();
+    total++;
+    index.add(m);
+    if (m.smsFactors && m.smsFactors.phones.length > 0) smsUsers++;
+    if (source.createsRoles) for (const r of m.user?.userRoles ?? []) roles.add(r.role);
+    if (total % 10_000 === 0) onProgress?.({ phase: 'scan', done: total, total: 0 });
+  }
+  return { index, total, roles, smsUsers };
+}

@@ -3,6 +3,7 @@ import { exportCommand, openExport, parseArgs, progressReporter, type CliIo, typ
 import { InterruptedBeforeWriting, UsageError } from './errors';
 import { Ledger, ReportWriter } from './report';
 import { runMigration } from './run';
+import { verifyMain } from './verify-cli';
 
 export type { CliIo } from './command';
 
@@ -10,12 +11,14 @@ export type { CliIo } from './command';
  * `npm run migrate -- <source> <file> [options]` and the `auth-core-migrate` bin (SPEC §17, §17b;
  * the sources: `./sources/index.ts`). Exit code 0 when nothing failed or was skipped for a reason
  * that needs action, 1 otherwise, 2 on a usage or configuration error before anything is written.
+ * `verify <source> <file> …` checks an import instead (SPEC §17c, `verify-cli.ts`).
  */
 
 function program() {
   return exportCommand(
     'auth-core-migrate',
-    'Moves a user base from another provider (or a SuperTokens bulk file) into the service through its bulk-import API.',
+    'Moves a user base from another provider (or a SuperTokens bulk file) into the service through its bulk-import API. ' +
+      '`auth-core-migrate verify <source> <file> …` compares the service with the export instead (verify --help).',
     'staging requests in flight',
   )
     .option('--dry-run', 'read, map and check everything; write nothing but the report')
@@ -31,6 +34,7 @@ interface Options extends ExportOptions {
 }
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'verify') return verifyMain(argv.slice(1), io);
   const cmd = program();
   const parsed = parseArgs(cmd, argv, io);
   if (parsed !== undefined) return parsed;

@@ -11,9 +11,10 @@ import { ServiceClient } from './service';
 import { SOURCES } from './sources';
 
 /**
- * How the migration command reads its arguments (SPEC §17): the export, its companions and the
- * mapping options, opened the same way by every form of the command; the service reached the same
- * way; progress shown the same way. A form adds its own options and runs its own pass (`cli.ts`).
+ * What the migration command's two forms share (SPEC §17, §17c): the import (`<source> <file>`)
+ * and `verify <source> <file>` read an export with the same arguments and options, open it the
+ * same way, reach the service the same way and show progress the same way. Each form adds its own
+ * options and runs its own pass (`cli.ts`, `verify-cli.ts`).
  */
 
 export interface CliIo {

@@ -3,14 +3,15 @@ import { InterruptedBeforeWriting } from './errors';
 import type { Source } from './model';
 
 /**
- * The first read of an export (SPEC §17): every user mapped, its identities into the collision
- * index, and the counts the run needs. Nothing is written and the service is not asked. The
- * second read is `decideUsers` (`collisions.ts`), which gives every user its verdict.
+ * The first read of an export (SPEC §17), shared by the import (`run.ts`) and verify
+ * (`verify.ts`): every user mapped, its identities into the collision index, and the counts both
+ * need. Nothing is written and the service is not asked. The second read is `decideUsers`
+ * (`collisions.ts`), which gives every user its verdict the same way for both.
  */
 
 /** Where a run is, for the progress bar or line. */
 export interface Progress {
-  readonly phase: 'scan' | 'import' | 'wait';
+  readonly phase: 'scan' | 'import' | 'wait' | 'verify' | 'extra';
   readonly done: number;
   readonly total: number;
 }

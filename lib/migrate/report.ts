@@ -8,7 +8,7 @@ import type { Outcome, ReportEntry } from './model';
 /**
  * A report's users, appended to a scratch NDJSON file as their outcomes become known, and the
  * JSON document written from it at the end (`{"summary":…, …, "users":[…]}`), so a run over
- * millions of users never holds its report in memory.
+ * millions of users never holds its report in memory. The import's report and verify's use it.
  */
 export class EntryFile {
   private readonly scratch: string;

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { TestApi } from './api';
 import { TEST_API_KEY } from './api';
@@ -136,3 +138,48 @@ export async function expectRerunAddsNothing(api: TestApi, dir: string, args: st
 export const rowCount = async (api: TestApi, status?: string) =>
   (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
 export const userCount = async (api: TestApi) => (await api.get('/users/count')).json.count as number;
+
+/** A forwarder between the command and the service that counts every request it passes on, by `METHOD /path` (no query). */
+export interface CountingForwarder {
+  /** The service as seen through the forwarder (for `migrate`). */
+  readonly api: TestApi;
+  /** Requests passed on so far, by `METHOD /path`. */
+  readonly counts: Map<string, number>;
+  /** Requests by method (`GET`, `POST`, …). */
+  byMethod(): Record<string, number>;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function countingForwarder(api: TestApi): Promise<CountingForwarder> {
+  const counts = new Map<string, number>();
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const key = `${req.method} ${new URL(req.url!, 'http://x').pathname}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<
+      string,
+      string
+    >;
+    const upstream = await fetch(new URL(req.url!, api.baseUrl), { method: req.method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
+    const text = await upstream.text();
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' });
+    res.end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    api: { ...api, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+    counts,
+    byMethod: () => {
+      const out: Record<string, number> = {};
+      for (const [key, n] of counts) {
+        const method = key.split(' ')[0];
+        out[method] = (out[method] ?? 0) + n;
+      }
+      return out;
+    },
+    reset: () => counts.clear(),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

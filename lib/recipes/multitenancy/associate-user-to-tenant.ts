@@ -92,7 +92,8 @@ export function associateUserToTenant(deps: Pick<Deps, 'users'>, tenantId: strin
     const result = await deps.users.writeUsers([user], [withLoginMethod(user, { ...lm, tenantIds: [...lm.tenantIds, tenantId] })]);
     if (result.status === 'OK') return { status: 'OK', wasAlreadyAssociated: false };
     // Its identity in the tenant is another login method's (of its recipe: guards are per recipe).
-    if (result.status === 'IDENTITY_TAKEN' && result.identity !== 'externalUserId') return { status: DUPLICATE[result.identity] };
+    // Its external id and passkeys are guarded once per app, so the new tenant cannot take them.
+    if (result.status === 'IDENTITY_TAKEN' && result.identity in DUPLICATE) return { status: DUPLICATE[result.identity as keyof typeof DUPLICATE] };
     // Changed since it was read, or a claim taken since the check: the next round tells which.
     return undefined;
   });

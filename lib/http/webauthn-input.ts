@@ -71,3 +71,13 @@ export const optionsIdQuery = (query: Fields): string => requiredQueryParam(quer
 export function credentialQuery(query: Fields): { recipeUserId: string; credentialId: string } {
   return { recipeUserId: requiredQueryParam(query, 'recipeUserId'), credentialId: requiredQueryParam(query, 'webauthnCredentialId') };
 }
+
+/** `POST …/user/recover/token`: the user (any id form) and the email to recover (normalised, §3). */
+export function recoverTokenInput(body: Fields): { userId: string; email: string } {
+  return { userId: requiredString(body, 'userId'), email: normaliseEmail(requiredString(body, 'email')) };
+}
+
+/** `PUT …/user/email`: the webauthn login method and its new email (normalised, §3). */
+export function updateEmailInput(body: Fields): { recipeUserId: string; email: string } {
+  return { recipeUserId: requiredString(body, 'recipeUserId'), email: normaliseEmail(requiredString(body, 'email')) };
+}

@@ -17,6 +17,7 @@ import type { UserLookups } from '../storage/ports/user-lookups';
 import type { UserSearch } from '../storage/ports/user-search';
 import type { UserAccounts, UserStore } from '../storage/ports/users';
 import type { WebauthnStore } from '../storage/ports/webauthn';
+import type { WebauthnRecoveryStore } from '../storage/ports/webauthn-recovery';
 
 /** Time source; tests pass their own to move time. */
 export interface Clock {
@@ -56,6 +57,8 @@ export interface Deps {
   readonly userSearch: UserSearch;
   /** WebAuthn options and passkeys (SPEC §21): the same table. */
   readonly webauthn: WebauthnStore;
+  /** WebAuthn account recovery tokens (SPEC §21): the same table. */
+  readonly webauthnRecovery: WebauthnRecoveryStore;
   readonly bulkImport: BulkImportStore;
   readonly bulkUserImport: BulkUserImportStore;
   readonly bulkWorker: BulkWorkerStore;

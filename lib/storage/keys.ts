@@ -152,6 +152,10 @@ export const webauthnCredential = (credentialId: string): Key => ({ pk: `WACRED#
 export const webauthnCredentialKey = (credentialId: string): Key => ({ pk: `WACRED#${enc(credentialId)}`, sk: 'KEY' });
 /** WebAuthn options, by `webauthnGeneratedOptionsId` (its tenant is an attribute: another tenant's are not found). */
 export const webauthnOptions = (optionsId: string): Key => ({ pk: `WAOPTS#${enc(optionsId)}`, sk: 'OPTIONS' });
+/** A WebAuthn account recovery token of a tenant, by the SHA-256 of the token (SPEC §21). */
+export const webauthnRecoveryToken = (tenantId: string, tokenHash: string): Key => ({ pk: `WARECOVER#${tenantId}#${tokenHash}`, sk: 'TOKEN' });
+/** The recovery tokens of one email in one tenant: one item per token, by its hash (consuming one ends them all). */
+export const webauthnRecoveryTokensOf = (tenantId: string, email: string): string => `WARECOVERS#${tenantId}#${enc(email)}`;
 export const device = (preAuthSessionId: string): Key => ({ pk: `PLDEV#${preAuthSessionId}`, sk: 'DEVICE' });
 export const code = (preAuthSessionId: string, linkCodeHash: string): Key => ({
   pk: `PLDEV#${preAuthSessionId}`,

@@ -378,6 +378,21 @@ export interface WebauthnOptionsRecord {
   readonly uses?: number;
 }
 
+/**
+ * A WebAuthn account recovery token (SPEC §21). Only the SHA-256 of the token is stored. Per
+ * tenant, as in the core: another tenant's path does not find it.
+ */
+export interface WebauthnRecoveryTokenRecord {
+  /** SHA-256 of the token, hex. */
+  readonly tokenHash: string;
+  readonly tenantId: string;
+  /** The SuperTokens id it was made for (an external id given at creation is stored as the id it maps to). */
+  readonly userId: string;
+  /** Normalised (SPEC §3); consuming a token ends every token of this email in its tenant. */
+  readonly email: string;
+  readonly expiresAt: number;
+}
+
 /** A passkey's public part and counter, kept beside its credential id's guard (SPEC §21). */
 export interface WebauthnCredentialRecord {
   /** base64url, unpadded. */

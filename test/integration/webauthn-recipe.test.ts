@@ -9,9 +9,11 @@ import { registerOptions } from '../../lib/recipes/webauthn/register-options';
 import { signIn } from '../../lib/recipes/webauthn/sign-in';
 import { signInOptions } from '../../lib/recipes/webauthn/sign-in-options';
 import { signUp } from '../../lib/recipes/webauthn/sign-up';
+import { consumeRecoverAccountToken, generateRecoverAccountToken, getUserFromRecoverAccountToken } from '../../lib/recipes/webauthn/recover-account';
 import { DynamoUserLookups } from '../../lib/storage/dynamo/dynamo-user-lookups';
 import { DynamoUserStore } from '../../lib/storage/dynamo/dynamo-user-store';
 import { DynamoWebauthnStore } from '../../lib/storage/dynamo/dynamo-webauthn-store';
+import { DynamoWebauthnRecoveryStore } from '../../lib/storage/dynamo/dynamo-webauthn-recovery-store';
 import { checkConsistency } from '../../lib/storage/dynamo/consistency';
 import { createDynamoContext, type DynamoContext } from '../../lib/storage/dynamo/transact';
 import { RP, SoftAuthenticator } from '../support/webauthn';
@@ -39,13 +41,14 @@ afterAll(async () => {
 
 const START = 1_800_000_000_000;
 const clock: Clock & { ms: number } = { ms: START, now: () => clock.ms };
-const deps = (): Pick<Deps, 'webauthn' | 'users' | 'userLookups' | 'clock' | 'random' | 'config'> => ({
+const deps = (env: Record<string, string> = {}): Pick<Deps, 'webauthn' | 'webauthnRecovery' | 'users' | 'userLookups' | 'clock' | 'random' | 'config'> => ({
   webauthn: new DynamoWebauthnStore(ctx),
+  webauthnRecovery: new DynamoWebauthnRecoveryStore(ctx),
   users: new DynamoUserStore(ctx),
   userLookups: new DynamoUserLookups(ctx),
   clock,
   random: cryptoRandom,
-  config: configFromEnv({}, {}),
+  config: configFromEnv(env, {}),
 });
 const common = { ...RP, timeout: 60_000, userVerification: 'preferred', userPresence: false };
 const ceremony = (o: { challenge: string }) => ({ challenge: o.challenge, rpId: RP.relyingPartyId, origin: RP.origin });
@@ -126,5 +129,35 @@ describe('options expire at createdAt + timeout, judged on read', () => {
     expect(await signIn(deps(), 'public', o.webauthnGeneratedOptionsId, new SoftAuthenticator().assert(ceremony(o)))).toEqual({
       status: 'CREDENTIAL_NOT_FOUND_ERROR',
     });
+  });
+});
+
+describe('recovery tokens live WEBAUTHN_RECOVER_ACCOUNT_TOKEN_LIFETIME ms, judged on read', () => {
+  async function token(env: Record<string, string> = {}) {
+    const { id, email } = await signedUp();
+    const made = await generateRecoverAccountToken(deps(env), 'public', id, email);
+    if (made.status !== 'OK') throw new Error(made.status);
+    return { id, email, token: made.token };
+  }
+
+  it('lasts an hour by default: good at its expiry millisecond, invalid a millisecond after, for the user and consume', async () => {
+    clock.ms = START;
+    const { id, email, token: t } = await token();
+    clock.ms = START + 3_600_001;
+    expect(await getUserFromRecoverAccountToken(deps(), 'public', t)).toEqual({ status: 'RECOVER_ACCOUNT_TOKEN_INVALID_ERROR' });
+    expect(await consumeRecoverAccountToken(deps(), 'public', t)).toEqual({ status: 'RECOVER_ACCOUNT_TOKEN_INVALID_ERROR' });
+    // Left to TTL, not consumed: at its expiry it is still good.
+    clock.ms = START + 3_600_000;
+    expect((await getUserFromRecoverAccountToken(deps(), 'public', t)).status).toBe('OK');
+    expect(await consumeRecoverAccountToken(deps(), 'public', t)).toEqual({ status: 'OK', userId: id, email });
+  });
+
+  it('takes its lifetime from the configuration', async () => {
+    clock.ms = START;
+    const { token: t } = await token({ WEBAUTHN_RECOVER_ACCOUNT_TOKEN_LIFETIME: '60000' });
+    clock.ms = START + 60_001;
+    expect(await consumeRecoverAccountToken(deps(), 'public', t)).toEqual({ status: 'RECOVER_ACCOUNT_TOKEN_INVALID_ERROR' });
+    clock.ms = START + 60_000;
+    expect((await consumeRecoverAccountToken(deps(), 'public', t)).status).toBe('OK');
   });
 });

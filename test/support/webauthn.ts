@@ -189,7 +189,7 @@ export const RP = { relyingPartyId: 'example.com', relyingPartyName: 'Example', 
 export function webauthnClient(api: {
   post: (p: string, b?: unknown) => Promise<any>;
   get: (p: string) => Promise<any>;
-  request: (m: string, p: string) => Promise<any>;
+  request: (m: string, p: string, opts?: { body?: unknown }) => Promise<any>;
 }) {
   const at = (tenantId: string | undefined, path: string) => (tenantId ? `/${tenantId}${path}` : path);
   const ceremony = (o: { challenge: string }): CeremonyOptions => ({ challenge: o.challenge, rpId: RP.relyingPartyId, origin: RP.origin });
@@ -213,6 +213,11 @@ export function webauthnClient(api: {
         'DELETE',
         `/recipe/webauthn/user/credential/remove?recipeUserId=${encodeURIComponent(recipeUserId)}&webauthnCredentialId=${encodeURIComponent(id)}`,
       ),
+    recoverToken: (userId: string, email: string, tenantId?: string) => api.post(at(tenantId, '/recipe/webauthn/user/recover/token'), { userId, email }),
+    consumeToken: (token: string, tenantId?: string) => api.post(at(tenantId, '/recipe/webauthn/user/recover/token/consume'), { token }),
+    recoverUser: (token: string, tenantId?: string) => api.get(at(tenantId, `/recipe/webauthn/user/recover?token=${encodeURIComponent(token)}`)),
+    updateEmail: (recipeUserId: string, email: string, tenantId?: string) =>
+      api.request('PUT', at(tenantId, '/recipe/webauthn/user/email'), { body: { recipeUserId, email } }),
     ceremony,
     /** Registration options, then a sign-up with `auth`: the sign-up's answer. */
     async signUpWith(auth: SoftAuthenticator, email: string, tenantId?: string, bend: Bend = {}) {

@@ -61,6 +61,8 @@ const samples: Record<Exclude<keyof typeof keys, (typeof NOT_BUILDERS)[number] |
   webauthnCredential: () => [keys.webauthnCredential('AAECAw')],
   webauthnCredentialKey: () => [keys.webauthnCredentialKey('AAECAw')],
   webauthnOptions: () => [keys.webauthnOptions('0b1c5e0a-5d1e-4b55-9a0e-6f1f4e3c2b1a')],
+  webauthnRecoveryToken: () => [keys.webauthnRecoveryToken('t1', 'sha1')],
+  webauthnRecoveryTokensOf: () => [keys.webauthnRecoveryTokensOf('t1', e)],
   device: () => [keys.device('dev1')],
   code: () => [keys.code('dev1', 'hash1')],
   codePrefix: () => [`${keys.codePrefix}hash1`],

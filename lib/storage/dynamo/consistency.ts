@@ -5,15 +5,14 @@ import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../m
 import type { DynamoContext } from './transact';
 import { TENANT_PROVIDER_TYPE, TENANT_TYPE } from './dynamo-tenant-store';
 import { BULK_COUNTER_TYPE, BULK_ROW_TYPE, BULK_STAGED_TYPE, bulkRowFromItem, bulkRowItem } from './dynamo-bulk-import-store';
-import { TOKEN_ENTRY_TYPE, TOKEN_TYPE } from './dynamo-email-verification-store';
 import { decodeSession, EXCHANGED_TOKEN_TYPE, exchangedTokenReadable, REFRESH_TOKEN_KEY_TYPE, SESSION_TYPE, SIGNING_KEY_TYPE } from './dynamo-session-store';
 import { METADATA_TYPE } from './dynamo-metadata-store';
-import { RESET_TOKEN_ENTRY_TYPE, RESET_TOKEN_TYPE } from './dynamo-password-reset-store';
 import { CODE_ID_TYPE } from './dynamo-passwordless-store';
 import { PERMISSION_TYPE, ROLE_LANE_TYPE, ROLE_TYPE, USER_ROLE_TYPE, USER_ROLES_VERSION_TYPE } from './dynamo-role-store';
 import { TOTP_ATTEMPTS_TYPE, TOTP_DEVICE_TYPE, totpItemReadable } from './dynamo-totp-store';
 import { itemsOfUser } from './user-items';
 import { credentialKeyItem, decodeCredential, decodeOptions, optionsItem, WEBAUTHN_KEY_TYPE, WEBAUTHN_OPTIONS_TYPE } from './dynamo-webauthn-store';
+import { TOKEN_PAIR_TYPES, tokenPairProblem, type TokenPairProblemKind } from './token-pairs';
 import { ITEM_TYPE, ownerOf, userFromItems, type DerivedItem } from './stored-user-items';
 
 /** One inconsistency found in the table. */
@@ -37,13 +36,9 @@ export interface ConsistencyProblem {
     | 'item-older-format'
     | 'user-not-one-user'
     | 'metadata-unreadable'
-    | 'token-without-entry'
     | 'permission-without-role'
     | 'assignment-of-removed-role'
     | 'role-lane-of-removed-role'
-    | 'entry-without-token'
-    | 'reset-token-without-entry'
-    | 'reset-entry-without-token'
     | 'code-without-device'
     | 'device-without-code'
     | 'code-without-id'
@@ -61,7 +56,8 @@ export interface ConsistencyProblem {
     | 'webauthn-item-unreadable'
     | 'webauthn-key-without-guard'
     | 'webauthn-guard-without-key'
-    | 'unknown-item';
+    | 'unknown-item'
+    | TokenPairProblemKind;
   readonly key: string;
   readonly detail: string;
 }
@@ -338,28 +334,6 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
           problems.push({ kind: 'assignment-of-removed-role', key: pk, detail: `an assignment of removed role ${String(item.role)}` });
         }
         break;
-      case TOKEN_TYPE:
-        if (
-          !byKey.has(keyId({ pk: keys.verificationTokensOf(item.tenantId as string, item.recipeUserId as string, item.email as string), sk: item.tokenHash }))
-        ) {
-          problems.push({ kind: 'token-without-entry', key: pk, detail: 'email verification token missing from the tokens of its login method and email' });
-        }
-        break;
-      case TOKEN_ENTRY_TYPE:
-        if (!byKey.has(keyId(keys.verificationToken(item.sk as string)))) {
-          problems.push({ kind: 'entry-without-token', key: pk, detail: 'an entry of an email verification token that is gone' });
-        }
-        break;
-      case RESET_TOKEN_TYPE:
-        if (!byKey.has(keyId({ pk: keys.resetTokensOf(item.userId as string), sk: item.tokenHash }))) {
-          problems.push({ kind: 'reset-token-without-entry', key: pk, detail: 'password reset token missing from the tokens of its user' });
-        }
-        break;
-      case RESET_TOKEN_ENTRY_TYPE:
-        if (!byKey.has(keyId(keys.resetToken(item.sk as string)))) {
-          problems.push({ kind: 'reset-entry-without-token', key: pk, detail: 'an entry of a password reset token that is gone' });
-        }
-        break;
       case 'device':
         if (!(byPk.get(pk) ?? []).some((i) => i.type === 'code')) {
           problems.push({ kind: 'device-without-code', key: pk, detail: 'device has no code' });
@@ -433,8 +407,12 @@ export async function checkConsistency(ctx: DynamoContext): Promise<ConsistencyP
       case BULK_COUNTER_TYPE:
         for (const status of BULK_IMPORT_STATUSES) counted.set(status, (counted.get(status) ?? 0) + ((item[status] as number | undefined) ?? 0));
         break;
-      default:
-        problems.push({ kind: 'unknown-item', key: pk, detail: `item of unknown type ${String(item.type)}` });
+      default: {
+        const pair = TOKEN_PAIR_TYPES.has(item.type)
+          ? tokenPairProblem(item, byKey)
+          : { kind: 'unknown-item' as const, detail: `item of unknown type ${String(item.type)}` };
+        if (pair) problems.push({ ...pair, key: pk });
+      }
     }
   }
   for (const status of BULK_IMPORT_STATUSES) {

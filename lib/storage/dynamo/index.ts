@@ -19,6 +19,7 @@ import { DynamoUserLists } from './dynamo-user-lists';
 import { DynamoUserLookups } from './dynamo-user-lookups';
 import { DynamoUserStore } from './dynamo-user-store';
 import { DynamoWebauthnStore } from './dynamo-webauthn-store';
+import { DynamoWebauthnRecoveryStore } from './dynamo-webauthn-recovery-store';
 import { createDynamoContext, type DynamoContext } from './transact';
 
 export { createDynamoContext, type DynamoContext };
@@ -46,5 +47,6 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     bulkUserImport: new DynamoBulkUserImportStore(ctx),
     bulkWorker: new DynamoBulkWorkerStore(ctx),
     webauthn: new DynamoWebauthnStore(ctx),
+    webauthnRecovery: new DynamoWebauthnRecoveryStore(ctx),
   };
 }

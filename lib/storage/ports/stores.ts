@@ -15,6 +15,7 @@ import type { UserLookups } from './user-lookups';
 import type { UserSearch } from './user-search';
 import type { UserAccounts, UserStore } from './users';
 import type { WebauthnStore } from './webauthn';
+import type { WebauthnRecoveryStore } from './webauthn-recovery';
 
 /** Every storage port, by the name a recipe's `Deps` gives it. */
 export interface Stores {
@@ -38,4 +39,5 @@ export interface Stores {
   readonly sessions: SessionStore;
   readonly userSearch: UserSearch;
   readonly webauthn: WebauthnStore;
+  readonly webauthnRecovery: WebauthnRecoveryStore;
 }

@@ -625,6 +625,17 @@ describe("a tenant other than public (its existence read beside the request's fi
     expect([slow.together(0, 1), slow.together(1, 2)]).toEqual([false, true]);
   });
 
+  it('consumes a WebAuthn recovery token reading its user beside the email’s tokens: 4 calls in 3 round trips', async () => {
+    const wa = webauthnClient(tenantApi);
+    const email = uniqueEmail('rt-wa-consume');
+    const id = (await wa.signUpWith(new SoftAuthenticator(), email)).json.recipeUserId as string;
+    const token = (await wa.recoverToken(id, email)).json.token as string;
+    slow.reset();
+    expect((await wa.consumeToken(token)).json).toEqual({ status: 'OK', userId: id, email });
+    expect(slow.arrivals.map((a) => a.operation)).toEqual(['GetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect([slow.together(0, 1), slow.together(1, 2)]).toEqual([false, true]);
+  });
+
   it("signs in with the tenant's GetItem and the guard's at once: one round trip, not two", async () => {
     const email = uniqueEmail('rt-tenant');
     expect((await tenantApi.post(`/${tenantId}/recipe/signup`, { email, password: 'pw-123456' })).json.status).toBe('OK');
@@ -1179,5 +1190,23 @@ describe('WebAuthn (SPEC §21)', () => {
     })();
     expect(res.json.user.isPrimaryUser).toBe(true);
     expect(await callsOf(() => wa.removeCredential(id, auth.id))).toEqual({ Query: 2, TransactWriteItems: 1 });
+  });
+
+  it('recovery: a token 2, its user 2, a consume 4, a refused consume 1; the email update 2', async () => {
+    const wa = webauthnClient(api);
+    const email = uniqueEmail('rt-wa-rc');
+    const id = (await wa.signUpWith(new SoftAuthenticator(), email)).json.recipeUserId as string;
+    let token = '';
+    // The user's partition, then one transaction: the token and its entry among the email's tokens.
+    expect(await callsOf(async () => (token = (await wa.recoverToken(id, email)).json.token))).toEqual({ Query: 1, TransactWriteItems: 1 });
+    // The token, then the user's partition.
+    expect(await callsOf(async () => expect((await wa.recoverUser(token)).json.recipeUserId).toBe(id))).toEqual({ GetItem: 1, Query: 1 });
+    // The token; the email's tokens beside the user; one transaction deleting them all, the token only if still there.
+    expect(await callsOf(async () => expect((await wa.consumeToken(token)).json.status).toBe('OK'))).toEqual({ GetItem: 1, Query: 2, TransactWriteItems: 1 });
+    expect(await callsOf(async () => expect((await wa.consumeToken(token)).json.status).toBe('RECOVER_ACCOUNT_TOKEN_INVALID_ERROR'))).toEqual({ GetItem: 1 });
+    // The user's partition, then one transaction moving the email guard; the same email: the read alone.
+    const moved = uniqueEmail('rt-wa-moved');
+    expect(await callsOf(async () => expect((await wa.updateEmail(id, moved)).json.status).toBe('OK'))).toEqual({ Query: 1, TransactWriteItems: 1 });
+    expect(await callsOf(async () => expect((await wa.updateEmail(id, moved)).json.status).toBe('OK'))).toEqual({ Query: 1 });
   });
 });

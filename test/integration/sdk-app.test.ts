@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hashSync } from 'bcryptjs';
 import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth';
@@ -13,6 +13,7 @@ import { createExampleApp, OIDC_PROVIDER_ID, type OutboxMessage } from '../../ex
 import { startOidcStandIn, type OidcStandIn } from '../../examples/sdk-app/oidc-stand-in';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
 import { uniqueEmail } from '../support/flows';
+import { type Answer, type AppTarget, Browser as SdkBrowser, type CoreAnswer, startRecordingProxy } from '../support/sdk-browser';
 import { totpCode, wrongCode } from '../support/totp';
 
 /**
@@ -34,95 +35,17 @@ let api: TestApi;
 let oidc: OidcStandIn;
 let proxy: Server;
 let appServer: Server;
-let appUrl: string;
+/** The app (its url once it listens) and the frontend's origin. */
+const target: AppTarget = { url: '', website: WEBSITE };
 /** Every core request the SDK made (`networkInterceptor`): `METHOD /path`. */
 const sdkCalls: string[] = [];
 /** Every core request the proxy forwarded, with the core's status. */
-const coreAnswers: { method: string; path: string; status: number }[] = [];
+const coreAnswers: CoreAnswer[] = [];
 
-/** A reverse proxy to the core that records the status of every answer. */
-async function startRecordingProxy(target: string): Promise<{ server: Server; url: string }> {
-  const to = new URL(target);
-  const server = createServer((req, res) => {
-    const forward = httpRequest(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } },
-      (answer) => {
-        coreAnswers.push({ method: req.method ?? '?', path: new URL(req.url ?? '/', target).pathname, status: answer.statusCode ?? 0 });
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => {
-      coreAnswers.push({ method: req.method ?? '?', path: new URL(req.url ?? '/', target).pathname, status: 502 });
-      res.writeHead(502).end();
-    });
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  json: any;
-}
-
-/**
- * A browser's view of the app, sending `st-auth-mode` as the SDK's frontend does: in cookie mode a cookie jar (each cookie sent only under its
- * path, removed when the app expires it), in header mode the `st-access-token` /
- * `st-refresh-token` headers kept and sent back as `Authorization: Bearer …` (the refresh token
- * only to the refresh API), as the SDK's frontend does.
- */
-class Browser {
-  readonly cookies = new Map<string, { value: string; path: string }>();
-  accessToken?: string;
-  refreshToken?: string;
-
-  constructor(readonly mode: 'cookie' | 'header') {}
-
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-    const h: Record<string, string> = { origin: WEBSITE, ...headers };
-    if (body !== undefined) h['content-type'] = 'application/json';
-    if (this.mode === 'header') {
-      h['st-auth-mode'] = 'header';
-      const token = path === '/auth/session/refresh' ? this.refreshToken : this.accessToken;
-      if (token !== undefined) h.authorization = `Bearer ${token}`;
-    } else {
-      // The SDK's frontend says which it wants: without it, a new session would go to headers.
-      h['st-auth-mode'] = 'cookie';
-      const sent = [...this.cookies].filter(([, c]) => path.startsWith(c.path)).map(([name, c]) => `${name}=${c.value}`);
-      if (sent.length > 0) h.cookie = sent.join('; ');
-    }
-    const res = await fetch(appUrl + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-    this.keep(res.headers);
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
-  }
-
-  get = (path: string) => this.request('GET', path);
-  post = (path: string, body: unknown = {}) => this.request('POST', path, body);
-
-  /** The access token whichever way it travels. */
-  get access(): string | undefined {
-    return this.mode === 'header' ? this.accessToken : this.cookies.get('sAccessToken')?.value;
-  }
-
-  private keep(headers: Headers): void {
-    for (const line of headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';').map((s) => s.trim());
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      const attr = (key: string) => attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
-      const expires = attr('expires');
-      if (value === '' || (expires !== undefined && Date.parse(expires) <= Date.now()) || attr('max-age') === '0') this.cookies.delete(name);
-      else this.cookies.set(name, { value, path: attr('path') ?? '/' });
-    }
-    const access = headers.get('st-access-token');
-    const refresh = headers.get('st-refresh-token');
-    if (access !== null) this.accessToken = access || undefined;
-    if (refresh !== null) this.refreshToken = refresh || undefined;
+/** A browser of this app (`test/support/sdk-browser.ts`). */
+class Browser extends SdkBrowser {
+  constructor(mode: 'cookie' | 'header') {
+    super(mode, target);
   }
 }
 
@@ -135,7 +58,7 @@ const fields = (email: string, password: string) => ({
 
 /** The newest message the app "sent" to `to`, read from its development outbox route. */
 async function outbox(to: string, kind: OutboxMessage['kind']): Promise<OutboxMessage> {
-  const res = await fetch(`${appUrl}/dev/outbox?to=${encodeURIComponent(to)}`);
+  const res = await fetch(`${target.url}/dev/outbox?to=${encodeURIComponent(to)}`);
   expect(res.status).toBe(200);
   const { messages } = (await res.json()) as { messages: OutboxMessage[] };
   const message = messages.filter((m) => m.kind === kind).at(-1);
@@ -148,13 +71,13 @@ const invalidClaim = (id: string, reason: Record<string, unknown>) => ({ message
 
 beforeAll(async () => {
   api = await startApi();
-  const recorder = await startRecordingProxy(api.baseUrl);
+  const recorder = await startRecordingProxy(api.baseUrl, coreAnswers);
   proxy = recorder.server;
   oidc = await startOidcStandIn();
   appServer = createServer();
   await new Promise<void>((resolve) => appServer.listen(0, '127.0.0.1', resolve));
   const port = (appServer.address() as AddressInfo).port;
-  appUrl = `http://127.0.0.1:${port}`;
+  target.url = `http://127.0.0.1:${port}`;
   const { app } = createExampleApp({
     coreUrl: recorder.url,
     coreApiKey: TEST_API_KEY,
@@ -391,7 +314,7 @@ describe('the example app (supertokens-node 24 + Express) driven as a browser', 
       expect([res.status, res.json?.status]).toEqual([200, 'OK']);
     }
 
-    const dashboard = (path: string, key = DASHBOARD_KEY) => fetch(`${appUrl}/auth/dashboard/api${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const dashboard = (path: string, key = DASHBOARD_KEY) => fetch(`${target.url}/auth/dashboard/api${path}`, { headers: { authorization: `Bearer ${key}` } });
     expect((await dashboard('/users/count', 'not-the-key')).status).toBe(401);
     const count = await dashboard('/users/count');
     expect(count.status).toBe(200);

@@ -14,6 +14,7 @@ import ThirdParty from 'supertokens-node/recipe/thirdparty';
 import Totp from 'supertokens-node/recipe/totp';
 import UserMetadata from 'supertokens-node/recipe/usermetadata';
 import UserRoles from 'supertokens-node/recipe/userroles';
+import WebAuthn from 'supertokens-node/recipe/webauthn';
 
 /** What the example app needs to know; `server.ts` reads it from the environment. */
 export interface ExampleAppConfig {
@@ -39,9 +40,9 @@ export interface ExampleAppConfig {
 export interface OutboxMessage {
   /** The email address or phone number. */
   to: string;
-  kind: 'email-verification' | 'password-reset' | 'passwordless';
+  kind: 'email-verification' | 'password-reset' | 'passwordless' | 'recover-account';
   tenantId: string;
-  /** The link in the message (verify email, reset password, magic link). */
+  /** The link in the message (verify email, reset password, magic link, recover a passkey account). */
   link?: string;
   /** The passwordless one-time code. */
   code?: string;
@@ -66,7 +67,7 @@ export class Outbox {
 export const OIDC_PROVIDER_ID = 'local-oidc';
 
 /**
- * The whole app: `supertokens.init` with every recipe (MultiFactorAuth and Totp included), then
+ * The whole app: `supertokens.init` with every recipe (MultiFactorAuth, Totp and WebAuthn included), then
  * an Express app with the SDK's middleware (`/auth/*`), three protected routes, one that
  * refreshes a claim, and the error handler. `supertokens.init` is global: call this once per
  * process.
@@ -150,6 +151,20 @@ export function createExampleApp(config: ExampleAppConfig): { app: express.Expre
               return answer;
             },
           }),
+        },
+      }),
+      // Passkeys (SPEC §21). The relying party is the website's domain: a browser makes and uses a
+      // passkey only for the RP id of the page's host (or a suffix of it), and sends the page's
+      // origin, which the core checks against what these options said.
+      WebAuthn.init({
+        getRelyingPartyId: new URL(config.websiteDomain).hostname,
+        getRelyingPartyName: 'sdk-example-app',
+        getOrigin: async () => config.websiteDomain,
+        emailDelivery: {
+          service: {
+            // "Lost my passkey": the link carries the recover-account token (`?token=…&tenantId=…`).
+            sendEmail: async (input) => outbox.add({ to: input.user.email, kind: 'recover-account', tenantId: input.tenantId, link: input.recoverAccountLink }),
+          },
         },
       }),
       Multitenancy.init(),

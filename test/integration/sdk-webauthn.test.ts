@@ -170,6 +170,13 @@ describe('passkeys in the example app (the SDK WebAuthn recipe) driven as a brow
 
     const me = await browser.get('/me');
     expect([me.status, me.json.userId]).toEqual([200, userId]);
+
+    // The price of §21's allowance for 24.0.0-24.0.2's repeat, under 24.0.3: the same assertion
+    // sent again within the options' life is that repeat (one more session); a third is refused.
+    const replay = () =>
+      new Browser('header', target).post('/auth/webauthn/signin', { webauthnGeneratedOptionsId: options.json.webauthnGeneratedOptionsId, credential });
+    expect((await replay()).json.status).toBe('OK');
+    expect((await replay()).json).toEqual({ status: 'INVALID_CREDENTIALS_ERROR' });
   });
 
   it('the 24.0.0-24.0.2 sign-in, verifyCredentials then signIn (which verifies again), passes: two signin calls, one user; a third is refused', async () => {

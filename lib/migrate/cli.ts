@@ -24,6 +24,7 @@ function program() {
     .option('--dry-run', 'read, map and check everything; write nothing but the report')
     .option('--offline', 'with --dry-run: do not ask the service anything (no existing-user check)')
     .option('--report <file>', 'the report (default migration-report-<timestamp>.json)')
+    .option('--overwrite-providers', "with --connections: replace a tenant's provider the service holds under the same id (default: keep it)")
     .option('--batch-size <n>', 'users per staging request (the service takes up to 10,000 and 6 MB)', '1000');
 }
 
@@ -31,6 +32,7 @@ interface Options extends ExportOptions {
   dryRun?: boolean;
   offline?: boolean;
   batchSize: string;
+  overwriteProviders?: boolean;
 }
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -44,6 +46,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (!Number.isInteger(batchUsers) || batchUsers < 1 || batchUsers > 10_000) throw new UsageError('--batch-size must be an integer from 1 to 10000.');
     if (opts.offline && !opts.dryRun) throw new UsageError('--offline goes with --dry-run only: a real run needs the service.');
     const opened = await openExport(cmd, opts, io);
+    if (opts.overwriteProviders && !opened.connections) throw new UsageError('--overwrite-providers goes with --connections only.');
     const { sourceName, file, map, tenant, concurrency, content, source } = opened;
     const service = opts.offline ? undefined : opened.service;
     await service?.preflight(tenant);
@@ -70,6 +73,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         ledger,
         signal: io.signal,
         tenant,
+        ...(opened.connections ? { connections: opened.connections, overwriteProviders: opts.overwriteProviders === true } : {}),
         onProgress: progress.update,
         log: (line) => io.err(`${line}\n`),
         about: {

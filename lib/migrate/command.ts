@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { DuplicatesMode } from './collisions';
+import { Connections } from './connections';
 import { UsageError } from './errors';
 import type { CompanionName, Companions, MapOptions, MfaMode, NoHashMode, Source, SourceDefinition } from './model';
 import type { Progress } from './plan';
@@ -37,6 +38,7 @@ const COMPANION_FLAGS: Record<CompanionName, { flag: string; file: boolean }> = 
   assumeVerified: { flag: '--assume-verified', file: false },
   mfaFactors: { flag: '--mfa-factors', file: true },
   usermeta: { flag: '--usermeta', file: true },
+  connections: { flag: '--connections', file: true },
 };
 
 /** The arguments and options that say which export is read, how it is mapped, and where the service is. */
@@ -55,6 +57,10 @@ export function exportCommand(name: string, description: string, concurrencyHelp
     .option('--assume-verified', 'django, wordpress: mark every imported email verified (neither keeps that fact)')
     .option('--mfa-factors <file>', 'supabase: auth.mfa_factors, in the same format as the users file (CSV with header, or JSON)')
     .option('--usermeta <file>', 'wordpress: wp_usermeta as CSV with a header row (the Two Factor plugin keeps second factors there)')
+    .option(
+      '--connections <file>',
+      'keycloak: {"<connection>": {"tenantId", "thirdPartyId", "clientSecretEnv"?}, …}: enterprise users sign in through that tenant\'s provider',
+    )
     .addOption(
       new Option('--mfa <mode>', 'second factors: carry them over (TOTP devices, SMS phones, required factors), or only report them')
         .choices(['carry', 'report'])
@@ -160,6 +166,8 @@ export interface OpenedExport {
   /** What names this export in the ledger: its content, each companion file's, and `--mfa` when not `carry`. */
   readonly content: string;
   readonly source: Source;
+  /** `--connections`, read and checked (SPEC §22). */
+  readonly connections?: Connections;
   /** The service client (not yet asked anything). */
   readonly service: ServiceClient;
 }
@@ -177,17 +185,30 @@ export async function openExport(cmd: Command, opts: ExportOptions, io: CliIo): 
   }
   const tenant = opts.tenant.trim().toLowerCase();
   const definition = SOURCES.find((s) => s.name === sourceName)!;
+  const { companions, content: exportContent } = await companionsOf(definition, file, opts, io.cwd);
+  const connections = companions.connections !== undefined ? Connections.read(companions.connections, io.env) : undefined;
   const map: MapOptions = {
     tenant,
     noHash: opts.hash === true ? (definition.noHash ?? 'passwordless') : opts.hash,
     includeDisabled: opts.includeDisabled === true,
     mfa: opts.mfa,
+    ...(connections ? { connections } : {}),
   };
-  const { companions, content: exportContent } = await companionsOf(definition, file, opts, io.cwd);
   // A run that only reported second factors is another migration than one that carries them.
   const content = opts.mfa === 'carry' ? exportContent : `${exportContent} --mfa=${opts.mfa}`;
   const source: Source = await definition.open(file, map, companions);
-  return { sourceName, file, definition, map, tenant, concurrency, content, source, service: new ServiceClient(opts.url, apiKeyOf(opts, io)) };
+  return {
+    sourceName,
+    file,
+    definition,
+    map,
+    tenant,
+    concurrency,
+    content,
+    source,
+    ...(connections ? { connections } : {}),
+    service: new ServiceClient(opts.url, apiKeyOf(opts, io)),
+  };
 }
 
 /** Progress on a terminal: a bar; otherwise one line every 5 s. */

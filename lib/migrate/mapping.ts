@@ -175,7 +175,8 @@ export function assembleUser(input: {
     warnings.push(...mfa.warnings);
   }
   for (const m of methods) {
-    m.tenantIds = [opts.tenant];
+    // A mapped enterprise identity keeps its connection's tenant (SPEC §22); every other method is in `--tenant`.
+    if (m.tenantIds.length === 0) m.tenantIds = [opts.tenant];
     if (createdAt !== undefined) m.timeJoinedInMSSinceEpoch = createdAt;
   }
   if (methods.length > 1) {
@@ -186,11 +187,21 @@ export function assembleUser(input: {
   const user: BulkUserInput = {
     externalUserId: sourceId,
     ...(Object.keys(metadata).length > 0 ? { userMetadata: metadata } : {}),
-    ...(input.roles && input.roles.length > 0 ? { userRoles: input.roles.map((role) => ({ role, tenantIds: [opts.tenant] })) } : {}),
+    ...(input.roles && input.roles.length > 0 ? { userRoles: input.roles.map((role) => ({ role, tenantIds: roleTenants(methods, opts.tenant) })) } : {}),
     loginMethods: methods,
     ...(mfa && mfa.totpDevices.length > 0 ? { totpDevices: mfa.totpDevices } : {}),
   };
   return { ...base, user, ...(mfa?.smsFactors ? { smsFactors: mfa.smsFactors } : {}) };
+}
+
+/**
+ * The tenants a user's roles are assigned in: `--tenant` (when it is `public` or one of the user's
+ * methods is there: the service refuses a role in another tenant the user is not in), and each
+ * tenant of a mapped enterprise identity (SPEC §22), so the roles hold wherever the user signs in.
+ */
+function roleTenants(methods: readonly BulkLoginMethodInput[], tenant: string): string[] {
+  const own = new Set(methods.flatMap((m) => m.tenantIds));
+  return [...new Set([...(tenant === 'public' || own.has(tenant) ? [tenant] : []), ...own])];
 }
 
 function oldest(methods: readonly BulkLoginMethodInput[]): BulkLoginMethodInput {

@@ -98,6 +98,24 @@ export type NoHashMode = 'passwordless' | 'migrate-on-signin' | 'skip';
 /** `--mfa`: carry second factors over (SPEC §20), or only report them. */
 export type MfaMode = 'carry' | 'report';
 
+/** One entry of `--connections` (SPEC §22): where an enterprise connection's users sign in. */
+export interface ConnectionEntry {
+  readonly key: string;
+  readonly tenantId: string;
+  readonly thirdPartyId: string;
+  readonly clientSecretEnv?: string;
+}
+
+/** The `--connections` file as the mappers read it (`./connections.ts`): a look-up that records which keys some user has. */
+export interface ConnectionLookup {
+  /** The entry of a connection key as the export names it (exact, else the only one equal ignoring case). */
+  get(key: string): ConnectionEntry | undefined;
+  /** Every entry, in file order (no use recorded). */
+  all(): ConnectionEntry[];
+  /** The value of the entry's `clientSecretEnv` in the command's environment, when set and not empty. */
+  secretFromEnv(entry: ConnectionEntry): string | undefined;
+}
+
 /** The options every source's mapping reads. */
 export interface MapOptions {
   readonly tenant: string;
@@ -105,6 +123,22 @@ export interface MapOptions {
   readonly includeDisabled: boolean;
   /** `carry` when absent. */
   readonly mfa?: MfaMode;
+  /** `--connections` (SPEC §22): enterprise connections mapped to a tenant's provider. */
+  readonly connections?: ConnectionLookup;
+}
+
+/**
+ * A tenant's provider the command writes from the export (SPEC §22: Keycloak's OIDC identity
+ * providers): `config` is the body's `config`, its client secret included, or absent with the
+ * reason it is not written. Never reported or logged as it is (`sso-setup.ts` reports the outcome).
+ */
+export interface ProviderPlan {
+  readonly tenantId: string;
+  readonly thirdPartyId: string;
+  readonly config?: Record<string, unknown>;
+  /** Where the client secret came from: `export`, or `env <NAME>`. */
+  readonly secretFrom?: string;
+  readonly skipped?: { readonly code: string; readonly reason: string };
 }
 
 /** A source: reads its file(s) as a stream of mapped users; may be read more than once. */
@@ -118,6 +152,8 @@ export interface Source {
    * `app_metadata.roles`). A SuperTokens bulk file goes through as it is: its roles must exist.
    */
   readonly createsRoles?: boolean;
+  /** The tenants' providers to write before the first user (SPEC §22; Keycloak only), once the users were read. */
+  providers?(): Promise<readonly ProviderPlan[]>;
 }
 
 /**
@@ -140,6 +176,8 @@ export interface Companions {
   readonly mfaFactors?: string;
   /** wordpress: `wp_usermeta`. */
   readonly usermeta?: string;
+  /** keycloak: the enterprise connections' tenants and providers (SPEC §22). */
+  readonly connections?: string;
 }
 
 export type CompanionName = keyof Companions;

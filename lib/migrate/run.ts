@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Connections } from './connections';
 import { decideUsers, identityKeys, type DuplicatesMode } from './collisions';
 import { withoutServiceHeldPhones } from './mfa';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
 import { scanExport, type Progress } from './plan';
 import type { Ledger, ReportWriter } from './report';
+import { setUpConnections } from './sso-setup';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
 import { eventBodyBytes } from '../http/body-size';
 import { IDEMPOTENCY_KEY_HEADER } from '../http/bulkimport-input';
@@ -37,6 +39,10 @@ export interface MigrationRun {
   /** Users per staging request (the service takes 10,000) and bytes per request as the service counts them (it takes 6 MB). */
   readonly batchUsers?: number;
   readonly batchBytes?: number;
+  /** `--connections` (SPEC §22): its tenants and the source's providers are set up before the first user. */
+  readonly connections?: Connections;
+  /** `--overwrite-providers`: a provider the service holds under the same id is replaced. */
+  readonly overwriteProviders?: boolean;
 }
 
 export interface RunResult {
@@ -323,6 +329,16 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     log(`created role(s): ${missingRoles.join(', ')}`);
     rolesHead.rolesCreated = missingRoles;
   }
+  const ssoHead = run.connections
+    ? await setUpConnections({
+        service,
+        connections: run.connections,
+        plans: (await source.providers?.()) ?? [],
+        dryRun: run.dryRun,
+        overwrite: run.overwriteProviders === true,
+        log,
+      })
+    : {};
   const existing = run.dryRun && service ? await readExisting(service, run.tenant, log) : undefined;
   const askPhones = service !== undefined && !run.dryRun && smsUsers > 0 && (await service.userCount(run.tenant)) > 0;
   // A failed look-up keeps the factor: the service itself refuses a phone that is taken (E007, E027).
@@ -403,6 +419,7 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     collisions: index.collisions().map(({ tenant, key, sourceIds }) => ({ tenant, key, sourceIds })),
     sharedEmails: index.sharedEmails(),
     ...rolesHead,
+    ...ssoHead,
     ...source.notes(),
   });
   return { summary: report.summary, exitCode: report.needsAction > 0 ? 1 : 0, interrupted: signal.aborted };

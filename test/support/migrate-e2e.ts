@@ -21,13 +21,19 @@ export interface Run {
   report: any;
 }
 
-/** Runs the built command in a child process; `onStart` may signal it. */
-export function migrate(api: TestApi | undefined, dir: string, args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
+/** Runs the built command in a child process; `onStart` may signal it; `env` is added to its environment (only PATH otherwise). */
+export function migrate(
+  api: TestApi | undefined,
+  dir: string,
+  args: string[],
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+  env: Readonly<Record<string, string>> = {},
+): Promise<Run> {
   const report = join(dir, `report-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
   const service = api ? ['--url', api.baseUrl, '--api-key', TEST_API_KEY] : [];
   const child = spawn(process.execPath, [CLI, ...args, ...service, '--report', report], {
     cwd: dir,
-    env: { PATH: process.env.PATH },
+    env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   onStart?.(child);

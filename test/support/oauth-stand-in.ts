@@ -16,7 +16,7 @@ export interface OAuthStandIn {
   readonly userInfoEndpoint: string;
   /** A single-use code that signs `email` in, for the client `clientId`. */
   codeFor(email: string, clientId: string): string;
-  /** The `sub` it gives `email` (stable). */
+  /** The `sub` it gives `email` (stable): the one `subjects` names, else one derived from the email. */
   subjectOf(email: string): string;
   /** The token requests refused for a wrong client or secret, and the exchanges made. */
   readonly counts: { refusedClients: number; exchanges: number; userInfos: number };
@@ -29,12 +29,15 @@ async function form(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
-/** Starts the stand-in for these clients (client id → its secret). */
-export async function startOAuthStandIn(clients: Readonly<Record<string, string>>): Promise<OAuthStandIn> {
+/**
+ * Starts the stand-in for these clients (client id → its secret); `subjects` (email → `sub`) gives
+ * some users the subject their old identity provider gave them (a migrated user's `thirdPartyUserId`).
+ */
+export async function startOAuthStandIn(clients: Readonly<Record<string, string>>, subjects: Readonly<Record<string, string>> = {}): Promise<OAuthStandIn> {
   const codes = new Map<string, { email: string; clientId: string }>();
   const tokens = new Map<string, string>();
   const counts = { refusedClients: 0, exchanges: 0, userInfos: 0 };
-  const subjectOf = (email: string) => `sub-${createHash('sha256').update(email).digest('hex').slice(0, 16)}`;
+  const subjectOf = (email: string) => subjects[email] ?? `sub-${createHash('sha256').update(email).digest('hex').slice(0, 16)}`;
   const send = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 

@@ -51,7 +51,7 @@ export const SOURCES: readonly SourceDefinition[] = [
   {
     name: 'keycloak',
     file: 'Keycloak kc.sh export: a realm file with users, a <realm>-users-<n>.json file, or the export folder',
-    companions: [],
+    companions: ['connections'],
     directory: true,
     open: async (file, opts) => keycloakSource(file, { opts }),
   },

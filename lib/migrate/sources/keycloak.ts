@@ -3,11 +3,13 @@ import { basename } from 'node:path';
 import { argon2Format } from '../../password/argon2';
 import { base64 } from '../../password/forms/fields';
 import { passlibPbkdf2Form } from '../../password/forms/pbkdf2';
+import { droppedConnection, enterpriseMethod } from '../connections';
 import { UsageError } from '../errors';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, thirdPartyIdOf, nonEmpty } from '../mapping';
 import { base32Of, quoted, type SecondFactor } from '../mfa';
-import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
+import type { BulkLoginMethodInput, MapOptions, MappedUser, ProviderPlan, Source, Warning } from '../model';
 import { jsonFilesOf, usersArray } from '../read';
+import { ENTERPRISE_PROVIDER_IDS, keycloakProviderPlans, readIdentityProviders, type KeycloakIdentityProvider } from './keycloak-providers';
 
 /**
  * Keycloak (SPEC §17b): what `kc.sh export` writes — a realm file (`{"realm", …, "users":[…]}`
@@ -157,6 +159,8 @@ export interface KeycloakMapContext {
   readonly opts: MapOptions;
   /** The `realm` of the file the user came from, when it was read before its users (Keycloak writes it first). */
   readonly realm?: string;
+  /** The export's identity providers by alias (SPEC §22: which brokered identities are enterprise connections). */
+  readonly identityProviders?: ReadonlyMap<string, KeycloakIdentityProvider>;
 }
 
 /**
@@ -236,6 +240,7 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
     }
   }
   const identities = Array.isArray(raw.federatedIdentities) ? raw.federatedIdentities.filter(isObject) : [];
+  let droppedSaml = false;
   for (const identity of identities) {
     const provider = nonEmpty(identity.identityProvider);
     const userId = nonEmpty(identity.userId);
@@ -250,14 +255,28 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
       });
       continue;
     }
-    methods.push({ recipeId: 'thirdparty', tenantIds: [], isVerified: verified, email, thirdPartyId: thirdPartyIdOf(provider), thirdPartyUserId: userId });
+    // SPEC §22: an alias of an enterprise identity provider (or one the export does not describe) the mapping names → its tenant's provider.
+    const kind = ctx.identityProviders?.get(provider)?.providerId;
+    const entry = kind === undefined || ENTERPRISE_PROVIDER_IDS.has(kind) ? opts.connections?.get(provider) : undefined;
+    if (entry !== undefined) methods.push(enterpriseMethod(entry, userId, email, verified));
+    else if (kind === 'saml') {
+      droppedSaml = true;
+      warnings.push(droppedConnection(`the ${provider} identity ${userId}`));
+    } else
+      methods.push({ recipeId: 'thirdparty', tenantIds: [], isVerified: verified, email, thirdPartyId: thirdPartyIdOf(provider), thirdPartyUserId: userId });
   }
   let emptyReason = {
     code: 'no-email',
     reason: password !== undefined ? 'a password but no email, which the login method needs' : 'no email, which every login method needs',
     needsAction: false,
   };
-  if (email !== undefined && methods.length === 0) {
+  if (droppedSaml && methods.length === 0 && password === undefined) {
+    emptyReason = {
+      code: 'enterprise-connection',
+      reason: 'only SAML sign-in through a connection --connections does not map: not migrated',
+      needsAction: false,
+    };
+  } else if (email !== undefined && methods.length === 0) {
     const why = unsupported
       ? 'a password hash the service cannot check'
       : nonEmpty(raw.federationLink) !== undefined
@@ -294,11 +313,19 @@ export interface KeycloakSourceOptions {
  * file exported with `--users skip`, alone, has none: a usage error, not zero users).
  */
 export function keycloakSource(path: string, options: KeycloakSourceOptions): Source {
+  const filesOf = () => (statSync(path).isDirectory() ? jsonFilesOf(path) : [path]);
+  let identityProviders: Promise<Map<string, KeycloakIdentityProvider>> | undefined;
+  const providersOf = () => (identityProviders ??= readIdentityProviders(filesOf()));
   return {
     createsRoles: true,
+    async providers(): Promise<ProviderPlan[]> {
+      const connections = options.opts.connections;
+      return connections ? keycloakProviderPlans(await providersOf(), connections) : [];
+    },
     async *users(): AsyncGenerator<MappedUser> {
-      const files = statSync(path).isDirectory() ? jsonFilesOf(path) : [path];
+      const files = filesOf();
       if (files.length === 0) throw new UsageError(`${path} has no *.json file: give the folder kc.sh export --dir wrote, or one of its files.`);
+      const idps = await providersOf();
       let withUsers = 0;
       for (const file of files) {
         let realm: string | undefined;
@@ -316,7 +343,7 @@ export function keycloakSource(path: string, options: KeycloakSourceOptions): So
           for await (const { key, value } of usersArray(file, shape)) {
             const at = `users[${key}] of ${basename(file)}`;
             yield isObject(value)
-              ? mapKeycloakUser(value, { opts: options.opts, realm }, at)
+              ? mapKeycloakUser(value, { opts: options.opts, realm, identityProviders: idps }, at)
               : failedUser(`#${at}`, undefined, 'not-a-user', `${at} is not an object`);
           }
         } catch (err) {

@@ -355,9 +355,11 @@ describe('the Auth0 source against the fixtures of its documented formats', () =
     const map = (raw: Record<string, unknown>, opts: Partial<MapOptions> = {}) => mapAuth0User(raw, { opts: { ...mapOptions(VARIANTS[0]), ...opts }, hashes });
     const base = { user_id: 'x|1', email: 'Ann@Example.com', email_verified: true, created_at: '2020-01-02T03:04:05.678Z' };
 
-    it('an enterprise-only user is skipped as unsupported; beside a social identity it is dropped with a warning', () => {
+    it('an enterprise-only user is skipped (SAML: enterprise-connection, SPEC §22; others unsupported); beside a social identity it is dropped with a warning', () => {
       const only = map({ ...base, identities: [{ provider: 'samlp', user_id: 's1', connection: 'corp', isSocial: false }] });
-      expect(only.notImported).toMatchObject({ outcome: 'skipped', code: 'unsupported-provider' });
+      expect([only.notImported?.code, only.warnings.map((w) => w.code)]).toEqual(['enterprise-connection', ['enterprise-connection']]);
+      const oidc = map({ ...base, identities: [{ provider: 'oidc', user_id: 'o1', connection: 'corp-oidc', isSocial: false }] });
+      expect(oidc.notImported).toMatchObject({ outcome: 'skipped', code: 'unsupported-provider' });
       const both = map({
         ...base,
         identities: [

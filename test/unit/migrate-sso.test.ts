@@ -182,3 +182,26 @@ describe('the --connections file', () => {
     expect(ok.unused()).toEqual([{ code: 'connection-unused', text: `connection "other" of ${join(scratch, 'ok.json')}: no user of the export has it` }]);
   });
 });
+
+describe('auth0', () => {
+  it('maps every user of the fixture: samlp and waad connections in their tenants, a linked social + enterprise user one primary user, the unmapped SAML user skipped', async () => {
+    await checkFixture('auth0');
+    const { source } = await openSsoSource('auth0');
+    expect(await source.providers?.()).toBeUndefined();
+    const { users } = await plan(source);
+    const ned = users.find((u) => u.mapped.sourceId === 'samlp|hooli-saml|h-9921')!;
+    expect([ned.reasonCode, ned.mapped.warnings.map((w) => w.code)]).toEqual(['enterprise-connection', ['enterprise-connection']]);
+  });
+
+  it('without --connections: enterprise identities are not imported (§17b), SAML ones reported enterprise-connection', async () => {
+    const { users } = await plan((await openSsoSource('auth0', { withConnections: false })).source);
+    const reasons = Object.fromEntries(users.map((u) => [u.mapped.sourceId, u.reasonCode ?? u.outcome]));
+    expect(reasons).toEqual({
+      'samlp|acme-saml|kate@a0-acme-dev.example': 'enterprise-connection',
+      'waad|contoso-entra|8e2d2b7a-1111-4a2b-9c3d-00000000a002': 'unsupported-provider',
+      'samlp|hooli-saml|h-9921': 'enterprise-connection',
+      'google-oauth2|105000000000000000004': 'imported',
+      'google-oauth2|105000000000000000005': 'imported',
+    });
+  });
+});

@@ -1,8 +1,12 @@
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf } from '../mapping';
 import { quoted, type SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
+import { droppedConnection, enterpriseMethod } from '../connections';
 import { UsageError } from '../errors';
 import { ndjsonLines, type NdjsonLine } from '../read';
+
+/** Auth0's SAML strategies (SPEC §22): unmapped, their identities are dropped (`enterprise-connection`). */
+const SAML_STRATEGIES: ReadonlySet<string> = new Set(['samlp', 'adfs', 'pingfederate']);
 
 /**
  * Auth0 (SPEC §17): the user export job's NDJSON (plain or gzipped) and the password-hash export
@@ -111,6 +115,7 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
   const identities = Array.isArray(raw.identities) ? (raw.identities as Obj[]).filter((i) => i !== null && typeof i === 'object') : [];
   const methods: BulkLoginMethodInput[] = [];
   let unsupported: string | undefined;
+  let droppedSaml = false;
   identities.forEach((identity, i) => {
     const profile = (identity.profileData ?? {}) as Obj;
     // The root fields describe the first identity; a linked one carries its own in profileData.
@@ -160,6 +165,25 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
         thirdPartyUserId: idUserId,
       });
     } else {
+      // SPEC §22: an enterprise connection the mapping names → a third-party method of its tenant's provider.
+      const entry = ctx.opts.connections?.get(str(identity.connection) ?? '');
+      const enterpriseEmail = email ?? emailOf(raw.email);
+      if (entry !== undefined && enterpriseEmail !== undefined && idUserId !== '') {
+        // Verified as a third-party method: its own claim, else as the user's email when it is the same.
+        const claimed = own.email_verified;
+        const isVerified = typeof claimed === 'boolean' ? claimed : enterpriseEmail === emailOf(raw.email) && raw.email_verified === true;
+        methods.push(enterpriseMethod(entry, idUserId, enterpriseEmail, isVerified));
+        return;
+      }
+      if (entry !== undefined) {
+        warnings.push({ code: 'identity-without-email', text: `${provider} identity ${idUserId} has no email anywhere in the record: not imported` });
+        return;
+      }
+      if (SAML_STRATEGIES.has(provider)) {
+        droppedSaml = true;
+        warnings.push(droppedConnection(`the ${provider} identity ${idUserId} of connection ${str(identity.connection) ?? '(none)'}`));
+        return;
+      }
       unsupported = provider;
       warnings.push({
         code: 'unsupported-provider',
@@ -191,9 +215,11 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
     factors: auth0Factors(raw),
     emptyReason: skipWarning
       ? { code: 'no-password-hash', reason: skipWarning.text, needsAction: false }
-      : unsupported !== undefined
-        ? { code: 'unsupported-provider', reason: `only an enterprise (${unsupported}) identity: not migrated`, needsAction: false }
-        : { code: 'no-login-method', reason: 'no email, phone number or identity that can be imported', needsAction: false },
+      : droppedSaml && unsupported === undefined
+        ? { code: 'enterprise-connection', reason: 'only SAML sign-in through a connection --connections does not map: not migrated', needsAction: false }
+        : unsupported !== undefined
+          ? { code: 'unsupported-provider', reason: `only an enterprise (${unsupported}) identity: not migrated`, needsAction: false }
+          : { code: 'no-login-method', reason: 'no email, phone number or identity that can be imported', needsAction: false },
   });
 }
 

@@ -27,7 +27,7 @@ export const SOURCES: readonly SourceDefinition[] = [
   {
     name: 'auth0',
     file: 'Auth0 user export NDJSON (plain or gzipped)',
-    companions: ['hashes'],
+    companions: ['hashes', 'connections'],
     open: async (file, opts, { hashes }) => auth0Source(file, { opts, ...(hashes ? { hashes: await HashIndex.read(hashes) } : {}) }),
   },
   {

@@ -205,3 +205,9 @@ describe('auth0', () => {
     });
   });
 });
+
+describe('cognito', () => {
+  it('maps every user of the fixture: SAML and OIDC identities of mapped providers in their tenants, the unmapped OIDC user skipped enterprise-connection', async () => {
+    await checkFixture('cognito');
+  });
+});

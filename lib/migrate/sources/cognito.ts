@@ -1,5 +1,6 @@
 import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
+import { enterpriseMethod } from '../connections';
 import { UsageError } from '../errors';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf, nonEmpty } from '../mapping';
 import type { SecondFactor } from '../mfa';
@@ -142,9 +143,14 @@ export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): Ma
   const status = nonEmpty(raw.UserStatus);
   const federated = status === 'EXTERNAL_PROVIDER';
   const social = identities.filter((i) => !ENTERPRISE.has(i.providerType));
-  const enterprise = identities.filter((i) => ENTERPRISE.has(i.providerType));
+  // SPEC §22: an enterprise identity whose providerName the mapping names signs in through its tenant's provider.
+  const mapped = identities.flatMap((i) => {
+    const entry = ENTERPRISE.has(i.providerType) ? opts.connections?.get(i.providerName) : undefined;
+    return entry !== undefined ? [{ identity: i, entry }] : [];
+  });
+  const enterprise = identities.filter((i) => ENTERPRISE.has(i.providerType) && !mapped.some((m) => m.identity === i));
   const names = (list: Identity[]) => list.map((i) => `${i.providerName} (${i.providerType})`).join(', ');
-  if (federated && enterprise.length > 0 && social.length === 0)
+  if (federated && enterprise.length > 0 && social.length === 0 && mapped.length === 0)
     return skipped('enterprise-connection', `only ${names(enterprise)} sign-in: enterprise connections are not migrated`);
   if (enterprise.length > 0) warnings.push({ code: 'identity-not-migrated', text: `${names(enterprise)} sign-in is an enterprise connection: not imported` });
 
@@ -159,6 +165,12 @@ export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): Ma
     warnings.push({ code: 'bad-phone', text: `phone_number ${JSON.stringify(rawPhone.slice(0, 40))} is not a phone number: not imported` });
 
   const methods: BulkLoginMethodInput[] = [];
+  for (const { identity, entry } of mapped) {
+    if (identity.userId === undefined) warnings.push({ code: 'identity-unreadable', text: `${identity.providerName} identity has no userId: not imported` });
+    else if (email === undefined)
+      warnings.push({ code: 'identity-without-email', text: `${identity.providerName} identity ${identity.userId} has no email in the record: not imported` });
+    else methods.push(enterpriseMethod(entry, identity.userId, email, emailVerified));
+  }
   for (const identity of social) {
     if (identity.userId === undefined) {
       warnings.push({ code: 'identity-unreadable', text: `${identity.providerName} identity has no userId: not imported` });

@@ -33,7 +33,7 @@ export const SOURCES: readonly SourceDefinition[] = [
   {
     name: 'cognito',
     file: 'aws cognito-idp list-users output (one JSON document, or pages concatenated or one per line)',
-    companions: ['groups'],
+    companions: ['groups', 'connections'],
     noHash: 'migrate-on-signin',
     open: async (file, opts, { groups }) => cognitoSource(file, { opts, ...(groups ? { groups: await GroupIndex.read(groups) } : {}) }),
   },

@@ -59,7 +59,7 @@ export function exportCommand(name: string, description: string, concurrencyHelp
     .option('--usermeta <file>', 'wordpress: wp_usermeta as CSV with a header row (the Two Factor plugin keeps second factors there)')
     .option(
       '--connections <file>',
-      'keycloak, auth0, cognito: {"<connection>": {"tenantId", "thirdPartyId", "clientSecretEnv"?}, …}: enterprise users sign in through that tenant\'s provider',
+      'keycloak, auth0, cognito, supabase: {"<connection>": {"tenantId", "thirdPartyId", "clientSecretEnv"?}, …}: enterprise users sign in through that tenant\'s provider',
     )
     .addOption(
       new Option('--mfa <mode>', 'second factors: carry them over (TOTP devices, SMS phones, required factors), or only report them')

@@ -176,7 +176,7 @@ export interface Companions {
   readonly mfaFactors?: string;
   /** wordpress: `wp_usermeta`. */
   readonly usermeta?: string;
-  /** keycloak, auth0, cognito: the enterprise connections' tenants and providers (SPEC §22). */
+  /** keycloak, auth0, cognito, supabase: the enterprise connections' tenants and providers (SPEC §22). */
   readonly connections?: string;
 }
 

@@ -26,7 +26,7 @@ import { pastTenantCache } from '../support/tenant-cache';
  * app on supertokens-node 24, the tenant's provider pointed at a loopback OIDC stand-in that knows
  * the user under their old subject, and finds the same user: same external id, metadata and roles.
  */
-const SOURCES = ['keycloak', 'auth0', 'cognito'] as const;
+const SOURCES = ['keycloak', 'auth0', 'cognito', 'supabase'] as const;
 /** The client an operator configures for a source whose export holds no provider config. */
 const E2E_CLIENT = { id: 'sso-e2e-client', secret: 'sso-e2e-client-secret-7Hq2' };
 

@@ -211,3 +211,16 @@ describe('cognito', () => {
     await checkFixture('cognito');
   });
 });
+
+describe('supabase', () => {
+  it('maps every user of the fixture: the SSO user of a mapped sso:<uuid> in its tenant (verified), the unmapped one skipped', async () => {
+    await checkFixture('supabase');
+    const { users } = await plan((await openSsoSource('supabase')).source);
+    expect(users.find((u) => u.mapped.sourceId.endsWith('0002'))?.reasonCode).toBe('sso');
+  });
+
+  it('without --connections: every SSO user is skipped sso (§17b)', async () => {
+    const { users } = await plan((await openSsoSource('supabase', { withConnections: false })).source);
+    expect(users.map((u) => u.reasonCode ?? u.outcome)).toEqual(['sso', 'sso', 'imported']);
+  });
+});

@@ -40,7 +40,7 @@ export const SOURCES: readonly SourceDefinition[] = [
   {
     name: 'supabase',
     file: 'Supabase auth.users (psql CSV with header or JSON)',
-    companions: ['identities', 'mfaFactors'],
+    companions: ['identities', 'mfaFactors', 'connections'],
     open: async (file, opts, { identities, mfaFactors }) =>
       supabaseSource(file, {
         opts,

@@ -1,3 +1,4 @@
+import { droppedConnection, enterpriseMethod } from '../connections';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf } from '../mapping';
 import type { SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
@@ -86,7 +87,10 @@ export function mapSupabaseUser(raw: Obj, ctx: SupabaseMapContext, at: string): 
   });
   if (flag(raw.is_anonymous)) return skipped('anonymous', 'anonymous user (is_anonymous): no identity to sign in with');
   if (present(raw.deleted_at)) return skipped('deleted', 'deleted in Supabase (deleted_at is set)');
-  if (flag(raw.is_sso_user)) return skipped('sso', 'SSO (SAML) user: enterprise sign-in is not migrated');
+  // SPEC §22: an SSO user is imported when the mapping names one of its `sso:<uuid>` providers.
+  const isSso = (i: SupabaseIdentity) => i.provider.startsWith('sso:');
+  if (flag(raw.is_sso_user) && !(ctx.identities ?? []).some((i) => isSso(i) && opts.connections?.get(i.provider) !== undefined))
+    return skipped('sso', 'SSO (SAML) user whose provider --connections does not map: enterprise sign-in is not migrated');
 
   const userMeta = jsonObject(raw.raw_user_meta_data);
   const appMeta = jsonObject(raw.raw_app_meta_data);
@@ -135,6 +139,15 @@ export function mapSupabaseUser(raw: Obj, ctx: SupabaseMapContext, at: string): 
   for (const identity of ctx.identities ?? []) {
     if (OWN_PROVIDERS.has(identity.provider)) continue;
     const idEmail = emailOf(identity.data.email) ?? email;
+    if (isSso(identity)) {
+      const entry = opts.connections?.get(identity.provider);
+      if (entry === undefined) warnings.push(droppedConnection(`the ${identity.provider} identity ${identity.providerId}`));
+      else if (idEmail === undefined)
+        warnings.push({ code: 'identity-without-email', text: `${identity.provider} identity ${identity.providerId} has no email: not imported` });
+      // Supabase verified the email through the SAML assertion (identity_data.email_verified is always true).
+      else methods.push(enterpriseMethod(entry, identity.providerId, idEmail, true));
+      continue;
+    }
     if (idEmail === undefined) {
       warnings.push({
         code: 'identity-without-email',

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { pastTenantCache } from '../support/tenant-cache';
  * secret from the environment), every user is as expected.json says (login methods in their
  * tenants, one primary user across tenants), the unmapped SAML users are absent; no client secret
  * reaches the terminal, the report, the ledger or the service's log; a re-run adds nothing and
- * leaves the providers `unchanged`. Then each user marked `signIn` signs in through the FDI of an
+ * leaves the providers `unchanged`; `migrate verify` finds every user as mapped. Then each user marked `signIn` signs in through the FDI of an
  * app on supertokens-node 24, the tenant's provider pointed at a loopback OIDC stand-in that knows
  * the user under their old subject, and finds the same user: same external id, metadata and roles.
  */
@@ -192,7 +192,17 @@ describe.each(SOURCES)('%s', (source) => {
     expect((again.report.providers ?? []).map((p: any) => p.outcome)).toEqual(written.map(() => 'unchanged'));
     expect([await userCount(), await rowCount(api)]).toEqual([before + expected.summary.imported, 0]);
 
-    const text = everythingWritten(run) + everythingWritten(again);
+    // migrate verify (§17c) with the same mapping compares each enterprise method's tenant and identity.
+    const verify = await migrate(api, dir, ['verify', ...argsOf(source, expected)], undefined, expected.env);
+    const { imported, skipped } = expected.summary;
+    expect([verify.code, verify.stdout]).toEqual([
+      0,
+      expect.stringContaining(
+        `verify: ${expected.summary.total} users: ${imported} match, 0 different, 0 missing, ${skipped} absent as planned, 0 unexpected\n`,
+      ),
+    ]);
+
+    const text = everythingWritten(run) + everythingWritten(again) + everythingWritten(verify);
     for (const secret of [...expected.secrets, ...Object.values(expected.env)]) expect([secret, text.includes(secret)]).toEqual([secret, false]);
   });
 
@@ -239,5 +249,67 @@ describe.each(SOURCES)('%s', (source) => {
       expect([want.label, await userData(tenant, want.externalUserId)]).toEqual([want.label, held]);
     }
     expect(idp.counts.refusedClients).toBe(0);
+  });
+});
+
+describe('keycloak again, its providers changed since (the sign-in above pointed them at the stand-in)', () => {
+  const expected = ssoExpected('keycloak');
+  const tenantIds = async () => (await api.get('/recipe/multitenancy/tenant/list/v2')).json.tenants.map((t: any) => t.tenantId) as string[];
+  const acme = async () =>
+    (await api.get('/kc-acme/recipe/multitenancy/tenant/v2')).json.thirdParty.providers.find((p: any) => p.thirdPartyId === 'acme-oidc').tokenEndpoint;
+
+  it('a mapping file with a bad entry exits 2 naming the file and the key, and writes nothing', async () => {
+    const file = join(dir, 'bad-connections.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ 'acme-oidc': { tenantId: 'kc-new', thirdPartyId: 'acme-oidc' }, 'globex-kc': { tenantId: 'appid-x', thirdPartyId: 'globex' } }),
+    );
+    const run = await migrate(api, dir, ['keycloak', join(ssoFolder('keycloak'), 'corp-realm.json'), '--connections', file]);
+    expect([run.code, run.stderr]).toEqual([
+      2,
+      `error: --connections ${file}: connection "globex-kc" has no valid tenantId (lower-case letters, digits and '-', not a reserved word or 'appid-' prefix).\n`,
+    ]);
+    expect(await tenantIds()).not.toContain('kc-new');
+  });
+
+  it('a dry run reports the tenant it would create, a key no user has (connection-unused) and the provider it would keep; it writes nothing', async () => {
+    const file = join(dir, 'more-connections.json');
+    const mapping = JSON.parse(readFileSync(join(ssoFolder('keycloak'), 'connections.json'), 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...mapping, nobody: { tenantId: 'kc-none', thirdPartyId: 'none-oidc' } }));
+    const before = await acme();
+    const run = await migrate(
+      api,
+      dir,
+      ['keycloak', join(ssoFolder('keycloak'), 'corp-realm.json'), '--connections', file, '--dry-run'],
+      undefined,
+      expected.env,
+    );
+    expect([run.report.tenantsToCreate, run.report.warnings]).toEqual([
+      ['kc-none'],
+      [{ code: 'connection-unused', text: `connection "nobody" of ${file}: no user of the export has it` }],
+    ]);
+    expect(run.report.providers.map((p: any) => [p.thirdPartyId, p.outcome, p.reasonCode])).toEqual([
+      ['acme-oidc', 'kept', 'provider-exists'],
+      ['globex', 'unchanged', undefined],
+    ]);
+    expect(run.stderr).toContain(`warning connection-unused: connection "nobody" of ${file}: no user of the export has it\n`);
+    expect([await tenantIds(), await acme()]).toEqual([expect.not.arrayContaining(['kc-none']), before]);
+  });
+
+  it('--overwrite-providers puts the export’s provider back; without it the changed one is kept', async () => {
+    const args = argsOf('keycloak', expected);
+    const kept = await migrate(api, dir, args, undefined, expected.env);
+    expect(kept.report.providers.map((p: any) => p.outcome)).toEqual(['kept', 'unchanged']);
+    expect(await acme()).toBe(idp.tokenEndpoint);
+    const since = Date.now();
+    const replaced = await migrate(api, dir, [...args, '--overwrite-providers'], undefined, expected.env);
+    expect(replaced.report.providers.map((p: any) => [p.outcome, p.clientSecretFrom])).toEqual([
+      ['updated', 'export'],
+      ['unchanged', undefined],
+    ]);
+    await pastTenantCache(since);
+    expect(await acme()).toBe(expected.providers[0].tokenEndpoint);
+    const text = everythingWritten(kept) + everythingWritten(replaced);
+    for (const secret of [...expected.secrets, ...Object.values(expected.env)]) expect([secret, text.includes(secret)]).toEqual([secret, false]);
   });
 });

@@ -277,7 +277,7 @@ describe('records the fixture does not hold', () => {
         type,
         'skipped',
         'enterprise-connection',
-        `only Corp (${type}) sign-in: enterprise connections are not migrated`,
+        `only Corp (${type}) sign-in: an enterprise connection --connections does not map is not migrated`,
       ]);
     }
     const mixed = map(

@@ -151,7 +151,7 @@ export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): Ma
   const enterprise = identities.filter((i) => ENTERPRISE.has(i.providerType) && !mapped.some((m) => m.identity === i));
   const names = (list: Identity[]) => list.map((i) => `${i.providerName} (${i.providerType})`).join(', ');
   if (federated && enterprise.length > 0 && social.length === 0 && mapped.length === 0)
-    return skipped('enterprise-connection', `only ${names(enterprise)} sign-in: enterprise connections are not migrated`);
+    return skipped('enterprise-connection', `only ${names(enterprise)} sign-in: an enterprise connection --connections does not map is not migrated`);
   if (enterprise.length > 0) warnings.push({ code: 'identity-not-migrated', text: `${names(enterprise)} sign-in is an enterprise connection: not imported` });
 
   const rawEmail = attributes.get('email');

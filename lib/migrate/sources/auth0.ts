@@ -187,7 +187,7 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
       unsupported = provider;
       warnings.push({
         code: 'unsupported-provider',
-        text: `${provider} (enterprise) identity ${idUserId} not migrated: enterprise connections are not imported`,
+        text: `${provider} (enterprise) identity ${idUserId} not migrated: its connection ${str(identity.connection) ?? '(none)'} is not one --connections maps`,
       });
     }
   });

@@ -406,11 +406,12 @@ function compressedMetadata(path: string): Buffer {
 
 /**
  * Parts of libphonenumber-js that `toE164` (`lib/phone/e164.ts`) never runs, each replaced by what
- * that one path needs of it: 13 KB of the seven bundles that take phone numbers (issue 43).
+ * that one path needs of it: 6 KB of the eight bundles that take phone numbers (issue 43).
  * `parse` is kept whole, so every number is read and refused exactly as before; a unit test
  * (`test/unit/phone-trims.test.ts`) bundles `toE164` with these and runs the same 1,500 numbers
  * through it as through the full library. Each replaces a file only while the file still holds
- * `marker` (another version of the library is left as it is).
+ * `marker` (another version of the library is left as it is). The bundles take the library's
+ * modern build (below), whose `ParseError` is already a native subclass of `Error`.
  */
 export const PHONE_TRIMS: ReadonlyArray<{ file: string; marker: string; why: string; contents: string }> = [
   {
@@ -437,24 +438,28 @@ export const PHONE_TRIMS: ReadonlyArray<{ file: string; marker: string; why: str
       ' if (!options || typeof options !== "object" || !metadata || typeof metadata !== "object") throw new TypeError("Only (text, options, metadata) is bundled");' +
       ' return parse(text, options, metadata); }',
   },
-  {
-    // The same error, as a native subclass instead of Babel's helpers for extending Error (2.5 KB).
-    file: 'ParseError.js',
-    marker: '_this.name = _this.constructor.name;',
-    why: 'ParseError without Babel helpers',
-    contents:
-      'export default class ParseError extends Error {' +
-      ' constructor(code) { super(code); Object.setPrototypeOf(this, ParseError.prototype); this.name = this.constructor.name; } }',
-  },
 ];
 
-/** The `PHONE_TRIMS` as an esbuild plugin. */
+/**
+ * What the bundles take for `libphonenumber-js/core` (the one entry `lib/phone/e164.ts` imports):
+ * the library's modern build of it, published since 1.13.0, the same source as its `es6` build
+ * compiled for ES2015+ without Babel's ES5 helpers (trimmed, 17.5 KB instead of 24.6 KB). It is an
+ * export for `import` only, so the tests and `tsx`, which `require` the library, keep the `es6`
+ * build: the phone-trims test checks that the bundled one answers as that one does.
+ */
+export const PHONE_CORE_MODERN = 'libphonenumber-js/core/es6';
+
+/** The `PHONE_TRIMS`, on the library's modern build, as an esbuild plugin. */
 export function phoneTrims(): Plugin {
   return {
     name: 'phone-trims',
     setup(build) {
-      build.onLoad({ filter: /[\\/]libphonenumber-js[\\/]es6[\\/](PhoneNumber|parsePhoneNumberWithError|ParseError)\.js$/ }, (args) => {
-        const trim = PHONE_TRIMS.find((t) => args.path.endsWith(t.file) && /[\\/]es6[\\/]$/.test(args.path.slice(0, -t.file.length)));
+      build.onResolve({ filter: /^libphonenumber-js\/core$/ }, async (args) => {
+        const { path, sideEffects, errors } = await build.resolve(PHONE_CORE_MODERN, { kind: args.kind, resolveDir: args.resolveDir });
+        return { path, sideEffects, errors };
+      });
+      build.onLoad({ filter: /[\\/]libphonenumber-js[\\/]es6-modern[\\/](PhoneNumber|parsePhoneNumberWithError)\.js$/ }, (args) => {
+        const trim = PHONE_TRIMS.find((t) => args.path.endsWith(t.file) && /[\\/]es6-modern[\\/]$/.test(args.path.slice(0, -t.file.length)));
         if (!trim || !readFileSync(args.path, 'utf8').includes(trim.marker)) return undefined;
         return { contents: trim.contents, loader: 'js', resolveDir: dirname(args.path) };
       });

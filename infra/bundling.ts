@@ -298,6 +298,25 @@ export const dateToUtcString = none("dateToUtcString"), parseRfc3339DateTime = n
 `;
 }
 
+/** Where the HTTP-bindings class of `@smithy/core`'s protocols starts and ends (`HttpBindingNormalizedSchema.js`). */
+const HTTP_BINDINGS_CLASS = /^export class HttpBindingNormalizedSchema extends NormalizedSchema \{\n[\s\S]*?^\}\n/m;
+
+/**
+ * `HttpBindingNormalizedSchema.js` without its class: what a REST protocol reads of a shape's
+ * headers, query and path, 2.7 KB in every bundle. DynamoDB's protocol is RPC (JSON 1.0), which
+ * uses the class once: `setHostPrefix`, after returning for an operation with no host prefix, and
+ * no DynamoDB operation has one (`test/unit/sdk-trims.test.ts` checks both in the installed SDK).
+ * `getHttpOperationBindings`, which reads the prefix, stays as it is. `undefined` when the file
+ * has no such class (another SDK version): it is then bundled as it is.
+ */
+export function withoutHttpBindings(source: string): string | undefined {
+  if (source.match(new RegExp(HTTP_BINDINGS_CLASS.source, 'gm'))?.length !== 1 || !source.includes('export const getHttpOperationBindings')) return undefined;
+  return source.replace(
+    HTTP_BINDINGS_CLASS,
+    'export class HttpBindingNormalizedSchema { static of() { throw new Error("HTTP bindings are not bundled: DynamoDB\'s protocol is RPC, and no operation of it has a host prefix"); } }\n',
+  );
+}
+
 /** The one statement of a paginator module of the DynamoDB clients (`pagination/*Paginator.js`). */
 const PAGINATOR = /^export const (\w+) = createPaginator\(/m;
 
@@ -312,7 +331,7 @@ export function purePaginator(source: string): string | undefined {
     : undefined;
 }
 
-/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, its paginators pure, its date (de)serialisers compacted, the partitions table without descriptions. */
+/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, its paginators pure, its date (de)serialisers compacted, the partitions table without descriptions, the HTTP-bindings class left out. */
 export function sdkStubs(): Plugin {
   return {
     name: 'sdk-stubs',
@@ -343,6 +362,10 @@ export function sdkStubs(): Plugin {
       build.onLoad({ filter: /[\\/]@aws-sdk[\\/](?:lib|client)-dynamodb[\\/]dist-es[\\/]pagination[\\/]\w+Paginator\.js$/ }, (args) => {
         const pure = purePaginator(readFileSync(args.path, 'utf8'));
         return pure === undefined ? undefined : { contents: pure, loader: 'js' };
+      });
+      build.onLoad({ filter: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]protocols[\\/]HttpBindingNormalizedSchema\.js$/ }, (args) => {
+        const trimmed = withoutHttpBindings(readFileSync(args.path, 'utf8'));
+        return trimmed === undefined ? undefined : { contents: trimmed, loader: 'js' };
       });
       build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]dist-es[\\/]models[\\/]errors\.js$/ }, (args) => {
         const compact = compactErrorClasses(readFileSync(args.path, 'utf8'));

@@ -4,10 +4,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as clientDynamodb from '@aws-sdk/client-dynamodb';
 import * as libDynamodb from '@aws-sdk/lib-dynamodb';
-import { HttpRequest } from '@smithy/core/protocols';
-import { NormalizedSchema, TypeRegistry } from '@smithy/core/schema';
+import { HttpBindingProtocol, HttpRequest, RpcProtocol } from '@smithy/core/protocols';
+import { NormalizedSchema, translateTraits, TypeRegistry } from '@smithy/core/schema';
 import fc from 'fast-check';
-import { BUNDLE_OPTIONS, compactDateUtils, partitionsWithoutDescriptions, purePaginator, sdkStubs } from '../../infra/bundling';
+import { BUNDLE_OPTIONS, compactDateUtils, partitionsWithoutDescriptions, purePaginator, sdkStubs, withoutHttpBindings } from '../../infra/bundling';
 import { scratchDir } from '../support/scratch';
 
 /**
@@ -106,6 +106,34 @@ describe("the DynamoDB clients' parts the bundles leave out", () => {
     expect(Object.keys(new HttpRequest({ headers: { a: 'b' }, body: '{}' }))).not.toContain('message');
   });
 
+  it("HTTP bindings: DynamoDB's RPC protocol reads them only for a host prefix, which no operation has", () => {
+    const protocols = sourcesUnder('@smithy/core/dist-es/submodules/protocols');
+    const file = (name: string) => protocols.find((s) => s.path.replace(/\\/g, '/').endsWith(`/protocols/${name}`))!.text;
+    // The class's one use in what RPC protocols are made of: `setHostPrefix`, past its return for an
+    // operation whose bindings hold no host prefix (the operation's endpoint trait).
+    const http = file('HttpProtocol.js');
+    expect(http.match(/HttpBindingNormalizedSchema\./g)).toHaveLength(1);
+    expect(http.slice(0, http.indexOf('HttpBindingNormalizedSchema.of('))).toMatch(
+      /\{\n\s*if \(this\.serdeContext\?\.disableHostPrefix\) \{\s*return;\s*\}\s*const hostPrefix = operation\[4\];\s*if \(typeof hostPrefix !== "string"\) \{\s*return;\s*\}\s*let resolvedHostPrefix = hostPrefix;\s*for \(const \[name, \[, flags\]\] of $/,
+    );
+    expect(file('RpcProtocol.js')).not.toMatch(/HttpBindingNormalizedSchema/);
+    const bindings = file('HttpBindingNormalizedSchema.js');
+    expect(bindings).toMatch(/const \{ http, endpoint \} = translateTraits\(schema\.traits \?\? \{\}\);[\s\S]*?\n\s*endpoint\?\.\[0\],\n\s*\];/);
+    // The client's protocol is an RPC one, and no operation of the client has an endpoint trait.
+    const protocol = new clientDynamodb.DynamoDBClient({ region: 'us-east-1' }).config.protocol;
+    expect([protocol instanceof RpcProtocol, protocol instanceof HttpBindingProtocol]).toEqual([true, false]);
+    const operations = Object.entries(clientDynamodb)
+      .filter(([name]) => /^\w+Command$/.test(name))
+      .map(([name, command]) => [name, (new (command as new (input: object) => { schema: unknown[] })({}).schema as unknown[])[3]] as const);
+    expect(operations.length).toBeGreaterThan(50);
+    expect(operations.filter(([, traits]) => translateTraits(traits as never).endpoint !== undefined)).toEqual([]);
+    // What the bundles keep of the file: all of it but the class.
+    const trimmed = withoutHttpBindings(bindings)!;
+    expect(trimmed).toContain('export const getHttpOperationBindings');
+    expect(trimmed.length).toBeLessThan(bindings.length - 2000);
+    expect(withoutHttpBindings(bindings.replace('export const getHttpOperationBindings', 'export const httpBindingsOf'))).toBeUndefined();
+  });
+
   it('paginators: each one call marked pure, nothing else of its module changed', () => {
     const paginators = ['@aws-sdk/client-dynamodb/dist-es/pagination', '@aws-sdk/lib-dynamodb/dist-es/pagination']
       .flatMap(sourcesUnder)
@@ -119,7 +147,7 @@ describe("the DynamoDB clients' parts the bundles leave out", () => {
     expect(purePaginator('export const a = createPaginator(x);\nexport const b = createPaginator(y);')).toBeUndefined();
   });
 
-  it('a function that sends a Get carries no paginator, Scan, DescribeEndpoints or S3 code, and still sends', async () => {
+  it('a function that sends a Get carries no paginator, Scan, DescribeEndpoints, S3 or HTTP-bindings code, and still sends', async () => {
     const bundle = async (stubbed: boolean) => {
       const out = await build({
         ...BUNDLE_OPTIONS,
@@ -140,7 +168,13 @@ describe("the DynamoDB clients' parts the bundles leave out", () => {
     };
     const [stubbed, whole] = await Promise.all([bundle(true), bundle(false)]);
     // Texts of each left-out part: the operations' names, the paginator's token, S3's bucket check.
-    const parts = ['"DescribeEndpoints"', '"Scan"', '"ExclusiveStartKey"', 'Path-style addressing cannot be used with ARN buckets'];
+    const parts = [
+      '"DescribeEndpoints"',
+      '"Scan"',
+      '"ExclusiveStartKey"',
+      'Path-style addressing cannot be used with ARN buckets',
+      '"@smithy/HttpBindingNormalizedSchema"',
+    ];
     expect(parts.filter((t) => whole.includes(t))).toEqual(parts);
     expect(parts.filter((t) => stubbed.includes(t))).toEqual([]);
     // Sent to DynamoDB Local from a process of its own: it answers that the table does not exist.

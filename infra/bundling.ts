@@ -317,6 +317,36 @@ export function withoutHttpBindings(source: string): string | undefined {
   );
 }
 
+/** The methods of the SDK's SigV4 signer that sign anything but a request, and what each says instead. */
+const SIGNER_OTHERS: ReadonlyArray<readonly [method: string, what: string]> = [
+  ['presign', 'presigning a URL'],
+  ['signEvent', 'signing an event'],
+  ['signMessage', 'signing a message'],
+  ['signString', 'signing a string'],
+];
+
+/**
+ * `@smithy/signature-v4`'s `SignatureV4.js` with only what signs a request: the client's signing
+ * middleware calls `sign` with the HttpRequest it sends, which `sign` hands to `signRequest` (an
+ * HttpRequest is no string, and has no `payload` or `message`); presigning and the event-stream
+ * signatures (1.8 KB in every bundle) throw instead. `test/unit/sdk-trims.test.ts` checks that nothing
+ * else calls them and that the compacted signer signs requests exactly as the SDK's does.
+ * `undefined` when the file does not hold each of them once, or holds `sign` in another form
+ * (another SDK version): it is then bundled as it is.
+ */
+export function requestSignerOnly(source: string): string | undefined {
+  const dispatch =
+    /^ {4}async sign\(toSign, options\) \{\n\s*if \(typeof toSign === "string"\) \{\n\s*return this\.signString\(toSign, options\);\n\s*\}\n\s*else if \(toSign\.headers && toSign\.payload\) \{\n\s*return this\.signEvent\(toSign, options\);\n\s*\}\n\s*else if \(toSign\.message\) \{\n\s*return this\.signMessage\(toSign, options\);\n\s*\}\n\s*else \{\n\s*return this\.signRequest\(toSign, options\);\n\s*\}\n {4}\}\n/m;
+  if (!dispatch.test(source)) return undefined;
+  let out = source;
+  for (const [method, what] of SIGNER_OTHERS) {
+    const body = new RegExp(`^ {4}async ${method}\\(.*\\) \\{\\n[\\s\\S]*?^ {4}\\}\\n`, 'gm');
+    if (out.match(body)?.length !== 1) return undefined;
+    out = out.replace(body, `    async ${method}() { throw new Error("${what} is not bundled: the functions sign the requests they send"); }\n`);
+  }
+  return out;
+}
+
 /** The one statement of a paginator module of the DynamoDB clients (`pagination/*Paginator.js`). */
 const PAGINATOR = /^export const (\w+) = createPaginator\(/m;
 
@@ -331,7 +361,7 @@ export function purePaginator(source: string): string | undefined {
     : undefined;
 }
 
-/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, its paginators pure, its date (de)serialisers compacted, the partitions table without descriptions, the HTTP-bindings class left out. */
+/** The SDK stubs, the client's package.json reduced to the version its user agent reads, its exception classes compacted, its paginators pure, its date (de)serialisers compacted, the partitions table without descriptions, the HTTP-bindings class left out, the signer for requests only. */
 export function sdkStubs(): Plugin {
   return {
     name: 'sdk-stubs',
@@ -365,6 +395,10 @@ export function sdkStubs(): Plugin {
       });
       build.onLoad({ filter: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]protocols[\\/]HttpBindingNormalizedSchema\.js$/ }, (args) => {
         const trimmed = withoutHttpBindings(readFileSync(args.path, 'utf8'));
+        return trimmed === undefined ? undefined : { contents: trimmed, loader: 'js' };
+      });
+      build.onLoad({ filter: /[\\/]@smithy[\\/]signature-v4[\\/]dist-es[\\/]SignatureV4\.js$/ }, (args) => {
+        const trimmed = requestSignerOnly(readFileSync(args.path, 'utf8'));
         return trimmed === undefined ? undefined : { contents: trimmed, loader: 'js' };
       });
       build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-dynamodb[\\/]dist-es[\\/]models[\\/]errors\.js$/ }, (args) => {

@@ -3,7 +3,7 @@ import { createRuntimeDeps } from '../../lib/http/runtime';
 import { createLogger } from '../../lib/log/logger';
 import { processRecords } from '../../lib/recipes/bulkimport/worker';
 import { bulkRowHandOversOf } from '../../lib/storage/dynamo/bulk-row-stream';
-import { DynamoBulkUserImportStore } from '../../lib/storage/dynamo/dynamo-bulk-user-import-store';
+import { DynamoBulkRowImportStore } from '../../lib/storage/dynamo/dynamo-bulk-row-import-store';
 import { DynamoBulkWorkerStore } from '../../lib/storage/dynamo/dynamo-bulk-worker-store';
 import { DynamoMetadataStore } from '../../lib/storage/dynamo/dynamo-metadata-store';
 import { DynamoRoleReader } from '../../lib/storage/dynamo/dynamo-role-reader';
@@ -11,7 +11,7 @@ import { DynamoUserAccounts } from '../../lib/storage/dynamo/dynamo-user-account
 
 const loadDeps = createRuntimeDeps({
   userAccounts: DynamoUserAccounts,
-  bulkUserImport: DynamoBulkUserImportStore,
+  bulkUserImport: DynamoBulkRowImportStore,
   bulkWorker: DynamoBulkWorkerStore,
   metadata: DynamoMetadataStore,
   roleReader: DynamoRoleReader,

@@ -40,6 +40,21 @@ describe('the import graph', () => {
     expect(graph.get(join(ROOT, 'lib/recipes/emailpassword/sign-in.ts'))).toContain(join(ROOT, 'lib/password-migration/migrate-at-sign-in.ts'));
   });
 
+  it("keeps the rows' and the worker's stores out of POST /bulk-import/import (it imports no row)", () => {
+    const graph = importGraph(tsFilesUnder(ROOT, SOURCE_FOLDERS));
+    const reached = (entry: string) => {
+      const seen = new Set([join(ROOT, entry)]);
+      for (const file of seen) for (const next of graph.get(file) ?? []) seen.add(next);
+      return new Set(relativeTo(ROOT, [...seen]));
+    };
+    const stores = ['lib/storage/dynamo/dynamo-bulk-import-store.ts', 'lib/storage/dynamo/dynamo-bulk-worker-store.ts'];
+    const sync = reached('functions/bulkimport/import-user.ts');
+    expect(sync.has('lib/storage/dynamo/dynamo-bulk-user-import-store.ts')).toBe(true);
+    expect(stores.filter((s) => sync.has(s))).toEqual([]);
+    const worker = reached('functions/bulkimport/worker.ts');
+    expect(stores.filter((s) => worker.has(s))).toEqual(stores);
+  });
+
   describe('finds a circle', () => {
     let dir: string | undefined;
     afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,6 @@ import * as keys from '../keys';
 import { TooManyItemsError } from '../errors';
 import type { BulkRowRef } from '../ports/bulk-import';
 import type { BulkUserImportStore, BulkUserWrite, BulkUserWriteResult } from '../ports/bulk-user-import';
-import { rowDone } from './dynamo-bulk-worker-store';
 import { metadataCondition, metadataItem } from './dynamo-metadata-store';
 import { roleIsCurrent, userRoleItem } from './dynamo-role-store';
 import { totpDeviceItem } from './dynamo-totp-store';
@@ -11,17 +10,23 @@ import { MAX_TRANSACTION_ITEMS, writeAtomically, type DynamoContext, type Tagged
 import { userChangeWrites } from './user-diff';
 
 /**
- * Importing one bulk user (see `BulkUserImportStore`): `POST /bulk-import/import` and the worker.
- * A class of its own, apart from the rows (`DynamoBulkImportStore`) and the worker's row writes
+ * Importing one bulk user (see `BulkUserImportStore`) as `POST /bulk-import/import` does: without a
+ * row. A class of its own, apart from the rows (`DynamoBulkImportStore`) and the worker's row writes
  * (`DynamoBulkWorkerStore`), so that the synchronous import bundles this method and none of theirs
- * (esbuild keeps every method of a class it keeps).
+ * (esbuild keeps every method of a class it keeps); the worker's import, which finishes the row in
+ * the same transaction, is `DynamoBulkRowImportStore`.
  */
 export class DynamoBulkUserImportStore implements BulkUserImportStore {
-  constructor(private readonly ctx: DynamoContext) {}
+  constructor(protected readonly ctx: DynamoContext) {}
+
+  /** The writes that finish a staged row with its user: `DynamoBulkRowImportStore`'s; the synchronous import has no row. */
+  protected rowWrites(row: BulkRowRef): TaggedWrite<BulkUserWriteResult>[] {
+    throw new Error(`Row ${row.id} can only be imported by the worker's store (DynamoBulkRowImportStore)`);
+  }
 
   async importUser(write: BulkUserWrite, row?: BulkRowRef): Promise<BulkUserWriteResult> {
     const T = this.ctx.tableName;
-    const writes: TaggedWrite<BulkUserWriteResult>[] = [...(row ? rowDone(this.ctx, row) : []), ...userChangeWrites(this.ctx, [], write.users)];
+    const writes: TaggedWrite<BulkUserWriteResult>[] = [...(row ? this.rowWrites(row) : []), ...userChangeWrites(this.ctx, [], write.users)];
     if (write.metadata) {
       const { userId, metadata, readVersion } = write.metadata;
       writes.push({

@@ -23,7 +23,7 @@ function withoutSecrets(user: BulkUser): BulkUser {
 /**
  * A row's delete, conditional on its status read, and its count on its lane's counter: how the
  * worker finishes a row, alone or in the transaction that imports its user
- * (`DynamoBulkUserImportStore`).
+ * (`DynamoBulkRowImportStore`).
  */
 export function rowDone(ctx: DynamoContext, row: BulkRowRef): TaggedWrite<{ status: 'ROW_GONE' }>[] {
   const gone = { status: 'ROW_GONE' } as const;

@@ -1,6 +1,6 @@
 import type { Stores } from '../ports/stores';
 import { DynamoBulkImportStore } from './dynamo-bulk-import-store';
-import { DynamoBulkUserImportStore } from './dynamo-bulk-user-import-store';
+import { DynamoBulkRowImportStore } from './dynamo-bulk-row-import-store';
 import { DynamoBulkWorkerStore } from './dynamo-bulk-worker-store';
 import { DynamoEmailVerificationStore } from './dynamo-email-verification-store';
 import { DynamoMetadataStore } from './dynamo-metadata-store';
@@ -44,7 +44,7 @@ export function createDynamoStores(ctx: DynamoContext): Stores {
     sessions: new DynamoSessionStore(ctx),
     userSearch: new DynamoUserSearch(ctx),
     bulkImport: new DynamoBulkImportStore(ctx),
-    bulkUserImport: new DynamoBulkUserImportStore(ctx),
+    bulkUserImport: new DynamoBulkRowImportStore(ctx),
     bulkWorker: new DynamoBulkWorkerStore(ctx),
     webauthn: new DynamoWebauthnStore(ctx),
     webauthnRecovery: new DynamoWebauthnRecoveryStore(ctx),

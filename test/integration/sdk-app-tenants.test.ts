@@ -30,7 +30,7 @@ let api: TestApi;
 let appIdp: OidcStandIn;
 let acmeIdp: OidcStandIn;
 let appServer: Server;
-/** Every core request the SDK made (`networkInterceptor`): `METHOD /path`. */
+/** Every core request the SDK made (`networkInterceptor`), but `GET /apiversion`: `METHOD /path`. */
 const sdkCalls: string[] = [];
 
 /** The provider config as an operator stores it for the tenant: discovery, one client. */
@@ -57,7 +57,11 @@ beforeAll(async () => {
     oidc: appIdp,
     dashboardApiKey: 'dashboard-key-for-the-test-0123456789',
     devOutbox: true,
-    onCoreRequest: (method, url) => sdkCalls.push(`${method} ${new URL(url).pathname}`),
+    onCoreRequest: (method, url) => {
+      // Not counted: the SDK's version handshake, once per process at its first core call.
+      const call = `${method} ${new URL(url).pathname}`;
+      if (call !== 'GET /apiversion') sdkCalls.push(call);
+    },
   });
   appServer.on('request', app);
 }, 60_000);
@@ -121,8 +125,11 @@ describe("a tenant's OIDC provider stored only in the core, used by examples/sdk
   });
 
   it("GET /auth/acme/authorisationurl answers the stand-in's URL with the tenant's client", async () => {
+    const from = sdkCalls.length;
     const start = await authorisationUrl(new Browser('cookie', target), TENANT, PROVIDER);
     expect([start.status, start.json.status]).toEqual([200, 'OK']);
+    // One core call: the tenant's providers (the provider's discovery document is the SDK's own fetch).
+    expect(sdkCalls.slice(from)).toEqual([`GET /${TENANT}/recipe/multitenancy/tenant/v2`]);
     const url = new URL(start.json.urlWithQueryParams);
     expect([url.origin + url.pathname, url.searchParams.get('client_id'), url.searchParams.get('redirect_uri'), url.searchParams.get('scope')]).toEqual([
       `${acmeIdp.issuer}/authorize`,

@@ -276,6 +276,25 @@ export interface BulkLoginMethod {
   readonly thirdPartyId?: string;
   readonly thirdPartyUserId?: string;
   readonly phoneNumber?: string;
+  /** WebAuthn only (SPEC §21 passkey import): the passkeys' public parts, ids unique in the request. */
+  readonly webauthnCredentials?: readonly BulkWebauthnCredential[];
+}
+
+/** A passkey of a bulk user (SPEC §21): only public data, nothing here can sign. */
+export interface BulkWebauthnCredential {
+  /** base64url, unpadded. */
+  readonly credentialId: string;
+  /** The COSE_Key, base64url unpadded; decoded and checked at validation. */
+  readonly publicKey: string;
+  /** Trimmed, lower-cased; one of `WEBAUTHN_RP_ID`. */
+  readonly rpId: string;
+  readonly counter: number;
+  readonly transports: readonly string[];
+  /** UUID, lower case. */
+  readonly aaguid: string;
+  /** Kept as given, never checked. */
+  readonly userHandle?: string;
+  readonly createdAt: number;
 }
 
 /** A user of a bulk import, validated and normalised (SPEC §15). */
@@ -406,6 +425,8 @@ export interface WebauthnCredentialRecord {
   readonly transports: readonly string[];
   /** UUID. */
   readonly aaguid: string;
+  /** A passkey import's (SPEC §21): kept, never checked. */
+  readonly userHandle?: string;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

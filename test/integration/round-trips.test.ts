@@ -48,6 +48,8 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_ITERATIONS: '1',
+    // Passkeys of this RP id may be imported (SPEC §21).
+    WEBAUTHN_RP_ID: 'example.com',
     // An old provider signing with an inline secret: the exchange fetches no key.
     SESSION_EXCHANGE_ISSUERS: JSON.stringify([{ id: 'old', preset: 'oidc', issuer: OLD_ISSUER, audiences: ['app'], secret: OLD_SECRET }]),
   });
@@ -821,6 +823,34 @@ describe('POST /bulk-import/import (SPEC §15, §20): one transaction per new us
     // The external id's guard, and the two devices.
     expect(proxy.writes.transactional).toBe(2 + 1 + 2);
     expect(await callsOf(() => api.post('/bulk-import/import', user))).toEqual({ GetItem: 2, Query: 4, TransactWriteItems: 2 });
+  });
+
+  it('a user with passkeys (SPEC §21): the same calls, each passkey two more items of its transaction (its guard and key); it then signs in as a primary user does (3 calls); the same user again reads its passkeys beside its identities', async () => {
+    const auth = new SoftAuthenticator();
+    const second = new SoftAuthenticator(-8);
+    const email = uniqueEmail('rt-bulk-wa');
+    const passkey = (a: SoftAuthenticator) => ({ credentialId: a.id, publicKey: a.coseKey().toString('base64url'), rpId: 'example.com' });
+    const user = {
+      externalUserId: `rt-bulk-wa-${Date.now().toString(36)}`,
+      loginMethods: [
+        { recipeId: 'emailpassword', email, plainTextPassword: 'pw-123456' },
+        { recipeId: 'webauthn', email, isPrimary: true, credentials: [passkey(auth), passkey(second)] },
+      ],
+    };
+    expect(await callsOf(() => api.post('/bulk-import/import', user))).toEqual({ Query: 2, TransactWriteItems: 1 });
+    // The users' items and the external id's guard (7, as without the passkeys), and each
+    // passkey's guard and key.
+    expect(proxy.writes.transactional).toBe(7 + 2 * 2);
+    const wa = webauthnClient(api);
+    const options = (await wa.signInOptions()).json;
+    expect(
+      await callsOf(async () =>
+        expect((await wa.signIn(options.webauthnGeneratedOptionsId, auth.assert(wa.ceremony(options)))).json.user.id).toBe(user.externalUserId),
+      ),
+    ).toEqual({ BatchGetItem: 1, Query: 1, TransactWriteItems: 1 });
+    // The refused transaction, then the two email guards and the external id's (GetItem), the user
+    // (Query), and a GetItem of each passkey's key sent beside them: no round trip more.
+    expect(await callsOf(() => api.post('/bulk-import/import', user))).toEqual({ GetItem: 3 + 2, Query: 4, TransactWriteItems: 1 });
   });
 
   it('a user at the bounds, 10 linked login methods of every recipe and 10 TOTP devices, with an external id, metadata and 16 roles: one transaction of 95 items (97 with its row in the worker), within the 100 DynamoDB takes', async () => {

@@ -17,6 +17,8 @@ const context = (over: Partial<BulkValidationContext> = {}): BulkValidationConte
   externalUserIds: new Set(),
   hashOptions: { limits: DEFAULT_PASSWORD_LIMITS, signerKeyConfigured: true },
   passwordMigrationConfigured: true,
+  rpIds: ['example.com'],
+  credentialIds: new Set(),
   ...over,
 });
 /** As the body carries it: JSON (a field set to `undefined` is absent). */

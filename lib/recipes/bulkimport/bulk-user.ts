@@ -9,6 +9,7 @@ import { jsonValueProblems } from '../usermetadata/json-value';
 import { MAX_JSON_DEPTH, MAX_METADATA_BYTES } from '../usermetadata/limits';
 import { MAX_ROLE_LENGTH, MAX_ROLES_PER_USER } from '../userroles/limits';
 import { FieldReader, isObject, normaliseEmail, shown, type Obj } from './bulk-fields';
+import { parsePasskeys } from './bulk-webauthn';
 
 /**
  * The bulk user of SPEC §15: validated and normalised, every error collected with the core's texts
@@ -37,6 +38,10 @@ export interface BulkValidationContext {
   readonly hashOptions: ValidateImportedHashOptions;
   /** A password migration source is configured (SPEC §16): login methods may come without a hash. */
   readonly passwordMigrationConfigured: boolean;
+  /** `WEBAUTHN_RP_ID` (SPEC §21): the relying party ids whose passkeys may be imported. */
+  readonly rpIds: readonly string[];
+  /** Credential ids of the earlier passkeys of this request (this user's are added). */
+  readonly credentialIds: Set<string>;
 }
 
 export type BulkUserResult = { readonly ok: true; readonly user: BulkUser } | { readonly ok: false; readonly errors: string[] };
@@ -243,7 +248,8 @@ function parsePassword(
 function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]): BulkLoginMethod | undefined {
   const r = new FieldReader(obj, errors, ' for a loginMethod.');
   const recipeId = r.string('recipeId', true);
-  const known = recipeId === 'emailpassword' || recipeId === 'thirdparty' || recipeId === 'passwordless';
+  // The core's text, which names the core's recipes: webauthn is beyond it (SPEC §21).
+  const known = recipeId === 'emailpassword' || recipeId === 'thirdparty' || recipeId === 'passwordless' || recipeId === 'webauthn';
   if (recipeId !== undefined && !known) {
     errors.push('Invalid recipeId for loginMethod. Pass one of emailpassword, thirdparty or, passwordless!');
   }
@@ -289,6 +295,12 @@ function parseLoginMethod(obj: Obj, ctx: BulkValidationContext, errors: string[]
       ...(thirdPartyId !== undefined ? { thirdPartyId } : {}),
       ...(thirdPartyUserId !== undefined ? { thirdPartyUserId } : {}),
     };
+  }
+  if (recipeId === 'webauthn') {
+    const sfx = ' for a webauthn recipe.';
+    const email = normaliseEmail(new FieldReader(obj, errors, sfx).string('email', true), sfx, errors);
+    const webauthnCredentials = parsePasskeys(obj, ctx, errors);
+    return { ...base, ...(email !== undefined ? { email } : {}), ...(webauthnCredentials !== undefined ? { webauthnCredentials } : {}) };
   }
   const sfx = ' for a passwordless recipe.';
   const pl = new FieldReader(obj, errors, sfx);

@@ -1,6 +1,6 @@
 import { hashPassword } from '../../password/own-hash';
 import { byJoinOrder, loginMethodOf } from '../../storage/auth-user';
-import type { AuthUser, BulkLoginMethod, BulkUser, JsonObject, RoleRecord, UserRecord } from '../../storage/model';
+import type { AuthUser, BulkLoginMethod, BulkUser, JsonObject, RoleRecord, UserRecord, WebauthnCredentialRecord } from '../../storage/model';
 import { TooManyItemsError } from '../../storage/errors';
 import type { BulkRowRef } from '../../storage/ports/bulk-import';
 import type { BulkUserWriteResult } from '../../storage/ports/bulk-user-import';
@@ -28,9 +28,13 @@ export const BULK_ERRORS = {
       ? `E003: A user with email ${lm.email} already exists in emailpassword loginMethod.`
       : lm.recipeId === 'thirdparty'
         ? `E005: A user with thirdPartyId ${lm.thirdPartyId} and thirdPartyUserId ${lm.thirdPartyUserId} already exists in thirdparty loginMethod.`
-        : lm.email !== undefined
-          ? `E006: A user with email ${lm.email} already exists in passwordless loginMethod.`
-          : `E007: A user with phoneNumber ${lm.phoneNumber} already exists in passwordless loginMethod.`,
+        : lm.recipeId === 'webauthn'
+          ? // The core has no code for it (its bulk import refuses webauthn): E006's words.
+            `A user with email ${lm.email} already exists in webauthn loginMethod.`
+          : lm.email !== undefined
+            ? `E006: A user with email ${lm.email} already exists in passwordless loginMethod.`
+            : `E007: A user with phoneNumber ${lm.phoneNumber} already exists in passwordless loginMethod.`,
+  credentialTaken: (credentialId: string): string => `E040: A credential with id ${credentialId} already exists.`,
   accountInfoTaken: 'E027: there is a conflicting account info',
   externalIdTaken: (externalUserId: string): string => `E031: A user with externalId ${externalUserId} already exists`,
   roleGone: 'E034: Role does not exist! You need to pre-create the role before assigning it to the user.',
@@ -55,8 +59,16 @@ function loginMethodRecord(lm: BulkLoginMethod, passwordHash: string | undefined
     ...(passwordHash !== undefined ? { passwordHash } : {}),
     ...(lm.migratePasswordOnSignIn === true ? { passwordMigration: { markedAt: now } } : {}),
     ...(externalUserId !== undefined ? { externalUserId } : {}),
+    ...(lm.webauthnCredentials !== undefined ? { webauthnCredentialIds: lm.webauthnCredentials.map((c) => c.credentialId) } : {}),
     version: 1,
   };
+}
+
+/** The key items of a bulk user's passkeys (SPEC §21), each held by its webauthn login method. */
+function passkeysOf(bulk: BulkUser, now: number): WebauthnCredentialRecord[] {
+  return bulk.loginMethods.flatMap((lm) =>
+    (lm.webauthnCredentials ?? []).map(({ createdAt, ...c }) => ({ ...c, recipeUserId: lm.superTokensUserId, createdAt, updatedAt: now })),
+  );
 }
 
 /**
@@ -83,9 +95,11 @@ async function holderOf(deps: Pick<Deps, 'userAccounts'>, lm: BulkLoginMethod): 
           ? await deps.userAccounts
               .getLoginByThirdParty(tenantId, lm.thirdPartyId as string, lm.thirdPartyUserId as string)
               .then((found) => found && refOf(found))
-          : lm.email !== undefined
-            ? await deps.userAccounts.getLoginByEmail(tenantId, 'passwordless', lm.email)
-            : await deps.userAccounts.getLoginByPhone(tenantId, lm.phoneNumber as string);
+          : lm.recipeId === 'webauthn'
+            ? await deps.userAccounts.getLoginByEmail(tenantId, 'webauthn', lm.email as string)
+            : lm.email !== undefined
+              ? await deps.userAccounts.getLoginByEmail(tenantId, 'passwordless', lm.email)
+              : await deps.userAccounts.getLoginByPhone(tenantId, lm.phoneNumber as string);
     if (ref) return ref;
   }
   return undefined;
@@ -99,7 +113,7 @@ type Existing = { readonly kind: 'NONE' } | { readonly kind: 'SAME'; readonly us
  * as they would be grouped. Anything else already holding one of its identities or its external
  * id is a conflict, with the core's text.
  */
-async function existing(deps: Pick<Deps, 'userAccounts'>, bulk: BulkUser): Promise<Existing> {
+async function existing(deps: Pick<Deps, 'userAccounts' | 'bulkUserImport'>, bulk: BulkUser): Promise<Existing> {
   const first = await readExisting(deps, bulk);
   // Its reads are separate: a transaction that commits between them (the same user imported at
   // this very moment by another request) shows half a user, which looks like a conflict. So a
@@ -107,14 +121,28 @@ async function existing(deps: Pick<Deps, 'userAccounts'>, bulk: BulkUser): Promi
   return first.kind === 'CONFLICT' ? readExisting(deps, bulk) : first;
 }
 
-async function readExisting(deps: Pick<Deps, 'userAccounts'>, bulk: BulkUser): Promise<Existing> {
-  const [holders, byExternalId] = await Promise.all([
+async function readExisting(deps: Pick<Deps, 'userAccounts' | 'bulkUserImport'>, bulk: BulkUser): Promise<Existing> {
+  const credentialIds = bulk.loginMethods.flatMap((lm) => (lm.webauthnCredentials ?? []).map((c) => c.credentialId));
+  const [holders, byExternalId, passkeys] = await Promise.all([
     Promise.all(bulk.loginMethods.map((lm) => holderOf(deps, lm))),
     bulk.externalUserId !== undefined ? deps.userAccounts.getUser(bulk.externalUserId, 'EXTERNAL') : Promise.resolve(undefined),
+    credentialIds.length > 0 ? deps.bulkUserImport.getPasskeys(credentialIds) : Promise.resolve(new Map()),
   ]);
   const primaryIndex = bulk.loginMethods.indexOf(primaryLoginMethodOf(bulk.loginMethods));
   const linked = bulk.loginMethods.some((lm) => lm.isPrimary);
-  if (holders.every((h) => h !== undefined)) {
+  // A passkey here is the run's when the login method holding the run's email holds it with the
+  // run's key; held by another, or with another key, it is E040 (SPEC §21). One not here yet, of a
+  // login method that is, makes that login method differ from the run's (its email is taken).
+  let credentialTaken: string | undefined;
+  let passkeysSame = true;
+  bulk.loginMethods.forEach((lm, i) => {
+    for (const c of lm.webauthnCredentials ?? []) {
+      const held = passkeys.get(c.credentialId);
+      if (held && (held.recipeUserId !== holders[i]?.recipeUserId || held.publicKey !== c.publicKey)) credentialTaken ??= c.credentialId;
+      if (!held) passkeysSame = false;
+    }
+  });
+  if (holders.every((h) => h !== undefined) && credentialTaken === undefined && passkeysSame) {
     const owner = holders[primaryIndex]?.userId as string;
     const grouped = linked ? holders.every((h) => h?.userId === owner) : new Set(holders.map((h) => h?.userId)).size === holders.length;
     const externalIdMatches = bulk.externalUserId === undefined || byExternalId?.id === owner;
@@ -122,6 +150,8 @@ async function readExisting(deps: Pick<Deps, 'userAccounts'>, bulk: BulkUser): P
     const user = grouped && externalIdMatches ? (byExternalId ?? (await deps.userAccounts.getUser(owner, 'SUPERTOKENS'))) : undefined;
     if (user) return { kind: 'SAME', user };
   }
+  // Before the external id: the same user again with another key for its passkey is E040 (SPEC §21).
+  if (credentialTaken !== undefined) return { kind: 'CONFLICT', error: BULK_ERRORS.credentialTaken(credentialTaken) };
   if (byExternalId) return { kind: 'CONFLICT', error: BULK_ERRORS.externalIdTaken(bulk.externalUserId as string) };
   const taken = bulk.loginMethods.findIndex((_, i) => holders[i] !== undefined);
   return taken >= 0 ? { kind: 'CONFLICT', error: BULK_ERRORS.identityTaken(bulk.loginMethods[taken]) } : { kind: 'NONE' };
@@ -188,6 +218,7 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
     createdAt: now,
   }));
   const totp = (userId: string) => (devices.length > 0 ? { totp: { userId, devices } } : {});
+  const passkeys = passkeysOf(bulk, now);
 
   /**
    * One try. Without `readFirst` the user is taken to be new and its id free of metadata (as nearly
@@ -227,7 +258,10 @@ export async function importBulkUser(deps: ImportDeps, bulk: BulkUser, row?: Bul
 
     let result: BulkUserWriteResult;
     try {
-      result = await deps.bulkUserImport.importUser({ users, roles, ...(metadata ? { metadata } : {}), ...totp(appUserId) }, row);
+      result = await deps.bulkUserImport.importUser(
+        { users, roles, ...(metadata ? { metadata } : {}), ...totp(appUserId), ...(passkeys.length > 0 ? { passkeys } : {}) },
+        row,
+      );
     } catch (err) {
       if (err instanceof TooManyItemsError) return { status: 'FAILED', errors: [err.message] };
       throw err;

@@ -35,6 +35,7 @@ function loginMethodView(lm: BulkLoginMethod): Record<string, unknown> {
     thirdPartyId: lm.thirdPartyId,
     thirdPartyUserId: lm.thirdPartyUserId,
     phoneNumber: lm.phoneNumber,
+    credentials: lm.webauthnCredentials,
     superTokensUserId: lm.superTokensUserId,
   };
 }

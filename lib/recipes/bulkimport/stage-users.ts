@@ -55,6 +55,7 @@ function stagedView(user: BulkUser): StagedUserView {
     if (lm.recipeId === 'emailpassword') return { ...base, email: lm.email ?? null };
     if (lm.recipeId === 'thirdparty')
       return { ...base, email: lm.email ?? null, thirdpartyId: lm.thirdPartyId ?? null, thirdpartyUserId: lm.thirdPartyUserId ?? null };
+    if (lm.recipeId === 'webauthn') return { ...base, email: lm.email ?? null };
     return { ...base, email: lm.email ?? null, phoneNumber: lm.phoneNumber ?? null };
   };
   return { userId: user.externalUserId ?? user.id, loginMethods: user.loginMethods.map(lmView) };
@@ -92,6 +93,8 @@ export async function validationContext(
     externalUserIds: new Set(),
     hashOptions: { limits: deps.config.password.limits, signerKeyConfigured: deps.config.signerKey !== undefined },
     passwordMigrationConfigured: deps.config.passwordMigration.source !== 'off',
+    rpIds: deps.config.webauthn.rpIds,
+    credentialIds: new Set(),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { AuthUser, JsonObject, RoleRecord } from '../model';
+import type { AuthUser, JsonObject, RoleRecord, WebauthnCredentialRecord } from '../model';
 import type { BulkRowRef } from './bulk-import';
 import type { TotpDevice } from './totp';
 import type { UserWriteResult } from './users';
@@ -19,6 +19,11 @@ export interface BulkUserImportStore {
    * the same transaction deletes the row and counts it (`ROW_GONE` if it moved or went).
    */
   importUser(write: BulkUserWrite, row?: BulkRowRef): Promise<BulkUserWriteResult>;
+  /**
+   * The passkeys of these credential ids that are here (a consistent GetItem of each key item, sent
+   * together): who holds each and its key, for a re-run's comparison (SPEC §21).
+   */
+  getPasskeys(credentialIds: readonly string[]): Promise<ReadonlyMap<string, Pick<WebauthnCredentialRecord, 'recipeUserId' | 'publicKey'>>>;
 }
 
 /** What importing one bulk user writes (SPEC §15). */
@@ -29,6 +34,11 @@ export interface BulkUserWrite {
   readonly roles: readonly { readonly tenantId: string; readonly userId: string; readonly role: RoleRecord }[];
   /** TOTP devices put under the user id, each replacing a device of its name (SPEC §20). */
   readonly totp?: { readonly userId: string; readonly devices: readonly TotpDevice[] };
+  /**
+   * The key items of the users' passkeys (SPEC §21), beside the guards of their credential ids that
+   * the users' items hold; each put only if absent (`IDENTITY_TAKEN` `webauthnCredential`).
+   */
+  readonly passkeys?: readonly WebauthnCredentialRecord[];
 }
 
 export type BulkUserWriteResult = UserWriteResult | { readonly status: 'ROLE_GONE' } | { readonly status: 'ROW_GONE' };

@@ -110,6 +110,14 @@ describe('passkey import, one user at once (POST /bulk-import/import)', () => {
 
     const again = await api.post('/bulk-import/import', first);
     expect([again.status, again.json.user.id]).toEqual([200, externalUserId]);
+    // A passkey more is not the same user: a conflict, as any changed identity (no passkey added).
+    const added = new SoftAuthenticator(-8);
+    const more = await api.post('/bulk-import/import', {
+      ...first,
+      loginMethods: [webauthnLm(first.loginMethods[0].email, [passkeyOf(auth), passkeyOf(added)])],
+    });
+    expect(more.json).toEqual({ errors: [`E031: A user with externalId ${externalUserId} already exists`] });
+    expect((await wa.signInWith(added)).res.json.status).toBe('CREDENTIAL_NOT_FOUND_ERROR');
     expect((await api.get('/users/count')).json.count).toBe(count);
     expect((await wa.signInWith(auth)).res.json.user.id).toBe(externalUserId);
   });

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { exportCommand, openExport, parseArgs, progressReporter, type CliIo, type ExportOptions } from './command';
 import { InterruptedBeforeWriting, UsageError } from './errors';
-import { Ledger, ReportWriter } from './report';
+import { Ledger } from './ledger';
+import { ReportWriter } from './report';
 import { runMigration } from './run';
 import { verifyMain } from './verify-cli';
 
@@ -47,7 +48,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (opts.offline && !opts.dryRun) throw new UsageError('--offline goes with --dry-run only: a real run needs the service.');
     const opened = await openExport(cmd, opts, io);
     if (opts.overwriteProviders && !opened.connections) throw new UsageError('--overwrite-providers goes with --connections only.');
-    const { sourceName, file, map, tenant, concurrency, content, source } = opened;
+    const { sourceName, file, map, tenant, concurrency, source } = opened;
     const service = opts.offline ? undefined : opened.service;
     await service?.preflight(tenant);
     if (map.noHash === 'migrate-on-signin' && service && !opts.dryRun && !(await service.migratesPasswords(tenant))) {
@@ -58,7 +59,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
     const reportFile = resolve(io.cwd, opts.report ?? `migration-report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const report = new ReportWriter(reportFile);
-    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, content, url: opts.url, tenant }));
+    const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, url: opts.url, tenant }));
     const progress = progressReporter(io);
     let result;
     try {

@@ -7,7 +7,7 @@ import { Connections } from './connections';
 import { UsageError } from './errors';
 import type { CompanionName, Companions, MapOptions, MfaMode, NoHashMode, Source, SourceDefinition } from './model';
 import type { Progress } from './plan';
-import { assertReadableFile, contentId } from './read';
+import { assertReadableFile } from './read';
 import { ServiceClient } from './service';
 import { SOURCES } from './sources';
 
@@ -29,7 +29,7 @@ export interface CliIo {
   readonly signal: AbortSignal;
 }
 
-/** Each companion's option, and whether it names a file (read into the ledger's key). */
+/** Each companion's option, and whether it names a file. */
 const COMPANION_FLAGS: Record<CompanionName, { flag: string; file: boolean }> = {
   hashConfig: { flag: '--hash-config', file: true },
   hashes: { flag: '--hashes', file: true },
@@ -128,14 +128,12 @@ function apiKeyOf(opts: ExportOptions, io: CliIo): string | undefined {
 }
 
 /**
- * The companions given, checked against what the source takes (any other: exit 2) and readable,
- * with the key that names this export in the ledger: the export's content, and each companion
- * file's (the same users file with another hash export is another run).
+ * The companions given, checked against what the source takes (any other: exit 2) and readable.
+ * (The ledger is found by source, service and tenant, not by the files' content: SPEC §17c.)
  */
-async function companionsOf(source: SourceDefinition, file: string, opts: ExportOptions, cwd: string): Promise<{ companions: Companions; content: string }> {
+function companionsOf(source: SourceDefinition, file: string, opts: ExportOptions, cwd: string): Companions {
   assertReadableFile(file, 'the export', { directory: source.directory === true });
   const companions: Record<string, unknown> = {};
-  const parts: string[] = [];
   for (const [name, { flag, file: isFile }] of Object.entries(COMPANION_FLAGS) as [CompanionName, { flag: string; file: boolean }][]) {
     const value = opts[name];
     if (value === undefined) continue;
@@ -145,14 +143,10 @@ async function companionsOf(source: SourceDefinition, file: string, opts: Export
     }
     // A companion's path is the operator's, from where they typed it, as the export's is.
     const given = isFile ? resolve(cwd, value as string) : value;
-    if (isFile) {
-      assertReadableFile(given as string, flag);
-      parts.push(`${flag}=${await contentId(given as string)}`);
-    }
+    if (isFile) assertReadableFile(given as string, flag);
     companions[name] = given;
   }
-  const content = await contentId(file);
-  return { companions, content: parts.length === 0 ? content : [content, ...parts].join(' ') };
+  return companions;
 }
 
 /** An export opened for reading, as both forms of the command read it. */
@@ -163,8 +157,6 @@ export interface OpenedExport {
   readonly map: MapOptions;
   readonly tenant: string;
   readonly concurrency: number;
-  /** What names this export in the ledger: its content, each companion file's, and `--mfa` when not `carry`. */
-  readonly content: string;
   readonly source: Source;
   /** `--connections`, read and checked (SPEC §22). */
   readonly connections?: Connections;
@@ -185,7 +177,7 @@ export async function openExport(cmd: Command, opts: ExportOptions, io: CliIo): 
   }
   const tenant = opts.tenant.trim().toLowerCase();
   const definition = SOURCES.find((s) => s.name === sourceName)!;
-  const { companions, content: exportContent } = await companionsOf(definition, file, opts, io.cwd);
+  const companions = companionsOf(definition, file, opts, io.cwd);
   const connections = companions.connections !== undefined ? Connections.read(companions.connections, io.env) : undefined;
   const map: MapOptions = {
     tenant,
@@ -194,8 +186,6 @@ export async function openExport(cmd: Command, opts: ExportOptions, io: CliIo): 
     mfa: opts.mfa,
     ...(connections ? { connections } : {}),
   };
-  // A run that only reported second factors is another migration than one that carries them.
-  const content = opts.mfa === 'carry' ? exportContent : `${exportContent} --mfa=${opts.mfa}`;
   const source: Source = await definition.open(file, map, companions);
   return {
     sourceName,
@@ -204,7 +194,6 @@ export async function openExport(cmd: Command, opts: ExportOptions, io: CliIo): 
     map,
     tenant,
     concurrency,
-    content,
     source,
     ...(connections ? { connections } : {}),
     service: new ServiceClient(opts.url, apiKeyOf(opts, io)),

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { appendFileSync, createReadStream, createWriteStream, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import type { Outcome, ReportEntry } from './model';
@@ -94,54 +93,5 @@ export class ReportWriter {
   /** Writes the report: the summary and `extra` first, then every entry. */
   async finish(extra: Record<string, unknown>): Promise<void> {
     await this.entries.finish(this.summary, extra);
-  }
-}
-
-/**
- * The ledger: one line per user the service confirmed imported, next to the report and named
- * after what was migrated where (source, the export's content, service, tenant), so a re-run of
- * the same migration skips those users without a request, whatever the export's file is called.
- * Deleting it only costs requests: the service treats an already imported user as a no-op
- * (SPEC §15).
- */
-export class Ledger {
-  private readonly done = new Map<string, string>();
-  private pending: string[] = [];
-
-  constructor(readonly file: string) {}
-
-  static pathFor(reportFile: string, key: { source: string; content: string; url: string; tenant: string }): string {
-    const id = createHash('sha256')
-      .update(JSON.stringify([key.source, key.content, key.url, key.tenant]))
-      .digest('hex')
-      .slice(0, 16);
-    return join(dirname(resolve(reportFile)), `migration-ledger-${id}.ndjson`);
-  }
-
-  async load(): Promise<void> {
-    if (!existsSync(this.file)) return;
-    for await (const line of createInterface({ input: createReadStream(this.file), crlfDelay: Infinity })) {
-      try {
-        const { sourceId, userId } = JSON.parse(line) as { sourceId: string; userId: string };
-        if (typeof sourceId === 'string' && typeof userId === 'string') this.done.set(sourceId, userId);
-      } catch {
-        // A line cut short by a crash: that user is simply sent again.
-      }
-    }
-  }
-
-  userIdOf(sourceId: string): string | undefined {
-    return this.done.get(sourceId);
-  }
-
-  record(sourceId: string, userId: string): void {
-    this.done.set(sourceId, userId);
-    this.pending.push(JSON.stringify({ sourceId, userId }));
-  }
-
-  flush(): void {
-    if (this.pending.length === 0) return;
-    appendFileSync(this.file, this.pending.join('\n') + '\n');
-    this.pending = [];
   }
 }

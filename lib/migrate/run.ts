@@ -4,7 +4,9 @@ import { decideUsers, identityKeys, type DuplicatesMode } from './collisions';
 import { withoutServiceHeldPhones } from './mfa';
 import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
 import { scanExport, type Progress } from './plan';
-import type { Ledger, ReportWriter } from './report';
+import type { Ledger } from './ledger';
+import { sentOf } from './ledger';
+import type { ReportWriter } from './report';
 import { setUpConnections } from './sso-setup';
 import { ServiceError, type ServiceClient, type ServiceUser } from './service';
 import { eventBodyBytes } from '../http/body-size';
@@ -68,8 +70,11 @@ const INTERRUPTED_UNSENT = 'not sent: the run was interrupted; run the command a
 const INTERRUPTED_PENDING = 'staged, not yet confirmed when the run was interrupted; run the command again (no duplicate is created)';
 
 /** A staged user the worker has not finished yet. */
+/** A user to stage, with what the ledger is to keep of it (`sentOf` of the user as mapped from the export). */
+type Outgoing = MappedUser & { readonly sent: string };
+
 interface Pending {
-  readonly mapped: MappedUser;
+  readonly mapped: Outgoing;
   readonly userId: string;
   /** Every login method's new id: the row's id is one of them. */
   readonly ids: readonly string[];
@@ -106,7 +111,7 @@ class Reconciler {
     return Math.max(0, this.pending.size - this.backlog);
   }
 
-  track(mapped: MappedUser, staged: { userId: string; loginMethods: { userId: string }[] }): void {
+  track(mapped: Outgoing, staged: { userId: string; loginMethods: { userId: string }[] }): void {
     const p: Pending = { mapped, userId: staged.userId, ids: staged.loginMethods.map((l) => l.userId), stagedAt: Date.now(), absent: 0 };
     this.pending.add(p);
     for (const id of p.ids) this.byRow.set(id, p);
@@ -119,7 +124,7 @@ class Reconciler {
   }
 
   private imported(p: Pending): void {
-    this.ledger.record(p.mapped.sourceId, p.userId);
+    this.ledger.record(p.mapped.sourceId, p.userId, p.mapped.sent);
     this.settle(p, entryOf(p.mapped, { outcome: 'imported', userId: p.userId }));
   }
 
@@ -166,7 +171,7 @@ class Reconciler {
 
 /** Sends batches of users to `POST /bulk-import/users`, a few in flight, and hands staged users to the reconciler. */
 class Stager {
-  private batch: MappedUser[] = [];
+  private batch: Outgoing[] = [];
   private bytes = 0;
   private readonly inflight = new Set<Promise<void>>();
 
@@ -184,7 +189,7 @@ class Stager {
     return this.run.batchBytes ?? 4_000_000;
   }
 
-  async add(m: MappedUser): Promise<void> {
+  async add(m: Outgoing): Promise<void> {
     // Counted as the service counts a bulk body: as Lambda's event carries it (escaped, in bytes).
     const size = eventBodyBytes({ body: JSON.stringify(m.user) }) + 1;
     if (this.batch.length > 0 && (this.batch.length >= this.maxUsers || this.bytes + size > this.maxBytes)) await this.send();
@@ -216,7 +221,7 @@ class Stager {
     for (const m of users) this.run.report.add(entryOf(m, { outcome: 'failed', reasonCode: code, reason, needsAction: true }));
   }
 
-  private async stage(users: readonly MappedUser[]): Promise<void> {
+  private async stage(users: readonly Outgoing[]): Promise<void> {
     const service = this.run.service!;
     let res;
     try {
@@ -378,17 +383,19 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     let seen = 0;
     for await (const { mapped: m, verdict } of decideUsers(source.users(), index, run.duplicates)) {
       seen++;
+      const sent = verdict ? '' : sentOf(m.user!);
+      const known = verdict ? undefined : ledger.get(m.sourceId);
       if (verdict) {
         const { outcome, code, reason, needsAction } = verdict;
         report.add(entryOf(m, { outcome, reasonCode: code, reason, ...(needsAction ? { needsAction } : {}) }));
-      } else if (ledger.userIdOf(m.sourceId) !== undefined) {
-        report.add(entryOf(m, { outcome: 'imported', userId: ledger.userIdOf(m.sourceId), fromLedger: true }));
+      } else if (known?.sent === sent) {
+        report.add(entryOf(m, { outcome: 'imported', userId: known.userId, fromLedger: true }));
       } else if (!stager) {
         report.add(dryRunEntry(await withoutServiceHeldPhones(m, existingHolders), existing));
       } else if (signal.aborted) {
         report.add(entryOf(m, { outcome: 'skipped', reasonCode: 'interrupted', reason: INTERRUPTED_UNSENT, needsAction: true }));
       } else {
-        await stager.add(askPhones ? await withoutServiceHeldPhones(m, serviceHolders) : m);
+        await stager.add({ ...(askPhones ? await withoutServiceHeldPhones(m, serviceHolders) : m), sent });
       }
       if (seen % 100 === 0) progress('import', total);
     }

@@ -347,12 +347,12 @@ describe('migrating the Auth0 fixture (gzipped user export + hash export)', () =
     expect(imported.filter((u: any) => u.fromLedger !== true)).toEqual([]);
   });
 
-  it('knows the export by its companion files too: the same users with another hash export are not answered by the ledger', async () => {
+  it('knows each user by what was sent: with a hash export lacking one user, only that user is not answered by the ledger', async () => {
     const hashes = readFileSync(join(AUTH0, 'password-hashes.ndjson'), 'utf8').trimEnd().split('\n');
     const fewer = join(mkdtempSync(join(dir, 'hashes-')), 'password-hashes.ndjson');
     writeFileSync(fewer, `${hashes.slice(1).join('\n')}\n`);
     const run = await migrate(api, dir, ['auth0', join(AUTH0, 'users.ndjson'), '--hashes', fewer]);
-    expect(run.report.users.filter((u: any) => u.fromLedger === true)).toEqual([]);
+    expect(run.report.users.filter((u: any) => u.fromLedger === true).length).toBe(set.summary.imported - 1);
     expect(run.report.summary.total).toBe(set.summary.total);
   });
 });

@@ -186,7 +186,7 @@ describe('the companion files', () => {
     }
   });
 
-  it('a users file with --mfa-factors and one without are two migrations to the ledger; so is --mfa report', async () => {
+  it('a users file with --mfa-factors and one without, --mfa carry or report: one ledger, found by source, service and tenant', async () => {
     const { dir, set } = mfaSet('supabase');
     const ledgers = new Set<string>();
     for (const extra of [[], ['--mfa', 'report']]) {
@@ -195,7 +195,7 @@ describe('the companion files', () => {
         ledgers.add(run.report.ledger);
       }
     }
-    expect(ledgers.size).toBe(4);
+    expect(ledgers.size).toBe(1);
   });
 });
 
@@ -471,7 +471,7 @@ describe('a real run', () => {
     }
   });
 
-  it("a phone a user of the service holds stays that user's: mfa-not-migrated naming it; --mfa report is another migration, sent again", async () => {
+  it("a phone a user of the service holds stays that user's: mfa-not-migrated naming it; --mfa report sends again the users it changes", async () => {
     const { dir, set } = mfaSet('firebase');
     const f1 = set.users.find((u) => u.label === 'f1')!;
     const phone = f1.loginMethods.find((lm) => lm.phoneNumber !== undefined)!.phoneNumber!;
@@ -488,9 +488,12 @@ describe('a real run', () => {
         { code: 'mfa-not-migrated', text: `the SMS second factor ${phone} is not migrated: that phone number belongs to user someone-else of the service` },
       ]);
 
+      // The same migration to the ledger (SPEC §17c: found by source, service and tenant): the
+      // users whose mapping --mfa report changes are sent again, the one without a factor is not.
       const again = await runCli([...set.args, '--mfa', 'report', '--url', service.url, '--api-key', 'k'], dir);
-      expect(again.report.users.filter((u: any) => u.fromLedger)).toEqual([]);
-      expect(service.staged.at(-1)!.length).toBe(set.users.length);
+      const control = set.users.find((u) => u.label === 'f5')!.sourceId;
+      expect(again.report.users.filter((u: any) => u.fromLedger).map((u: any) => u.sourceId)).toEqual([control]);
+      expect(service.staged.at(-1)!.length).toBe(set.users.length - 1);
       expect(
         service.staged
           .at(-1)!

@@ -1,0 +1,109 @@
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
+import { countingForwarder, migrate, type CountingForwarder, type Run } from '../support/migrate-e2e';
+import { expectedSet, MIGRATION_FIXTURES } from '../support/migration';
+import { scratchDir } from '../support/scratch';
+
+/**
+ * Running the import again on a newer export (SPEC §17c), end to end: the Auth0 fixture imported
+ * by the real command into the local service, every run through a forwarder that counts the
+ * requests (the ledger is found by source, service URL and tenant: the forwarder's URL for
+ * every run of this file). Newer exports are the fixture's files with lines changed.
+ */
+const AUTH0 = join(MIGRATION_FIXTURES, 'auth0');
+const set = expectedSet(AUTH0);
+
+let api: TestApi;
+let proxy: CountingForwarder;
+const dir = scratchDir('migrate-sync-e2e-');
+/** Every run of the file: the secret scan reads them all. */
+const runs: Run[] = [];
+
+beforeAll(async () => {
+  api = await startApi({ ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1', BULK_WORKER: 'on' });
+  proxy = await countingForwarder(api);
+});
+afterAll(async () => {
+  await proxy?.close();
+  await api?.stop();
+});
+
+/** An export of the fixture: its two files, each line passed through `edit` (by Auth0 user id / hash `_id`). */
+function exportOf(name: string, edit: { users?: (u: any) => any; hashes?: (h: any) => any } = {}): string[] {
+  const lines = (file: string, f?: (x: any) => any) =>
+    readFileSync(join(AUTH0, file), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .map((x) => (f ? f(x) : x))
+      .filter((x) => x !== undefined)
+      .map((x) => JSON.stringify(x))
+      .join('\n');
+  const users = join(dir, `${name}-users.ndjson`);
+  const hashes = join(dir, `${name}-hashes.ndjson`);
+  writeFileSync(users, `${lines('users.ndjson', edit.users)}\n`);
+  writeFileSync(hashes, `${lines('password-hashes.ndjson', edit.hashes)}\n`);
+  return ['auth0', users, '--hashes', hashes];
+}
+
+/** Runs the command through the counting forwarder; the counts start at zero for each run. */
+async function run(args: string[]): Promise<Run> {
+  proxy.reset();
+  const r = await migrate(proxy.api, dir, args);
+  runs.push(r);
+  return r;
+}
+
+const ledgerFile = () => readdirSync(dir).filter((f) => f.startsWith('migration-ledger-'));
+const ledgerLines = () =>
+  readFileSync(join(dir, ledgerFile()[0]), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+describe('the first import', () => {
+  it('keeps in the ledger, per imported user, what was sent: the mapped fields and a digest of the hash', async () => {
+    const first = await run(exportOf('v1'));
+    expect([first.code, first.report.summary]).toEqual([set.exitCode, set.summary]);
+    expect(ledgerFile()).toHaveLength(1);
+    const lines = ledgerLines();
+    expect(lines.map((l) => l.sourceId).sort()).toEqual(
+      set.users
+        .filter((u) => u.outcome === 'imported')
+        .map((u) => u.sourceId)
+        .sort(),
+    );
+    const olivier = lines.find((l) => l.sourceId === 'auth0|5ffd6c27736a68c4b34232da');
+    expect(olivier.sent.loginMethods).toEqual([
+      {
+        email: 'olivier@shop.example',
+        hashingAlgorithm: 'BCRYPT',
+        isVerified: true,
+        passwordHashDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        recipeId: 'emailpassword',
+        tenantIds: ['public'],
+        timeJoinedInMSSinceEpoch: 1610443815120,
+      },
+    ]);
+    const ugo = lines.find((l) => l.sourceId === 'auth0|6156c000210c255acb4247e3');
+    expect([ugo.sent.userMetadata, ugo.sent.userRoles]).toEqual([
+      { theme: 'dark', locale: 'it-IT', plan: 'team' },
+      [{ role: 'editor', tenantIds: ['public'] }],
+    ]);
+  });
+});
+
+describe('secrets', () => {
+  it('no hash, password or API key in the ledger, any report or on the terminal', () => {
+    const hashes = readFileSync(join(AUTH0, 'password-hashes.ndjson'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).passwordHash as string);
+    const passwords = JSON.parse(readFileSync(join(AUTH0, 'known-passwords.json'), 'utf8')).users.map((u: { password: string }) => u.password);
+    const secrets = [...hashes, ...passwords, TEST_API_KEY];
+    expect(secrets.length).toBeGreaterThan(10);
+    const everything = [readFileSync(join(dir, ledgerFile()[0]), 'utf8'), ...runs.map((r) => JSON.stringify(r.report ?? {}) + r.stdout + r.stderr)].join('\n');
+    for (const secret of secrets) expect([secret, everything.includes(secret)]).toEqual([secret, false]);
+  });
+});

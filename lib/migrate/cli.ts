@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { exportCommand, openExport, parseArgs, progressReporter, type CliIo, type ExportOptions } from './command';
 import { InterruptedBeforeWriting, UsageError } from './errors';
@@ -50,16 +51,21 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (opts.overwriteProviders && !opened.connections) throw new UsageError('--overwrite-providers goes with --connections only.');
     const { sourceName, file, map, tenant, concurrency, source } = opened;
     const service = opts.offline ? undefined : opened.service;
-    await service?.preflight(tenant);
-    if (map.noHash === 'migrate-on-signin' && service && !opts.dryRun && !(await service.migratesPasswords(tenant))) {
-      throw new UsageError(
-        `--no-hash migrate-on-signin needs password migration at sign-in, which the service at ${opts.url} does not offer (GET /recipe/user/passwordmigration/count): use --no-hash passwordless or skip.`,
-      );
-    }
-
+    const checks = async () => {
+      await service?.preflight(tenant);
+      if (map.noHash === 'migrate-on-signin' && service && !opts.dryRun && !(await service.migratesPasswords(tenant))) {
+        throw new UsageError(
+          `--no-hash migrate-on-signin needs password migration at sign-in, which the service at ${opts.url} does not offer (GET /recipe/user/passwordmigration/count): use --no-hash passwordless or skip.`,
+        );
+      }
+    };
     const reportFile = resolve(io.cwd, opts.report ?? `migration-report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    const report = new ReportWriter(reportFile);
     const ledger = new Ledger(Ledger.pathFor(reportFile, { source: sourceName, url: opts.url, tenant }));
+    // A re-run (a ledger of this source, service and tenant exists) checks the service at its
+    // first request, so that an unchanged export sends none; a first run checks it now.
+    if (existsSync(ledger.file) && service) service.deferChecks(checks);
+    else await checks();
+    const report = new ReportWriter(reportFile);
     const progress = progressReporter(io);
     let result;
     try {

@@ -74,7 +74,8 @@ export interface SmsFactors {
   readonly onOwnPhone: boolean;
 }
 
-export type Outcome = 'imported' | 'skipped' | 'failed';
+/** `updated`, `conflict`, `gone-from-source` and `removed`: a re-run on a newer export (SPEC §17c). */
+export type Outcome = 'imported' | 'skipped' | 'failed' | 'updated' | 'conflict' | 'gone-from-source' | 'removed';
 
 /** One line of the report's `users`. Never holds a hash, a password or a key. */
 export interface ReportEntry {
@@ -90,6 +91,12 @@ export interface ReportEntry {
   alreadyInService?: boolean;
   /** Imported by an earlier run (the ledger): no request was sent for it. */
   fromLedger?: boolean;
+  /** `updated`: the fields the run wrote (SPEC §17c). */
+  changed?: readonly string[];
+  /** `conflict`: the fields the export and the service both changed, left as the service has them. */
+  conflicts?: readonly { field: string; ledger: unknown; export: unknown; service: unknown }[];
+  /** Fields that differ and that a sync never writes (a login method the export dropped). */
+  differences?: readonly { field: string; export: unknown; service: unknown }[];
 }
 
 /** What to do with a user that has an email but no password hash and no social identity. */

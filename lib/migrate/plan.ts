@@ -1,6 +1,6 @@
 import { CollisionIndex } from './collisions';
 import { InterruptedBeforeWriting } from './errors';
-import type { Source } from './model';
+import type { MappedUser, Source } from './model';
 
 /**
  * The first read of an export (SPEC §17), shared by the import (`run.ts`) and verify
@@ -26,7 +26,11 @@ export interface Scan {
   readonly smsUsers: number;
 }
 
-export async function scanExport(source: Source, signal: AbortSignal, onProgress?: (p: Progress) => void): Promise<Scan> {
+/**
+ * `needs`: whether a user will cost requests (the import's re-run: not one the ledger answers);
+ * only those count towards `roles` and `smsUsers`. Absent: every user.
+ */
+export async function scanExport(source: Source, signal: AbortSignal, onProgress?: (p: Progress) => void, needs?: (m: MappedUser) => boolean): Promise<Scan> {
   const index = new CollisionIndex();
   const roles = new Set<string>();
   let total = 0;
@@ -35,8 +39,10 @@ export async function scanExport(source: Source, signal: AbortSignal, onProgress
     if (signal.aborted) throw new InterruptedBeforeWriting();
     total++;
     index.add(m);
-    if (m.smsFactors && m.smsFactors.phones.length > 0) smsUsers++;
-    if (source.createsRoles) for (const r of m.user?.userRoles ?? []) roles.add(r.role);
+    if (!needs || needs(m)) {
+      if (m.smsFactors && m.smsFactors.phones.length > 0) smsUsers++;
+      if (source.createsRoles) for (const r of m.user?.userRoles ?? []) roles.add(r.role);
+    }
     if (total % 10_000 === 0) onProgress?.({ phase: 'scan', done: total, total: 0 });
   }
   return { index, total, roles, smsUsers };

@@ -60,8 +60,31 @@ export class EntryFile {
  * shared emails, notes of the source). Nothing in it is secret: the entries carry ids, outcomes
  * and reasons.
  */
+/** The summary's counts: §17's four, and on a re-run (a ledger was found) §17c's five more. */
+export interface Summary {
+  total: number;
+  imported: number;
+  skipped: number;
+  failed: number;
+  updated?: number;
+  unchanged?: number;
+  conflict?: number;
+  goneFromSource?: number;
+  removed?: number;
+}
+
+const SUMMARY_KEY: Record<Outcome, keyof Summary> = {
+  imported: 'imported',
+  skipped: 'skipped',
+  failed: 'failed',
+  updated: 'updated',
+  conflict: 'conflict',
+  'gone-from-source': 'goneFromSource',
+  removed: 'removed',
+};
+
 export class ReportWriter {
-  readonly summary: Record<'total' | Outcome, number> = { total: 0, imported: 0, skipped: 0, failed: 0 };
+  readonly summary: Summary = { total: 0, imported: 0, skipped: 0, failed: 0 };
   /** Users whose outcome needs the operator (every failure, and skips that say so). */
   needsAction = 0;
   /** Users imported by an earlier run (the ledger: no request sent), and, in a dry run, already in the service. */
@@ -75,17 +98,24 @@ export class ReportWriter {
     this.entries = new EntryFile(file);
   }
 
+  /** A re-run on a ledger: the summary counts §17c's outcomes too (users the ledger answers as `unchanged`). */
+  syncing(): void {
+    Object.assign(this.summary, { updated: 0, unchanged: 0, conflict: 0, goneFromSource: 0, removed: 0 });
+  }
+
   add(entry: ReportEntry): void {
     this.summary.total++;
-    this.summary[entry.outcome]++;
+    const key = SUMMARY_KEY[entry.outcome];
+    this.summary[key] = (this.summary[key] ?? 0) + 1;
     if (entry.outcome === 'failed' || entry.needsAction) this.needsAction++;
     if (entry.fromLedger) this.fromLedger++;
+    if (entry.fromLedger && this.summary.unchanged !== undefined) this.summary.unchanged++;
     if (entry.alreadyInService) this.alreadyInService++;
     const bump = (group: 'skipped' | 'failed' | 'warnings', code: string) => {
       const counts = (this.reasons[group] ??= {});
       counts[code] = (counts[code] ?? 0) + 1;
     };
-    if (entry.outcome !== 'imported' && entry.reasonCode) bump(entry.outcome, entry.reasonCode);
+    if ((entry.outcome === 'skipped' || entry.outcome === 'failed') && entry.reasonCode) bump(entry.outcome, entry.reasonCode);
     for (const w of entry.warnings ?? []) bump('warnings', w.code);
     this.entries.add(entry);
   }

@@ -95,6 +95,8 @@ class Reconciler {
   private readonly pending = new Set<Pending>();
   /** Rows `NEW` or `PROCESSING` at the last poll (anyone's): the backlog staging waits on. */
   backlog = 0;
+  /** Set once a staging request is sent: polls begin. */
+  active = false;
 
   constructor(
     private readonly service: ServiceClient,
@@ -202,6 +204,9 @@ class Stager {
     this.batch = [];
     this.bytes = 0;
     if (users.length === 0) return;
+    // The checks a re-run deferred (exit 2 before anything is written), then polls may begin.
+    await this.run.service!.ready();
+    this.reconciler.active = true;
     while (this.inflight.size >= this.run.concurrency) await Promise.race(this.inflight);
     await this.waitForRoom();
     if (this.run.signal.aborted) {
@@ -320,11 +325,14 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   const { source, service, report, ledger, signal, log } = run;
   const progress = (phase: Progress['phase'], total: number) => run.onProgress?.({ phase, done: report.summary.total + (reconciler?.likelyDone ?? 0), total });
 
-  // Pass 1: map everything, find collisions, count; nothing is written.
-  const { index, total, roles, smsUsers } = await scanExport(source, signal, run.onProgress);
+  // Pass 1: map everything, find collisions, count; nothing is written. Users the ledger answers
+  // (what was sent is what the export maps) cost no request and count for nothing here.
   await ledger.load();
+  if (ledger.loaded > 0) report.syncing();
+  const answered = (m: MappedUser) => m.user !== undefined && ledger.get(m.sourceId)?.sent === sentOf(m.user);
+  const { index, total, roles, smsUsers } = await scanExport(source, signal, run.onProgress, ledger.loaded > 0 ? (m) => !answered(m) : undefined);
 
-  const known = service ? await service.roles() : new Set<string>();
+  const known = service && roles.size > 0 ? await service.roles() : new Set<string>();
   const missingRoles = [...roles].filter((r) => !known.has(r));
   const rolesHead: Record<string, unknown> = {};
   if (run.dryRun || !service) {
@@ -362,6 +370,8 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   const poller = (async () => {
     for (let n = 1; polling && reconciler && fatal === undefined; n++) {
       await sleep(pollMs);
+      // Nothing staged yet: nothing to follow (a re-run the ledger answers sends no request).
+      if (!reconciler.active) continue;
       try {
         // A full poll lists every row left: often while few are left, rarely while many are
         // (listing 20,000 rows slows the very worker it waits for).

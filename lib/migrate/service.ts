@@ -38,6 +38,10 @@ export const RETRY_TIMING: RetryTiming = { baseMs: 250, maxMs: 8000, busyForMs: 
 const isBusy = (status: number) => status === 429 || status === 503;
 
 export class ServiceClient {
+  /** A check left for the first request (`deferChecks`), and its run once started. */
+  private checks?: () => Promise<void>;
+  private checked?: Promise<void>;
+
   constructor(
     readonly url: string,
     private readonly apiKey: string | undefined,
@@ -45,8 +49,28 @@ export class ServiceClient {
     private readonly retry: RetryTiming = RETRY_TIMING,
   ) {}
 
-  /** Sends a request, trying again as above; every try sends the same `headers` and body. */
+  /**
+   * Leaves the usage checks (`preflight` and the like) for the first request: a re-run on an
+   * unchanged export sends none (SPEC §17c). A failed check fails that request and every later one.
+   */
+  deferChecks(checks: () => Promise<void>): void {
+    this.checks = checks;
+  }
+
+  /** Runs the deferred checks, once (nothing when none were deferred). */
+  ready(): Promise<void> {
+    if (!this.checks) return Promise.resolve();
+    this.checked ??= this.checks();
+    return this.checked;
+  }
+
+  /** Sends a request (after the deferred checks), trying again as above; every try sends the same `headers` and body. */
   async request(method: string, path: string, body?: unknown, headers: Readonly<Record<string, string>> = {}): Promise<ServiceResponse> {
+    await this.ready();
+    return this.send(method, path, body, headers);
+  }
+
+  private async send(method: string, path: string, body?: unknown, headers: Readonly<Record<string, string>> = {}): Promise<ServiceResponse> {
     let lastError = '';
     let failures = 0;
     let busySince: number | undefined;
@@ -96,7 +120,7 @@ export class ServiceClient {
   async preflight(tenant: string): Promise<void> {
     let res: ServiceResponse;
     try {
-      res = await this.request('GET', '/recipe/multitenancy/tenant/list/v2');
+      res = await this.send('GET', '/recipe/multitenancy/tenant/list/v2');
     } catch (err) {
       throw new UsageError(`the service at ${this.url} does not answer (${(err as Error).message}): start it (npm start) or pass --url.`);
     }
@@ -119,7 +143,7 @@ export class ServiceClient {
    * migrate-on-signin` needs: its pending-count endpoint answers with a configured source.
    */
   async migratesPasswords(tenant: string): Promise<boolean> {
-    const res = await this.request('GET', `/${tenant}/recipe/user/passwordmigration/count`);
+    const res = await this.send('GET', `/${tenant}/recipe/user/passwordmigration/count`);
     return res.status === 200 && typeof res.json?.source === 'string' && res.json.source !== 'off';
   }
 

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
-import { countingForwarder, migrate, type CountingForwarder, type Run } from '../support/migrate-e2e';
+import { countingForwarder, migrate, rerunSummary, type CountingForwarder, type Run } from '../support/migrate-e2e';
 import { expectedSet, MIGRATION_FIXTURES } from '../support/migration';
 import { scratchDir } from '../support/scratch';
 
@@ -91,6 +91,27 @@ describe('the first import', () => {
       { theme: 'dark', locale: 'it-IT', plan: 'team' },
       [{ role: 'editor', tenantIds: ['public'] }],
     ]);
+  });
+});
+
+describe('a re-run on an unchanged export', () => {
+  it('sends no request at all: every imported user is answered by the ledger, counted unchanged', async () => {
+    // The same export written again under other names: the ledger knows it by source, not by file.
+    const again = await run(exportOf('v1-again'));
+    expect(Object.fromEntries(proxy.counts)).toEqual({});
+    expect([again.code, again.report.summary]).toEqual([set.exitCode, rerunSummary(set.summary)]);
+    const imported = again.report.users.filter((u: any) => u.outcome === 'imported');
+    expect([imported.length, imported.every((u: any) => u.fromLedger === true)]).toEqual([set.summary.imported, true]);
+    expect(again.stdout).toContain(`${set.summary.imported} imported by an earlier run (the ledger): nothing sent for them`);
+  });
+
+  it('checks the service at its first request: a wrong API key with a changed user is exit 2, nothing written', async () => {
+    const changed = exportOf('v1-key', { users: (u) => (u.user_id === 'auth0|601aef2c7f1723bf76e412ca' ? { ...u, email_verified: true } : u) });
+    proxy.reset();
+    const wrong = await migrate(undefined, dir, [...changed, '--url', proxy.api.baseUrl, '--api-key', 'not-the-key-0123456789']);
+    runs.push(wrong);
+    expect([wrong.code, wrong.report, wrong.stderr]).toEqual([2, undefined, expect.stringMatching(/^error: .*refused the API key/m)]);
+    expect(Object.fromEntries(proxy.counts)).toEqual({ 'GET /recipe/multitenancy/tenant/list/v2': 1 });
   });
 });
 

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Option } from 'commander';
 import { exportCommand, openExport, parseArgs, progressReporter, type CliIo, type ExportOptions } from './command';
 import { InterruptedBeforeWriting, UsageError } from './errors';
 import { Ledger } from './ledger';
@@ -27,7 +28,12 @@ function program() {
     .option('--offline', 'with --dry-run: do not ask the service anything (no existing-user check)')
     .option('--report <file>', 'the report (default migration-report-<timestamp>.json)')
     .option('--overwrite-providers', "with --connections: replace a tenant's provider the service holds under the same id (default: keep it)")
-    .option('--batch-size <n>', 'users per staging request (the service takes up to 10,000 and 6 MB)', '1000');
+    .option('--batch-size <n>', 'users per staging request (the service takes up to 10,000 and 6 MB)', '1000')
+    .addOption(
+      new Option('--prefer <side>', 'a re-run: where the export and the service both changed a field since the last run, which one wins')
+        .choices(['service', 'export'])
+        .default('service'),
+    );
 }
 
 interface Options extends ExportOptions {
@@ -35,6 +41,7 @@ interface Options extends ExportOptions {
   offline?: boolean;
   batchSize: string;
   overwriteProviders?: boolean;
+  prefer: 'service' | 'export';
 }
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -76,6 +83,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         duplicates: opts.duplicates,
         concurrency,
         batchUsers,
+        preferExport: opts.prefer === 'export',
         report,
         ledger,
         signal: io.signal,
@@ -88,7 +96,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           file,
           url: opts.url,
           tenant,
-          options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled, mfa: opts.mfa },
+          options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled, mfa: opts.mfa, prefer: opts.prefer },
         },
       });
     } finally {
@@ -99,6 +107,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       `${opts.dryRun ? 'dry run: ' : ''}${total} users: ${imported} ${opts.dryRun ? 'to import' : 'imported'}, ${skipped} skipped, ${failed} failed` +
         `${result.interrupted ? ' (interrupted: run the same command again to finish)' : ''}\n`,
     );
+    const { updated, unchanged, conflict, goneFromSource, removed } = result.summary;
+    if (unchanged !== undefined)
+      io.out(
+        `  since the last run: ${unchanged} unchanged, ${updated} updated, ${conflict} conflict, ${goneFromSource} gone from the source, ${removed} removed\n`,
+      );
     if (report.fromLedger > 0) io.out(`  ${report.fromLedger} imported by an earlier run (the ledger): nothing sent for them\n`);
     if (report.alreadyInService > 0)
       io.out(`  ${report.alreadyInService} already in the service: a real run changes nothing of them but a changed password hash\n`);

@@ -2,7 +2,7 @@ import { appendFileSync, createReadStream, createWriteStream, existsSync, mkdirS
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
-import type { Outcome, ReportEntry } from './model';
+import type { MappedUser, Outcome, ReportEntry } from './model';
 
 /**
  * A report's users, appended to a scratch NDJSON file as their outcomes become known, and the
@@ -124,4 +124,9 @@ export class ReportWriter {
   async finish(extra: Record<string, unknown>): Promise<void> {
     await this.entries.finish(this.summary, extra);
   }
+}
+
+/** A report entry for a mapped user: its source id, the fields given, and its warnings. */
+export function entryOf(m: MappedUser, fields: Omit<ReportEntry, 'sourceId' | 'warnings'>): ReportEntry {
+  return { sourceId: m.sourceId, ...fields, ...(m.warnings.length > 0 ? { warnings: m.warnings } : {}) };
 }

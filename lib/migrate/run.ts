@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Connections } from './connections';
-import { decideUsers, identityKeys, type DuplicatesMode } from './collisions';
+import { decideUsers, type DuplicatesMode } from './collisions';
+import { dryRunEntry, readExisting } from './dry-run';
 import { withoutServiceHeldPhones } from './mfa';
-import type { BulkUserInput, MappedUser, ReportEntry, Source } from './model';
+import type { MappedUser, ReportEntry, Source } from './model';
 import { scanExport, type Progress } from './plan';
 import type { Ledger } from './ledger';
 import { sentOf } from './ledger';
-import type { ReportWriter } from './report';
+import { entryOf, type ReportWriter } from './report';
 import { setUpConnections } from './sso-setup';
-import { ServiceError, type ServiceClient, type ServiceUser } from './service';
+import { ServiceError, type ServiceClient } from './service';
+import { Syncer } from './sync';
 import { eventBodyBytes } from '../http/body-size';
 import { IDEMPOTENCY_KEY_HEADER } from '../http/bulkimport-input';
 import { sleep } from '../pool';
@@ -45,6 +47,8 @@ export interface MigrationRun {
   readonly connections?: Connections;
   /** `--overwrite-providers`: a provider the service holds under the same id is replaced. */
   readonly overwriteProviders?: boolean;
+  /** `--prefer export`: where the export and the service both changed a field, the export's value is written (SPEC §17c). */
+  readonly preferExport?: boolean;
 }
 
 export interface RunResult {
@@ -53,18 +57,11 @@ export interface RunResult {
   readonly interrupted: boolean;
 }
 
-/** A dry run compares with what the service holds when it holds at most this many users (they are read into memory). */
-const DRY_RUN_MAX_SERVICE_USERS = 200_000;
-
 /** Every this many polls, a full one lists the rows left (the others read counts)... */
 const FULL_POLL_EVERY = 5;
 /** ...while at most this many rows are left; with more, every `FULL_POLL_EVERY_BUSY` polls. */
 const FULL_POLL_MAX_BACKLOG = 2_000;
 const FULL_POLL_EVERY_BUSY = 30;
-
-function entryOf(m: MappedUser, fields: Omit<ReportEntry, 'sourceId' | 'warnings'>): ReportEntry {
-  return { sourceId: m.sourceId, ...fields, ...(m.warnings.length > 0 ? { warnings: m.warnings } : {}) };
-}
 
 const INTERRUPTED_UNSENT = 'not sent: the run was interrupted; run the command again';
 const INTERRUPTED_PENDING = 'staged, not yet confirmed when the run was interrupted; run the command again (no duplicate is created)';
@@ -266,61 +263,6 @@ class Stager {
   }
 }
 
-/** What the service already holds, for the dry run: user ids and identities. */
-interface Existing {
-  readonly ids: Set<string>;
-  readonly keys: Map<string, string>;
-}
-
-async function readExisting(service: ServiceClient, tenant: string, log: (line: string) => void): Promise<Existing | undefined> {
-  const count = await service.userCount(tenant);
-  if (count > DRY_RUN_MAX_SERVICE_USERS) {
-    log(`dry run: the service holds ${count} users in tenant ${tenant}; users already there are not looked up (more than ${DRY_RUN_MAX_SERVICE_USERS}).`);
-    return undefined;
-  }
-  const existing: Existing = { ids: new Set(), keys: new Map() };
-  for await (const user of service.users(tenant)) {
-    existing.ids.add(user.id);
-    for (const key of identityKeys(asBulkUser(user))) existing.keys.set(key, user.id);
-  }
-  return existing;
-}
-
-function asBulkUser(user: ServiceUser): BulkUserInput {
-  return {
-    loginMethods: user.loginMethods.map((lm, i) => ({
-      recipeId: lm.recipeId,
-      tenantIds: [...lm.tenantIds],
-      isVerified: false,
-      isPrimary: user.isPrimaryUser === true && i === 0,
-      email: lm.email,
-      phoneNumber: lm.phoneNumber,
-      thirdPartyId: lm.thirdParty?.id,
-      thirdPartyUserId: lm.thirdParty?.userId,
-    })),
-  };
-}
-
-function dryRunEntry(m: MappedUser, existing: Existing | undefined): ReportEntry {
-  const externalId = m.user!.externalUserId;
-  if (existing && externalId !== undefined && existing.ids.has(externalId)) {
-    return entryOf(m, { outcome: 'imported', userId: externalId, alreadyInService: true });
-  }
-  for (const key of identityKeys(m.user!)) {
-    const holder = existing?.keys.get(key);
-    if (holder !== undefined) {
-      const [tenant, what] = key.split('\u0000');
-      return entryOf(m, {
-        outcome: 'failed',
-        reasonCode: 'conflict',
-        reason: `${what} already belongs to user ${holder} of the service in tenant ${tenant}`,
-        needsAction: true,
-      });
-    }
-  }
-  return entryOf(m, { outcome: 'imported', ...(externalId !== undefined ? { userId: externalId } : {}) });
-}
-
 export async function runMigration(run: MigrationRun): Promise<RunResult> {
   const { source, service, report, ledger, signal, log } = run;
   const progress = (phase: Progress['phase'], total: number) => run.onProgress?.({ phase, done: report.summary.total + (reconciler?.likelyDone ?? 0), total });
@@ -388,6 +330,19 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     while (reconciler && reconciler.backlog >= window && !signal.aborted && fatal === undefined) await sleep(pollMs / 4);
   };
   const stager = reconciler ? new Stager(run, reconciler, waitForRoom) : undefined;
+  // A user the ledger holds whose export changed: compared three ways and brought in line (SPEC §17c).
+  const syncer = service
+    ? new Syncer({
+        service,
+        tenant: run.tenant,
+        preferExport: run.preferExport === true,
+        write: stager !== undefined,
+        concurrency: run.concurrency,
+        report,
+        ledger,
+        restage: (m, sent) => stager!.add({ ...m, sent }),
+      })
+    : undefined;
 
   try {
     let seen = 0;
@@ -400,6 +355,10 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
         report.add(entryOf(m, { outcome, reasonCode: code, reason, ...(needsAction ? { needsAction } : {}) }));
       } else if (known?.sent === sent) {
         report.add(entryOf(m, { outcome: 'imported', userId: known.userId, fromLedger: true }));
+      } else if (known && syncer && !signal.aborted) {
+        await syncer.add(m, known, sent);
+      } else if (known && !service) {
+        report.add(entryOf(m, { outcome: 'imported', userId: known.userId, reason: 'changed since the last run; not compared (--offline)' }));
       } else if (!stager) {
         report.add(dryRunEntry(await withoutServiceHeldPhones(m, existingHolders), existing));
       } else if (signal.aborted) {
@@ -409,6 +368,7 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       }
       if (seen % 100 === 0) progress('import', total);
     }
+    await syncer?.drain();
     if (stager) {
       await stager.drain();
       while (reconciler!.size > 0 && !signal.aborted && fatal === undefined) await sleep(pollMs / 4);

@@ -1,3 +1,4 @@
+import { hashSync } from 'bcryptjs';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApi, TEST_API_KEY, type TestApi } from '../support/api';
@@ -115,6 +116,80 @@ describe('a re-run on an unchanged export', () => {
   });
 });
 
+const OLIVIER = 'auth0|5ffd6c27736a68c4b34232da';
+const PAULA = 'auth0|601aef2c7f1723bf76e412ca';
+const UGO = 'auth0|6156c000210c255acb4247e3';
+const NEW_PASSWORD = 'Olivier-2026-new!';
+const NEW_HASH = hashSync(NEW_PASSWORD, 10);
+/** The newer export of step 3: Olivier's password changed, Paula verified her email, Ugo's plan, locale and roles. */
+const v2 = {
+  users: (u: any) => {
+    if (u.user_id === PAULA) return { ...u, email_verified: true };
+    if (u.user_id === UGO) {
+      const { locale: _dropped, ...userMetadata } = u.user_metadata;
+      return { ...u, user_metadata: userMetadata, app_metadata: { ...u.app_metadata, plan: 'pro', roles: ['editor', 'admin'] } };
+    }
+    return u;
+  },
+  hashes: (h: any) => (`auth0|${h._id.$oid}` === OLIVIER ? { ...h, passwordHash: NEW_HASH } : h),
+};
+const byId = (r: Run) => Object.fromEntries(r.report.users.map((u: any) => [u.sourceId, u]));
+
+describe('a newer export: the service still holds what was sent', () => {
+  let synced: Run;
+  beforeAll(async () => {
+    synced = await run(exportOf('v2', v2));
+  });
+
+  it('reads only the changed users and brings each field in line: updated, with the fields it changed', async () => {
+    expect(synced.code).toBe(set.exitCode);
+    expect(synced.report.summary).toEqual({
+      ...rerunSummary(set.summary),
+      imported: set.summary.imported - 3,
+      unchanged: set.summary.imported - 3,
+      updated: 3,
+    });
+    const users = byId(synced);
+    expect([users[OLIVIER].outcome, users[OLIVIER].changed]).toEqual(['updated', ['loginMethods[emailpassword:olivier@shop.example].password']]);
+    expect([users[PAULA].outcome, users[PAULA].changed]).toEqual(['updated', ['loginMethods[emailpassword:paula@shop.example].verified']]);
+    expect([users[UGO].outcome, users[UGO].changed]).toEqual(['updated', ['metadata.locale', 'metadata.plan', 'roles.admin']]);
+    expect(synced.stdout).toContain(`since the last run: ${set.summary.imported - 3} unchanged, 3 updated, 0 conflict, 0 gone from the source, 0 removed`);
+    // One read per changed user (metadata and roles only for Ugo), then the writes; nothing for the others.
+    expect(Object.fromEntries(proxy.counts)).toEqual({
+      'GET /recipe/multitenancy/tenant/list/v2': 1,
+      'GET /recipe/roles': 1,
+      'PUT /recipe/role': 1,
+      'GET /user/id': 3,
+      'GET /recipe/user/metadata': 1,
+      'GET /public/recipe/user/roles': 1,
+      'POST /public/recipe/user/passwordhash/import': 1,
+      'POST /public/recipe/user/email/verify/token': 1,
+      'POST /public/recipe/user/email/verify': 1,
+      'PUT /recipe/user/metadata': 1,
+      'PUT /public/recipe/user/role': 1,
+    });
+  });
+
+  it('the new password signs in and the old one is refused', async () => {
+    const old = JSON.parse(readFileSync(join(AUTH0, 'known-passwords.json'), 'utf8')).users.find((u: any) => u.userId === OLIVIER).password;
+    const signin = await api.post('/recipe/signin', { email: 'olivier@shop.example', password: NEW_PASSWORD });
+    expect([signin.json.status, signin.json.user?.id]).toEqual(['OK', OLIVIER]);
+    expect((await api.post('/recipe/signin', { email: 'olivier@shop.example', password: old })).json.status).toBe('WRONG_CREDENTIALS_ERROR');
+  });
+
+  it("Paula's email is verified; Ugo's plan changed, his locale dropped, his theme kept, the role added", async () => {
+    expect((await api.get(`/user/id?userId=${encodeURIComponent(PAULA)}`)).json.user.loginMethods[0].verified).toBe(true);
+    expect((await api.get(`/recipe/user/metadata?userId=${encodeURIComponent(UGO)}`)).json.metadata).toEqual({ theme: 'dark', plan: 'pro' });
+    expect((await api.get(`/recipe/user/roles?userId=${encodeURIComponent(UGO)}`)).json.roles.sort()).toEqual(['admin', 'editor']);
+  });
+
+  it('the same newer export again is a no-op: no request', async () => {
+    const again = await run(exportOf('v2-again', v2));
+    expect(Object.fromEntries(proxy.counts)).toEqual({});
+    expect([again.code, again.report.summary]).toEqual([set.exitCode, rerunSummary(set.summary)]);
+  });
+});
+
 describe('secrets', () => {
   it('no hash, password or API key in the ledger, any report or on the terminal', () => {
     const hashes = readFileSync(join(AUTH0, 'password-hashes.ndjson'), 'utf8')
@@ -122,7 +197,7 @@ describe('secrets', () => {
       .split('\n')
       .map((line) => JSON.parse(line).passwordHash as string);
     const passwords = JSON.parse(readFileSync(join(AUTH0, 'known-passwords.json'), 'utf8')).users.map((u: { password: string }) => u.password);
-    const secrets = [...hashes, ...passwords, TEST_API_KEY];
+    const secrets = [...hashes, ...passwords, NEW_HASH, NEW_PASSWORD, TEST_API_KEY];
     expect(secrets.length).toBeGreaterThan(10);
     const everything = [readFileSync(join(dir, ledgerFile()[0]), 'utf8'), ...runs.map((r) => JSON.stringify(r.report ?? {}) + r.stdout + r.stderr)].join('\n');
     for (const secret of secrets) expect([secret, everything.includes(secret)]).toEqual([secret, false]);

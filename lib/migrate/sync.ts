@@ -1,0 +1,235 @@
+import type { LedgerEntry, Ledger } from './ledger';
+import type { BulkLoginMethodInput, BulkUserInput, MappedUser, ReportEntry } from './model';
+import type { ReportWriter } from './report';
+import { ServiceError, type ServiceClient } from './service';
+import { methodKey, serviceMethodKey, type ServiceLoginMethod, type ServiceUserView } from './verify-compare';
+
+/**
+ * Sync (SPEC §17c): a user the ledger holds whose export changed since is read from the service
+ * (`GET /user/id`, and its metadata and roles where the ledger or the export has some) and
+ * compared three ways, field by field: the ledger (what was sent), the new export, the service.
+ * A field the export did not change is never written. One it changed is written where the
+ * service still holds the ledger's value (or already holds the export's: nothing to write);
+ * where the service changed it too, it is left as the service has it and reported `conflict`,
+ * unless `--prefer export`. Fields:
+ * - a password hash (by its digest): `POST /<t>/recipe/user/passwordhash/import`; the service
+ *   never shows a hash, so it is taken to hold the ledger's;
+ * - a verified flag: a token made and consumed, or `POST /recipe/user/email/verify/remove`;
+ * - each metadata key: one `PUT /recipe/user/metadata` (a dropped key set to `null`: removed);
+ * - each role in the tenant: `PUT`/`POST …/recipe/user/role[/remove]` (a role is created when missing).
+ * A login method on one side only, and any other field the export changed (a creation time, a
+ * TOTP device), is not written: listed in `differences`.
+ */
+
+export interface SyncRun {
+  readonly service: ServiceClient;
+  readonly tenant: string;
+  readonly preferExport: boolean;
+  /** False in a dry run: everything is read and decided, nothing written. */
+  readonly write: boolean;
+  readonly concurrency: number;
+  readonly report: ReportWriter;
+  readonly ledger: Ledger;
+  /** Stages a user again (the app removed it, and `--prefer export`). */
+  readonly restage: (m: MappedUser, sent: string) => Promise<void>;
+}
+
+type Conflict = NonNullable<ReportEntry['conflicts']>[number];
+type Difference = NonNullable<ReportEntry['differences']>[number];
+/** A login method as the ledger keeps it: the hash as a digest. */
+type KeptMethod = Omit<BulkLoginMethodInput, 'passwordHash'> & { passwordHashDigest?: string };
+interface Kept {
+  userMetadata?: Record<string, unknown>;
+  userRoles?: { role: string; tenantIds: string[] }[];
+  loginMethods: KeptMethod[];
+  [key: string]: unknown;
+}
+
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+const same = (a: unknown, b: unknown) => canonical(a ?? null) === canonical(b ?? null);
+
+const rolesIn = (user: Kept, tenant: string): Set<string> =>
+  new Set((user.userRoles ?? []).filter((r) => !Array.isArray(r.tenantIds) || r.tenantIds.length === 0 || r.tenantIds.includes(tenant)).map((r) => r.role));
+
+const methodsOf = (user: Kept) => new Map((Array.isArray(user.loginMethods) ? user.loginMethods : []).map((m) => [methodKey(m), m]));
+
+/** Fields of a login method the sync writes; the rest of it changing is a difference. */
+const SYNCED_METHOD_FIELDS = ['isVerified', 'passwordHashDigest', 'hashingAlgorithm'];
+const without = (o: object, keys: readonly string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+
+/** The three-way decision of one field, and its writes, gathered for one user. */
+class Decision {
+  readonly changed: string[] = [];
+  readonly conflicts: Conflict[] = [];
+  readonly differences: Difference[] = [];
+  readonly writes: (() => Promise<void>)[] = [];
+
+  constructor(private readonly preferExport: boolean) {}
+
+  /** `service` undefined: the service cannot show it (a hash): taken to hold the ledger's value. */
+  field(field: string, ledger: unknown, exported: unknown, service: unknown, write: () => Promise<void>, shown = true): void {
+    if (same(ledger, exported)) return;
+    const held = service === undefined ? ledger : service;
+    if (same(held, exported)) return;
+    if (same(held, ledger) || this.preferExport) {
+      this.changed.push(field);
+      this.writes.push(write);
+    } else {
+      this.conflicts.push(
+        shown ? { field, ledger: ledger ?? null, export: exported ?? null, service: held ?? null } : { field, ledger: '…', export: '…', service: '…' },
+      );
+    }
+  }
+}
+
+export class Syncer {
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(private readonly run: SyncRun) {}
+
+  /** Syncs one user (a few at once), reporting it and recording it in the ledger. */
+  async add(m: MappedUser, known: LedgerEntry, sent: string): Promise<void> {
+    while (this.inflight.size >= this.run.concurrency) await Promise.race(this.inflight);
+    const p: Promise<void> = this.one(m, known, sent).finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.inflight);
+    this.run.ledger.flush();
+  }
+
+  private async one(m: MappedUser, known: LedgerEntry, sent: string): Promise<void> {
+    const base = { sourceId: m.sourceId, userId: known.userId, ...(m.warnings.length > 0 ? { warnings: m.warnings } : {}) };
+    let entry: ReportEntry | 'restaged';
+    try {
+      entry = await this.decide(m, known, sent, base);
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      entry = { ...base, outcome: 'failed', reasonCode: 'service-error', reason: `sync failed: ${err.message}; run the command again`, needsAction: true };
+    }
+    if (entry === 'restaged') return;
+    this.run.report.add(entry);
+    if (entry.outcome !== 'failed' && this.run.write) this.run.ledger.record(m.sourceId, known.userId, sent);
+  }
+
+  private async decide(m: MappedUser, known: LedgerEntry, sent: string, base: Pick<ReportEntry, 'sourceId' | 'userId'>): Promise<ReportEntry | 'restaged'> {
+    const { service, tenant } = this.run;
+    const ledger = JSON.parse(known.sent) as Kept;
+    const exported = JSON.parse(sent) as Kept;
+    const id = new URLSearchParams({ userId: known.userId });
+    const found = await service.ok('GET', `/user/id?${id}`);
+    if (found.status !== 'OK') {
+      // The app removed the user: its newer state wins, unless --prefer export (imported again).
+      if (this.run.preferExport && this.run.write) {
+        await this.run.restage(m, sent);
+        return 'restaged';
+      }
+      const conflicts = [{ field: 'user', ledger: known.userId, export: known.userId, service: null }];
+      return { ...base, outcome: 'conflict', conflicts, needsAction: true };
+    }
+    const held = found.user as ServiceUserView;
+    const readMetadata = Object.keys(ledger.userMetadata ?? {}).length + Object.keys(exported.userMetadata ?? {}).length > 0;
+    const readRoles = rolesIn(ledger, tenant).size + rolesIn(exported, tenant).size > 0;
+    const metadata = readMetadata ? ((await service.ok('GET', `/recipe/user/metadata?${id}`)).metadata as Record<string, unknown>) : {};
+    const roles = new Set<string>(readRoles ? (await service.ok('GET', `/${tenant}/recipe/user/roles?${id}`)).roles : []);
+
+    const d = new Decision(this.run.preferExport);
+    this.methods(d, ledger, exported, m.user!, held);
+    const update: Record<string, unknown> = {};
+    for (const key of new Set([...Object.keys(ledger.userMetadata ?? {}), ...Object.keys(exported.userMetadata ?? {})])) {
+      const value = exported.userMetadata?.[key] ?? null;
+      d.field(`metadata.${key}`, ledger.userMetadata?.[key], value, metadata[key] ?? null, async () => {
+        update[key] = value;
+      });
+    }
+    const [before, after] = [rolesIn(ledger, tenant), rolesIn(exported, tenant)];
+    for (const role of [...new Set([...before, ...after])].sort()) {
+      d.field(`roles.${role}`, before.has(role), after.has(role), roles.has(role), () => this.role(known.userId, role, after.has(role)));
+    }
+    const rest = (u: Kept) => without(u, ['loginMethods', 'userMetadata', 'userRoles']);
+    for (const key of new Set([...Object.keys(rest(ledger)), ...Object.keys(rest(exported))])) {
+      if (!same(rest(ledger)[key], rest(exported)[key]))
+        d.differences.push({ field: key, export: key === 'totpDevices' ? '…' : (rest(exported)[key] ?? null), service: null });
+    }
+
+    if (this.run.write) {
+      for (const write of d.writes) await write();
+      if (Object.keys(update).length > 0) await service.ok('PUT', '/recipe/user/metadata', { userId: known.userId, metadataUpdate: update });
+    }
+    const extra = {
+      ...(d.changed.length > 0 ? { changed: d.changed } : {}),
+      ...(d.conflicts.length > 0 ? { conflicts: d.conflicts } : {}),
+      ...(d.differences.length > 0 ? { differences: d.differences } : {}),
+    };
+    if (d.conflicts.length > 0) return { ...base, outcome: 'conflict', ...extra, needsAction: true };
+    return { ...base, outcome: d.changed.length > 0 ? 'updated' : 'imported', ...extra };
+  }
+
+  /** Each login method on all three sides: its hash and verified flag; one on some sides only is a difference. */
+  private methods(d: Decision, ledger: Kept, exported: Kept, user: BulkUserInput, held: ServiceUserView): void {
+    const [l, e] = [methodsOf(ledger), methodsOf(exported)];
+    const s = new Map(held.loginMethods.map((lm) => [serviceMethodKey(lm), lm]));
+    const raw = new Map(user.loginMethods.map((lm) => [methodKey(lm), lm]));
+    const keys = (map: Map<string, unknown>) => [...map.keys()].sort();
+    if (!same(keys(l), keys(e))) d.differences.push({ field: 'loginMethods', export: keys(e), service: keys(s) });
+    for (const [key, before] of l) {
+      const after = e.get(key);
+      if (!after) continue;
+      const lm = s.get(key);
+      if (!lm) {
+        // The app removed this login method: a change the export made to it is a conflict.
+        if (!same(before, after)) d.field(`loginMethods[${key}]`, 'present', 'changed', null, async () => undefined);
+        continue;
+      }
+      if (after.passwordHashDigest !== undefined) {
+        const hash = raw.get(key)!;
+        d.field(`loginMethods[${key}].password`, before.passwordHashDigest, after.passwordHashDigest, undefined, () => this.password(hash), false);
+      }
+      if (after.email !== undefined) d.field(`loginMethods[${key}].verified`, before.isVerified, after.isVerified, lm.verified, () => this.verified(lm, after));
+      const other = (x: KeptMethod) => without(x, SYNCED_METHOD_FIELDS);
+      if (!same(other(before), other(after))) d.differences.push({ field: `loginMethods[${key}]`, export: other(after), service: null });
+    }
+  }
+
+  private async password(lm: BulkLoginMethodInput): Promise<void> {
+    const res = await this.run.service.ok('POST', `/${this.run.tenant}/recipe/user/passwordhash/import`, {
+      email: lm.email,
+      passwordHash: lm.passwordHash,
+      ...(lm.hashingAlgorithm ? { hashingAlgorithm: lm.hashingAlgorithm } : {}),
+    });
+    if (res.status !== 'OK') throw new ServiceError(`passwordhash/import answered ${res.status}`);
+  }
+
+  private async verified(lm: ServiceLoginMethod, after: KeptMethod): Promise<void> {
+    const { service, tenant } = this.run;
+    const who = { userId: lm.recipeUserId, email: lm.email ?? after.email };
+    if (!after.isVerified) {
+      await service.ok('POST', '/recipe/user/email/verify/remove', who);
+      return;
+    }
+    const made = await service.ok('POST', `/${tenant}/recipe/user/email/verify/token`, who);
+    if (made.status === 'EMAIL_ALREADY_VERIFIED_ERROR') return;
+    const done = await service.ok('POST', `/${tenant}/recipe/user/email/verify`, { method: 'token', token: made.token });
+    if (done.status !== 'OK') throw new ServiceError(`email verification answered ${done.status}`);
+  }
+
+  private async role(userId: string, role: string, add: boolean): Promise<void> {
+    const { service, tenant } = this.run;
+    if (!add) {
+      await service.ok('POST', `/${tenant}/recipe/user/role/remove`, { userId, role });
+      return;
+    }
+    let res = await service.ok('PUT', `/${tenant}/recipe/user/role`, { userId, role });
+    if (res.status === 'UNKNOWN_ROLE_ERROR') {
+      await service.createRole(role);
+      res = await service.ok('PUT', `/${tenant}/recipe/user/role`, { userId, role });
+    }
+    if (res.status !== 'OK') throw new ServiceError(`adding role ${role} answered ${res.status}`);
+  }
+}

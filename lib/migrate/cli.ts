@@ -122,6 +122,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           .join(', ')}\n`,
       );
     }
+    for (const line of report.lines) io.out(`  ${line}\n`);
     io.out(`report: ${reportFile}\n`);
     return result.exitCode;
   } catch (err) {

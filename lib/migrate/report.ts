@@ -103,7 +103,11 @@ export class ReportWriter {
     Object.assign(this.summary, { updated: 0, unchanged: 0, conflict: 0, goneFromSource: 0, removed: 0 });
   }
 
+  /** The first lines of §17c's outcomes that need a look (conflicts, users gone from the source), for the terminal. */
+  readonly lines: string[] = [];
+
   add(entry: ReportEntry): void {
+    if (this.lines.length < 20) this.lines.push(...syncLines(entry).slice(0, 20 - this.lines.length));
     this.summary.total++;
     const key = SUMMARY_KEY[entry.outcome];
     this.summary[key] = (this.summary[key] ?? 0) + 1;
@@ -124,6 +128,22 @@ export class ReportWriter {
   async finish(extra: Record<string, unknown>): Promise<void> {
     await this.entries.finish(this.summary, extra);
   }
+}
+
+const shown = (value: unknown) => {
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+};
+
+/** The terminal's lines for an entry of a re-run: one per conflict; one for a user gone from the source or removed. */
+function syncLines(entry: ReportEntry): string[] {
+  const head = `${entry.outcome.padEnd(16)}  ${entry.sourceId}  `;
+  if (entry.outcome === 'conflict')
+    return (entry.conflicts ?? []).map(
+      (c) => `${head}${c.field}: ledger ${shown(c.ledger)}, export ${shown(c.export)}, service ${shown(c.service)} (kept as the service has it)`,
+    );
+  if (entry.outcome === 'gone-from-source' || entry.outcome === 'removed') return [`${head}${entry.reason ?? ''}`];
+  return [];
 }
 
 /** A report entry for a mapped user: its source id, the fields given, and its warnings. */

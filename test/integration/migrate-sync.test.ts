@@ -190,6 +190,71 @@ describe('a newer export: the service still holds what was sent', () => {
   });
 });
 
+const RAHEL = 'auth0|6097d19cf9bf0c28da27bfa5';
+/** v2, then Ugo's theme and plan, and Rahel's metadata, changed in the export. */
+const v3 = (theme: string, vip: string) => ({
+  ...v2,
+  users: (u: any) => {
+    const w = v2.users(u);
+    if (u.user_id === UGO) return { ...w, user_metadata: { ...w.user_metadata, theme }, app_metadata: { ...w.app_metadata, plan: 'business' } };
+    if (u.user_id === RAHEL) return { ...w, user_metadata: { vip } };
+    return w;
+  },
+});
+
+describe('a newer export where the app changed the same fields', () => {
+  let conflicted: Run;
+  beforeAll(async () => {
+    // The app changed Ugo's theme, and removed Rahel.
+    expect((await api.put('/recipe/user/metadata', { userId: UGO, metadataUpdate: { theme: 'solar' } })).json.status).toBe('OK');
+    expect((await api.post('/user/remove', { userId: RAHEL })).json.status).toBe('OK');
+    conflicted = await run(exportOf('v3', v3('light', 'silver')));
+  });
+
+  it('leaves each such field as the service has it, reported conflict with the three values: exit 1', async () => {
+    expect(conflicted.code).toBe(1);
+    const users = byId(conflicted);
+    expect(users[UGO]).toMatchObject({
+      outcome: 'conflict',
+      changed: ['metadata.plan'],
+      conflicts: [{ field: 'metadata.theme', ledger: 'dark', export: 'light', service: 'solar' }],
+      needsAction: true,
+    });
+    expect(users[RAHEL]).toMatchObject({ outcome: 'conflict', conflicts: [{ field: 'user', ledger: RAHEL, export: RAHEL, service: null }] });
+    expect(conflicted.stdout).toContain(
+      `  conflict          ${UGO}  metadata.theme: ledger "dark", export "light", service "solar" (kept as the service has it)\n`,
+    );
+    expect(conflicted.stdout).toContain(
+      `  conflict          ${RAHEL}  user: ledger "${RAHEL}", export "${RAHEL}", service null (kept as the service has it)\n`,
+    );
+    expect(conflicted.report.summary).toEqual({
+      ...rerunSummary(set.summary),
+      imported: set.summary.imported - 2,
+      unchanged: set.summary.imported - 2,
+      conflict: 2,
+    });
+    expect((await api.get(`/recipe/user/metadata?userId=${encodeURIComponent(UGO)}`)).json.metadata).toEqual({ theme: 'solar', plan: 'business' });
+    expect((await api.get(`/user/id?userId=${encodeURIComponent(RAHEL)}`)).json.status).toBe('UNKNOWN_USER_ID_ERROR');
+    // Nothing written for the conflicts: the one write is Ugo's plan.
+    expect(Object.entries(Object.fromEntries(proxy.counts)).filter(([k]) => !k.startsWith('GET '))).toEqual([['PUT /recipe/user/metadata', 1]]);
+  });
+
+  it('--prefer export writes the export’s value over the app’s, and imports a user the app removed again', async () => {
+    const preferred = await run([...exportOf('v4', v3('sepia', 'gold')), '--prefer', 'export']);
+    expect(preferred.code).toBe(set.exitCode);
+    const users = byId(preferred);
+    expect(users[UGO]).toMatchObject({ outcome: 'updated', changed: ['metadata.theme'] });
+    expect(users[RAHEL]).toMatchObject({ outcome: 'imported', userId: RAHEL });
+    expect((await api.get(`/recipe/user/metadata?userId=${encodeURIComponent(UGO)}`)).json.metadata).toEqual({ theme: 'sepia', plan: 'business' });
+    expect((await api.get(`/recipe/user/metadata?userId=${encodeURIComponent(RAHEL)}`)).json.metadata).toEqual({ vip: 'gold' });
+    const signin = await api.post('/recipe/signin', { email: 'rahel@shop.example', password: 'rahel-Pa55' });
+    expect([signin.json.status, signin.json.user?.id]).toEqual(['OK', RAHEL]);
+    // The ledger now holds what this run sent: the same export again is a no-op.
+    const again = await run([...exportOf('v4-again', v3('sepia', 'gold')), '--prefer', 'export']);
+    expect([Object.fromEntries(proxy.counts), again.report.summary.unchanged]).toEqual([{}, set.summary.imported]);
+  });
+});
+
 describe('secrets', () => {
   it('no hash, password or API key in the ledger, any report or on the terminal', () => {
     const hashes = readFileSync(join(AUTH0, 'password-hashes.ndjson'), 'utf8')

@@ -33,7 +33,8 @@ function program() {
       new Option('--prefer <side>', 'a re-run: where the export and the service both changed a field since the last run, which one wins')
         .choices(['service', 'export'])
         .default('service'),
-    );
+    )
+    .option('--remove-gone', 'a re-run: remove from the service the users of the last run that the export no longer imports');
 }
 
 interface Options extends ExportOptions {
@@ -42,6 +43,7 @@ interface Options extends ExportOptions {
   batchSize: string;
   overwriteProviders?: boolean;
   prefer: 'service' | 'export';
+  removeGone?: boolean;
 }
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -84,6 +86,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         concurrency,
         batchUsers,
         preferExport: opts.prefer === 'export',
+        removeGone: opts.removeGone === true,
         report,
         ledger,
         signal: io.signal,
@@ -96,7 +99,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           file,
           url: opts.url,
           tenant,
-          options: { noHash: map.noHash, duplicates: opts.duplicates, includeDisabled: map.includeDisabled, mfa: opts.mfa, prefer: opts.prefer },
+          options: {
+            noHash: map.noHash,
+            duplicates: opts.duplicates,
+            includeDisabled: map.includeDisabled,
+            mfa: opts.mfa,
+            prefer: opts.prefer,
+            removeGone: opts.removeGone === true,
+          },
         },
       });
     } finally {

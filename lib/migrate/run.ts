@@ -10,7 +10,7 @@ import { sentOf } from './ledger';
 import { entryOf, type ReportWriter } from './report';
 import { setUpConnections } from './sso-setup';
 import { ServiceError, type ServiceClient } from './service';
-import { Syncer } from './sync';
+import { settleGone, Syncer } from './sync';
 import { eventBodyBytes } from '../http/body-size';
 import { IDEMPOTENCY_KEY_HEADER } from '../http/bulkimport-input';
 import { sleep } from '../pool';
@@ -49,6 +49,8 @@ export interface MigrationRun {
   readonly overwriteProviders?: boolean;
   /** `--prefer export`: where the export and the service both changed a field, the export's value is written (SPEC §17c). */
   readonly preferExport?: boolean;
+  /** `--remove-gone`: users the ledger holds and the export no longer imports are removed from the service. */
+  readonly removeGone?: boolean;
 }
 
 export interface RunResult {
@@ -344,13 +346,19 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       })
     : undefined;
 
+  /** The ledger's users met in the export: the others are gone from the source. */
+  const inExport = new Set<string>();
+  const goneRun = { service: stager ? service : undefined, removeGone: run.removeGone === true, report, ledger };
   try {
     let seen = 0;
     for await (const { mapped: m, verdict } of decideUsers(source.users(), index, run.duplicates)) {
       seen++;
       const sent = verdict ? '' : sentOf(m.user!);
-      const known = verdict ? undefined : ledger.get(m.sourceId);
-      if (verdict) {
+      const known = ledger.get(m.sourceId);
+      if (known) inExport.add(m.sourceId);
+      if (verdict?.outcome === 'skipped' && known && !signal.aborted) {
+        await settleGone(goneRun, m.sourceId, known.userId, `the export now skips it: ${verdict.reason}`);
+      } else if (verdict) {
         const { outcome, code, reason, needsAction } = verdict;
         report.add(entryOf(m, { outcome, reasonCode: code, reason, ...(needsAction ? { needsAction } : {}) }));
       } else if (known?.sent === sent) {
@@ -373,6 +381,11 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       await stager.drain();
       while (reconciler!.size > 0 && !signal.aborted && fatal === undefined) await sleep(pollMs / 4);
     }
+    // The ledger's users the export no longer has (once the whole export was read).
+    for (const sourceId of ledger.loaded > 0 && !signal.aborted ? [...ledger.sourceIds()] : []) {
+      if (!inExport.has(sourceId)) await settleGone(goneRun, sourceId, ledger.userIdOf(sourceId)!, 'not in the export');
+    }
+    ledger.flush();
   } finally {
     polling = false;
     await poller;

@@ -233,3 +233,45 @@ export class Syncer {
     if (res.status !== 'OK') throw new ServiceError(`adding role ${role} answered ${res.status}`);
   }
 }
+
+/** What `settleGone` needs: the service only with `--remove-gone` on a real run. */
+export interface GoneRun {
+  readonly service?: ServiceClient;
+  readonly removeGone: boolean;
+  readonly report: ReportWriter;
+  readonly ledger: Ledger;
+}
+
+/**
+ * A user the ledger holds that the export no longer imports (gone from it, or now skipped:
+ * disabled, deleted, …): `gone-from-source`, left in the service (needs action), with no request;
+ * with `--remove-gone` on a real run, removed with its linked accounts (`POST /user/remove`),
+ * `removed`, and forgotten by the ledger.
+ */
+export async function settleGone(run: GoneRun, sourceId: string, userId: string, why: string): Promise<void> {
+  if (!run.removeGone || !run.service) {
+    const reason = `${why}; left in the service${run.removeGone ? ' (a dry run removes nothing)' : ' (--remove-gone removes it)'}`;
+    run.report.add({ sourceId, userId, outcome: 'gone-from-source', reason, needsAction: true });
+    return;
+  }
+  try {
+    const res = await run.service.ok('POST', '/user/remove', { userId, removeAllLinkedAccounts: true });
+    run.report.add({
+      sourceId,
+      userId,
+      outcome: 'removed',
+      reason: `${why}; removed from the service${res.didUserExist === false ? ' (it was not there)' : ''}`,
+    });
+    run.ledger.forget(sourceId);
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    run.report.add({
+      sourceId,
+      userId,
+      outcome: 'failed',
+      reasonCode: 'service-error',
+      reason: `removing it failed: ${err.message}; run the command again`,
+      needsAction: true,
+    });
+  }
+}

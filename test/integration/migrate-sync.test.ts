@@ -255,6 +255,57 @@ describe('a newer export where the app changed the same fields', () => {
   });
 });
 
+const YOSEF = 'github|9081726';
+const ZELDA = 'email|62735b01965f9192de96f8e9';
+/** The export of step 4, without Yosef, and with Zelda blocked. */
+const v5 = () => {
+  const base = v3('sepia', 'gold');
+  return { ...base, users: (u: any) => (u.user_id === YOSEF ? undefined : u.user_id === ZELDA ? { ...base.users(u), blocked: true } : base.users(u)) };
+};
+
+describe('users gone from the export', () => {
+  it('are reported gone-from-source and left in the service, with no request: exit 1', async () => {
+    const gone = await run(exportOf('v5', v5()));
+    expect(Object.fromEntries(proxy.counts)).toEqual({});
+    expect(gone.code).toBe(1);
+    const users = byId(gone);
+    expect(users[YOSEF]).toEqual({
+      sourceId: YOSEF,
+      userId: YOSEF,
+      outcome: 'gone-from-source',
+      reason: 'not in the export; left in the service (--remove-gone removes it)',
+      needsAction: true,
+    });
+    expect(users[ZELDA]).toMatchObject({ outcome: 'gone-from-source', reason: expect.stringMatching(/^the export now skips it: .*; left in the service/) });
+    expect(gone.report.summary).toEqual({
+      ...rerunSummary(set.summary),
+      imported: set.summary.imported - 2,
+      unchanged: set.summary.imported - 2,
+      goneFromSource: 2,
+    });
+    expect(gone.stdout).toContain(`  gone-from-source  ${YOSEF}  not in the export; left in the service (--remove-gone removes it)\n`);
+    for (const id of [YOSEF, ZELDA]) expect((await api.get(`/user/id?userId=${encodeURIComponent(id)}`)).json.status).toBe('OK');
+  });
+
+  it('--remove-gone removes them (POST /user/remove each) and the ledger forgets them', async () => {
+    const removed = await run([...exportOf('v5-remove', v5()), '--remove-gone']);
+    expect(removed.code).toBe(set.exitCode);
+    expect(Object.fromEntries(proxy.counts)).toEqual({ 'GET /recipe/multitenancy/tenant/list/v2': 1, 'POST /user/remove': 2 });
+    const users = byId(removed);
+    expect([users[YOSEF].outcome, users[ZELDA].outcome]).toEqual(['removed', 'removed']);
+    expect(removed.report.summary).toMatchObject({ removed: 2, goneFromSource: 0 });
+    for (const id of [YOSEF, ZELDA]) expect((await api.get(`/user/id?userId=${encodeURIComponent(id)}`)).json.status).toBe('UNKNOWN_USER_ID_ERROR');
+    const again = await run(exportOf('v5-again', v5()));
+    expect([Object.fromEntries(proxy.counts), again.report.summary.goneFromSource, byId(again)[ZELDA].outcome]).toEqual([{}, 0, 'skipped']);
+    expect(
+      ledgerLines()
+        .filter((l) => l.removed === true)
+        .map((l) => l.sourceId)
+        .sort(),
+    ).toEqual([YOSEF, ZELDA].sort());
+  });
+});
+
 describe('secrets', () => {
   it('no hash, password or API key in the ledger, any report or on the terminal', () => {
     const hashes = readFileSync(join(AUTH0, 'password-hashes.ndjson'), 'utf8')

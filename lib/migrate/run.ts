@@ -346,7 +346,7 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       })
     : undefined;
 
-  /** The ledger's users met in the export: the others are gone from the source. */
+  /** On a re-run, the users met in the export: the ledger's others are gone from the source. */
   const inExport = new Set<string>();
   const goneRun = { service: stager ? service : undefined, removeGone: run.removeGone === true, report, ledger };
   try {
@@ -355,7 +355,7 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       seen++;
       const sent = verdict ? '' : sentOf(m.user!);
       const known = ledger.get(m.sourceId);
-      if (known) inExport.add(m.sourceId);
+      if (ledger.loaded > 0) inExport.add(m.sourceId);
       if (verdict?.outcome === 'skipped' && known && !signal.aborted) {
         await settleGone(goneRun, m.sourceId, known.userId, `the export now skips it: ${verdict.reason}`);
       } else if (verdict) {

@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 /** An export of the fixture: its two files, each line passed through `edit` (by Auth0 user id / hash `_id`). */
-function exportOf(name: string, edit: { users?: (u: any) => any; hashes?: (h: any) => any } = {}): string[] {
+function exportOf(name: string, edit: { users?: (u: any) => any; hashes?: (h: any) => any; added?: any[] } = {}): string[] {
   const lines = (file: string, f?: (x: any) => any) =>
     readFileSync(join(AUTH0, file), 'utf8')
       .trimEnd()
@@ -43,7 +43,7 @@ function exportOf(name: string, edit: { users?: (u: any) => any; hashes?: (h: an
       .join('\n');
   const users = join(dir, `${name}-users.ndjson`);
   const hashes = join(dir, `${name}-hashes.ndjson`);
-  writeFileSync(users, `${lines('users.ndjson', edit.users)}\n`);
+  writeFileSync(users, `${[lines('users.ndjson', edit.users), ...(edit.added ?? []).map((u) => JSON.stringify(u))].join('\n')}\n`);
   writeFileSync(hashes, `${lines('password-hashes.ndjson', edit.hashes)}\n`);
   return ['auth0', users, '--hashes', hashes];
 }
@@ -263,6 +263,13 @@ const v5 = () => {
   return { ...base, users: (u: any) => (u.user_id === YOSEF ? undefined : u.user_id === ZELDA ? { ...base.users(u), blocked: true } : base.users(u)) };
 };
 
+/** A user new in the export of step 5 on. */
+const NOVA = 'auth0|new-in-v5b';
+const newcomer = () => {
+  const first = JSON.parse(readFileSync(join(AUTH0, 'users.ndjson'), 'utf8').split('\n')[0]);
+  return { ...first, user_id: NOVA, email: 'nova@shop.example', identities: [{ ...first.identities[0], user_id: 'new-in-v5b' }] };
+};
+
 describe('users gone from the export', () => {
   it('are reported gone-from-source and left in the service, with no request: exit 1', async () => {
     const gone = await run(exportOf('v5', v5()));
@@ -303,6 +310,14 @@ describe('users gone from the export', () => {
         .map((l) => l.sourceId)
         .sort(),
     ).toEqual([YOSEF, ZELDA].sort());
+  });
+
+  it('a user new in the export is imported, and is not gone from it', async () => {
+    const added = await run(exportOf('v5b', { ...v5(), added: [newcomer()] }));
+    expect([byId(added)[NOVA].outcome, byId(added)[NOVA].fromLedger, added.report.summary.goneFromSource]).toEqual(['imported', undefined, 0]);
+    expect((await api.get(`/user/id?userId=${encodeURIComponent(NOVA)}`)).json.user.loginMethods.map((lm: any) => lm.recipeId)).toEqual(['passwordless']);
+    const after = await run(exportOf('v5b-again', { ...v5(), added: [newcomer()] }));
+    expect([Object.fromEntries(proxy.counts), after.report.summary.goneFromSource, byId(after)[NOVA].fromLedger]).toEqual([{}, 0, true]);
   });
 });
 

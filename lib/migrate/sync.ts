@@ -177,7 +177,15 @@ export class Syncer {
     const s = new Map(held.loginMethods.map((lm) => [serviceMethodKey(lm), lm]));
     const raw = new Map(user.loginMethods.map((lm) => [methodKey(lm), lm]));
     const keys = (map: Map<string, unknown>) => [...map.keys()].sort();
-    if (!same(keys(l), keys(e))) d.differences.push({ field: 'loginMethods', export: keys(e), service: keys(s) });
+    // A login method the export dropped is never removed: a difference.
+    if ([...l.keys()].some((key) => !e.has(key))) d.differences.push({ field: 'loginMethods', export: keys(e), service: keys(s) });
+    for (const key of e.keys()) {
+      if (l.has(key)) continue;
+      // A new login method: added and linked to the user, unless the service has it already.
+      const lm = raw.get(key)!;
+      if (lm.recipeId === 'passwordless') d.differences.push({ field: `loginMethods[${key}]`, export: 'added', service: s.has(key) ? 'present' : null });
+      else d.field(`loginMethods[${key}]`, null, 'present', s.has(key) ? 'present' : null, () => this.addMethod(held, lm, key));
+    }
     for (const [key, before] of l) {
       const after = e.get(key);
       if (!after) continue;
@@ -195,6 +203,38 @@ export class Syncer {
       const other = (x: KeptMethod) => without(x, SYNCED_METHOD_FIELDS);
       if (!same(other(before), other(after))) d.differences.push({ field: `loginMethods[${key}]`, export: other(after), service: null });
     }
+  }
+
+  /**
+   * Adds a third-party or password login method (`POST /<t>/recipe/signinup`, or
+   * `passwordhash/import` then its verified flag) and links it to the user, made primary first
+   * when it is not (§11). An identity another user of the service holds fails the user.
+   */
+  private async addMethod(held: ServiceUserView & { isPrimaryUser?: boolean }, lm: BulkLoginMethodInput, key: string): Promise<void> {
+    const { service, tenant } = this.run;
+    let recipeUserId: string;
+    if (lm.recipeId === 'thirdparty') {
+      const email = { id: lm.email, isVerified: lm.isVerified === true };
+      const res = await service.ok('POST', `/${tenant}/recipe/signinup`, { thirdPartyId: lm.thirdPartyId, thirdPartyUserId: lm.thirdPartyUserId, email });
+      if (res.status !== 'OK' || res.createdNewUser !== true) throw new ServiceError(`${key} belongs to user ${res.user?.id} of the service`);
+      recipeUserId = res.recipeUserId;
+    } else {
+      // passwordhash/import replaces the hash of a password user that has the email: look first.
+      const found = await service.ok('GET', `/${tenant}/users/by-accountinfo?${new URLSearchParams({ email: String(lm.email) })}`);
+      const holder = (found.users as ServiceUserView[]).find((u) => u.loginMethods.some((m) => serviceMethodKey(m) === key));
+      if (holder) throw new ServiceError(`${key} belongs to user ${holder.id} of the service`);
+      const body = { email: lm.email, passwordHash: lm.passwordHash, ...(lm.hashingAlgorithm ? { hashingAlgorithm: lm.hashingAlgorithm } : {}) };
+      const res = await service.ok('POST', `/${tenant}/recipe/user/passwordhash/import`, body);
+      if (res.status !== 'OK' || res.didUserAlreadyExist !== false) throw new ServiceError(`${key} belongs to user ${res.user?.id} of the service`);
+      recipeUserId = res.user.id;
+      if (lm.isVerified) await this.verified({ recipeUserId, email: lm.email } as ServiceLoginMethod, { ...lm, isVerified: true });
+    }
+    if (held.isPrimaryUser !== true) {
+      const primary = await service.ok('POST', '/recipe/accountlinking/user/primary', { recipeUserId: held.id });
+      if (primary.status !== 'OK') throw new ServiceError(`making ${held.id} primary answered ${primary.status}`);
+    }
+    const linked = await service.ok('POST', '/recipe/accountlinking/user/link', { recipeUserId, primaryUserId: held.id });
+    if (linked.status !== 'OK') throw new ServiceError(`linking ${key} answered ${linked.status}`);
   }
 
   private async password(lm: BulkLoginMethodInput): Promise<void> {

@@ -321,6 +321,41 @@ describe('users gone from the export', () => {
   });
 });
 
+describe('a login method new in the export', () => {
+  it('a social identity is added and linked to the user: it signs in as that user, and so does the password', async () => {
+    const google = {
+      provider: 'google-oauth2',
+      user_id: 'g-olivier-1',
+      connection: 'google-oauth2',
+      isSocial: true,
+      profileData: { email: 'olivier@shop.example', email_verified: true },
+    };
+    const base = v5();
+    const v6 = { ...base, users: (u: any) => (u?.user_id === OLIVIER ? { ...base.users(u), identities: [...u.identities, google] } : base.users(u)) };
+    const linked = await run(exportOf('v6', { ...v6, added: [newcomer()] }));
+    expect(linked.code).toBe(set.exitCode);
+    expect(byId(linked)[OLIVIER]).toMatchObject({ outcome: 'updated', changed: ['loginMethods[thirdparty:google:g-olivier-1]'] });
+    expect(Object.entries(Object.fromEntries(proxy.counts)).filter(([k]) => !k.startsWith('GET '))).toEqual([
+      ['POST /public/recipe/signinup', 1],
+      ['POST /recipe/accountlinking/user/primary', 1],
+      ['POST /recipe/accountlinking/user/link', 1],
+    ]);
+    const user = (await api.get(`/user/id?userId=${encodeURIComponent(OLIVIER)}`)).json.user;
+    expect([user.isPrimaryUser, user.loginMethods.map((lm: any) => lm.recipeId).sort()]).toEqual([true, ['emailpassword', 'thirdparty']]);
+    const social = await api.post('/recipe/signinup', {
+      thirdPartyId: 'google',
+      thirdPartyUserId: 'g-olivier-1',
+      email: { id: 'olivier@shop.example', isVerified: true },
+    });
+    expect([social.json.status, social.json.createdNewUser, social.json.user?.id]).toEqual(['OK', false, OLIVIER]);
+    const signin = await api.post('/recipe/signin', { email: 'olivier@shop.example', password: NEW_PASSWORD });
+    expect([signin.json.status, signin.json.user?.id]).toEqual(['OK', OLIVIER]);
+    // And the same export again: nothing to do.
+    const again = await run(exportOf('v6-again', { ...v6, added: [newcomer()] }));
+    expect([Object.fromEntries(proxy.counts), again.report.summary.unchanged]).toEqual([{}, again.report.summary.imported]);
+  });
+});
+
 describe('secrets', () => {
   it('no hash, password or API key in the ledger, any report or on the terminal', () => {
     const hashes = readFileSync(join(AUTH0, 'password-hashes.ndjson'), 'utf8')

@@ -60,6 +60,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (opts.overwriteProviders && !opened.connections) throw new UsageError('--overwrite-providers goes with --connections only.');
     const { sourceName, file, map, tenant, concurrency, source } = opened;
     const service = opts.offline ? undefined : opened.service;
+    // Passkeys (SPEC §21): the plan asks this service which RP ids it imports, at the first passkey.
+    map.passkeys?.useService(service);
     const checks = async () => {
       await service?.preflight(tenant);
       if (map.noHash === 'migrate-on-signin' && service && !opts.dryRun && !(await service.migratesPasswords(tenant))) {

@@ -7,6 +7,7 @@ import { Connections } from './connections';
 import { UsageError } from './errors';
 import type { CompanionName, Companions, MapOptions, MfaMode, NoHashMode, Source, SourceDefinition } from './model';
 import type { Progress } from './plan';
+import { PasskeyPlan, rpIdOption } from './passkeys';
 import { assertReadableFile } from './read';
 import { ServiceClient } from './service';
 import { SOURCES } from './sources';
@@ -39,6 +40,8 @@ const COMPANION_FLAGS: Record<CompanionName, { flag: string; file: boolean }> = 
   mfaFactors: { flag: '--mfa-factors', file: true },
   usermeta: { flag: '--usermeta', file: true },
   connections: { flag: '--connections', file: true },
+  webauthnCredentials: { flag: '--webauthn-credentials', file: true },
+  webauthnRpId: { flag: '--webauthn-rp-id', file: false },
 };
 
 /** The arguments and options that say which export is read, how it is mapped, and where the service is. */
@@ -61,6 +64,11 @@ export function exportCommand(name: string, description: string, concurrencyHelp
       '--connections <file>',
       'keycloak, auth0, cognito, supabase: {"<connection>": {"tenantId", "thirdPartyId", "clientSecretEnv"?}, …}: enterprise users sign in through that tenant\'s provider',
     )
+    .option(
+      '--webauthn-credentials <file>',
+      'supabase: auth.webauthn_credentials, in the same format as the users file: passkeys carried over (with --webauthn-rp-id)',
+    )
+    .option('--webauthn-rp-id <id>', "keycloak, supabase: the passkeys' RP ID where the export names none (Keycloak's host; Supabase's GOTRUE_WEBAUTHN_RP_ID)")
     .addOption(
       new Option('--mfa <mode>', 'second factors: carry them over (TOTP devices, SMS phones, required factors), or only report them')
         .choices(['carry', 'report'])
@@ -185,6 +193,7 @@ export async function openExport(cmd: Command, opts: ExportOptions, io: CliIo): 
     includeDisabled: opts.includeDisabled === true,
     mfa: opts.mfa,
     ...(connections ? { connections } : {}),
+    ...(definition.companions.includes('webauthnRpId') ? { passkeys: new PasskeyPlan(rpIdOption(companions.webauthnRpId)) } : {}),
   };
   const source: Source = await definition.open(file, map, companions);
   return {

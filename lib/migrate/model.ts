@@ -6,7 +6,7 @@
 
 /** A login method of the bulk user schema (SPEC §15), as the command sends it. */
 export interface BulkLoginMethodInput {
-  recipeId: 'emailpassword' | 'thirdparty' | 'passwordless';
+  recipeId: 'emailpassword' | 'thirdparty' | 'passwordless' | 'webauthn';
   tenantIds: string[];
   isVerified: boolean;
   isPrimary?: boolean;
@@ -19,6 +19,21 @@ export interface BulkLoginMethodInput {
   migratePasswordOnSignIn?: boolean;
   thirdPartyId?: string;
   thirdPartyUserId?: string;
+  /** webauthn (SPEC §21): the passkeys' public parts (`./passkeys.ts`). */
+  credentials?: BulkPasskeyInput[];
+}
+
+/** A passkey of a webauthn login method (SPEC §21, passkey import): public parts only, nothing here can sign. */
+export interface BulkPasskeyInput {
+  /** base64url, unpadded. */
+  credentialId: string;
+  /** The COSE_Key, base64url unpadded. */
+  publicKey: string;
+  rpId: string;
+  counter: number;
+  transports?: string[];
+  aaguid?: string;
+  createdAt?: number;
 }
 
 /** A TOTP device of the bulk user schema (SPEC §20): a verified authenticator, its secret in base32. */
@@ -132,6 +147,40 @@ export interface MapOptions {
   readonly mfa?: MfaMode;
   /** `--connections` (SPEC §22): enterprise connections mapped to a tenant's provider. */
   readonly connections?: ConnectionLookup;
+  /** Passkeys carried over (SPEC §21): which RP ids the service takes, checked once per RP id (`./passkeys.ts`). */
+  readonly passkeys?: PasskeyPlanLike;
+}
+
+/** What a mapper asks of the passkey plan (`./passkeys.ts`'s `PasskeyPlan`). */
+export interface PasskeyPlanLike {
+  /** `--webauthn-rp-id`: the RP id of passkeys whose export names none. */
+  readonly rpIdOption?: string;
+  /**
+   * Asks the service, once per RP id not asked yet, whether it imports passkeys of these RP ids;
+   * refuses (exit 2) when it does not take `head`, the RP id the export's passkeys need.
+   */
+  ensure(rpIds: readonly string[], head?: string): Promise<void>;
+  /** A passkey of the user `owner` (its source id) as the export gives it → the bulk credential, or why it is not carried. */
+  take(passkey: ExportedPasskey, owner: string): BulkPasskeyInput | { readonly why: string };
+  /** The service to ask (none: nothing is asked, and every passkey that passes the other checks is carried). */
+  useService(service: { readonly url: string } | undefined): void;
+  /** The report's head: `{passkeys: {rpId, serviceRpIds, carried, notCarried}}` once there were passkeys. */
+  notes(): Record<string, unknown>;
+}
+
+/** A passkey of the export as read: the passkey, or why it is unreadable (`id`: its credential id, or what names it). */
+export type ReadPasskey = ExportedPasskey | { readonly id: string; readonly why: string };
+
+/** A passkey as a source reads it, before the checks of SPEC §21. */
+export interface ExportedPasskey {
+  readonly credentialId: Buffer;
+  readonly publicKey: Buffer;
+  /** Undefined: the export names no RP id and `--webauthn-rp-id` was not given. */
+  readonly rpId?: string;
+  readonly counter: number;
+  readonly transports: readonly string[];
+  readonly aaguid?: string;
+  readonly createdAt?: number;
 }
 
 /**
@@ -185,6 +234,10 @@ export interface Companions {
   readonly usermeta?: string;
   /** keycloak, auth0, cognito, supabase: the enterprise connections' tenants and providers (SPEC §22). */
   readonly connections?: string;
+  /** supabase: `auth.webauthn_credentials` (SPEC §21). */
+  readonly webauthnCredentials?: string;
+  /** keycloak, supabase: the RP id of the passkeys when the export names none (SPEC §21). */
+  readonly webauthnRpId?: string;
 }
 
 export type CompanionName = keyof Companions;

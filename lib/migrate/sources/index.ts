@@ -8,6 +8,8 @@ import { firebaseSource } from './firebase';
 import { keycloakSource } from './keycloak';
 import { readIdentities, supabaseSource } from './supabase';
 import { readFactors } from './supabase-factors';
+import { readPasskeys } from './supabase-passkeys';
+import { UsageError } from '../errors';
 import { supertokensSource } from './supertokens';
 import { wordpressSource } from './wordpress';
 import { UsermetaIndex } from './wordpress-usermeta';
@@ -40,18 +42,22 @@ export const SOURCES: readonly SourceDefinition[] = [
   {
     name: 'supabase',
     file: 'Supabase auth.users (psql CSV with header or JSON)',
-    companions: ['identities', 'mfaFactors', 'connections'],
-    open: async (file, opts, { identities, mfaFactors }) =>
-      supabaseSource(file, {
+    companions: ['identities', 'mfaFactors', 'connections', 'webauthnCredentials', 'webauthnRpId'],
+    open: async (file, opts, { identities, mfaFactors, webauthnCredentials }) => {
+      if (webauthnCredentials !== undefined && opts.passkeys?.rpIdOption === undefined)
+        throw new UsageError("--webauthn-credentials needs --webauthn-rp-id: the RP ID the passkeys were made for (Supabase's GOTRUE_WEBAUTHN_RP_ID).");
+      return supabaseSource(file, {
         opts,
         ...(identities ? { identities: await readIdentities(identities) } : {}),
         ...(mfaFactors ? { factors: await readFactors(mfaFactors) } : {}),
-      }),
+        ...(webauthnCredentials ? { passkeys: await readPasskeys(webauthnCredentials, opts.passkeys?.rpIdOption) } : {}),
+      });
+    },
   },
   {
     name: 'keycloak',
     file: 'Keycloak kc.sh export: a realm file with users, a <realm>-users-<n>.json file, or the export folder',
-    companions: ['connections'],
+    companions: ['connections', 'webauthnRpId'],
     directory: true,
     open: async (file, opts) => keycloakSource(file, { opts }),
   },

@@ -8,7 +8,9 @@ import { UsageError } from '../errors';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, thirdPartyIdOf, nonEmpty } from '../mapping';
 import { base32Of, quoted, type SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, ProviderPlan, Source, Warning } from '../model';
+import { webauthnMethodOf } from '../passkeys';
 import { jsonFilesOf, usersArray } from '../read';
+import { keycloakPasskeys, keycloakRpIdsOf, PASSKEY_TYPES, readKeycloakRpIds } from './keycloak-passkeys';
 import { ENTERPRISE_PROVIDER_IDS, keycloakProviderPlans, readIdentityProviders, type KeycloakIdentityProvider } from './keycloak-providers';
 
 /**
@@ -161,6 +163,8 @@ export interface KeycloakMapContext {
   readonly realm?: string;
   /** The export's identity providers by alias (SPEC §22: which brokered identities are enterprise connections). */
   readonly identityProviders?: ReadonlyMap<string, KeycloakIdentityProvider>;
+  /** The RP id of each WebAuthn credential type (SPEC §21: `keycloakRpIdsOf`). */
+  readonly passkeyRpIds?: Record<string, string | undefined>;
 }
 
 /**
@@ -265,6 +269,9 @@ export function mapKeycloakUser(raw: Obj, ctx: KeycloakMapContext, at: string): 
     } else
       methods.push({ recipeId: 'thirdparty', tenantIds: [], isVerified: verified, email, thirdPartyId: thirdPartyIdOf(provider), thirdPartyUserId: userId });
   }
+  // SPEC §21: passkeys (and WebAuthn second factors) as one webauthn login method, linked to the others.
+  const webauthn = webauthnMethodOf(sourceId, keycloakPasskeys(credentials, ctx.passkeyRpIds ?? {}), opts.passkeys, email, verified, warnings);
+  if (webauthn !== undefined) methods.push(webauthn);
   let emptyReason = {
     code: 'no-email',
     reason: password !== undefined ? 'a password but no email, which the login method needs' : 'no email, which every login method needs',
@@ -326,6 +333,8 @@ export function keycloakSource(path: string, options: KeycloakSourceOptions): So
       const files = filesOf();
       if (files.length === 0) throw new UsageError(`${path} has no *.json file: give the folder kc.sh export --dir wrote, or one of its files.`);
       const idps = await providersOf();
+      const plan = options.opts.passkeys;
+      let rpIds: ReturnType<typeof keycloakRpIdsOf> | undefined;
       let withUsers = 0;
       for (const file of files) {
         let realm: string | undefined;
@@ -342,8 +351,16 @@ export function keycloakSource(path: string, options: KeycloakSourceOptions): So
         try {
           for await (const { key, value } of usersArray(file, shape)) {
             const at = `users[${key}] of ${basename(file)}`;
+            if (plan !== undefined && isObject(value) && hasPasskey(value)) {
+              // The first passkey: the realm's RP ids, and whether the service imports passkeys of them (before any write).
+              rpIds ??= keycloakRpIdsOf(await readKeycloakRpIds(files), plan.rpIdOption);
+              await plan.ensure(
+                Object.values(rpIds.byType).filter((r): r is string => r !== undefined),
+                rpIds.head,
+              );
+            }
             yield isObject(value)
-              ? mapKeycloakUser(value, { opts: options.opts, realm, identityProviders: idps }, at)
+              ? mapKeycloakUser(value, { opts: options.opts, realm, identityProviders: idps, ...(rpIds ? { passkeyRpIds: rpIds.byType } : {}) }, at)
               : failedUser(`#${at}`, undefined, 'not-a-user', `${at} is not an object`);
           }
         } catch (err) {
@@ -358,6 +375,10 @@ export function keycloakSource(path: string, options: KeycloakSourceOptions): So
         );
       }
     },
-    notes: () => ({}),
+    notes: () => options.opts.passkeys?.notes() ?? {},
   };
 }
+
+/** Whether a user holds a WebAuthn credential (SPEC §21). */
+const hasPasskey = (raw: Obj): boolean =>
+  Array.isArray(raw.credentials) && raw.credentials.some((c) => isObject(c) && typeof c.type === 'string' && PASSKEY_TYPES.has(c.type));

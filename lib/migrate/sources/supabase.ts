@@ -1,9 +1,11 @@
 import { droppedConnection, enterpriseMethod } from '../connections';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf } from '../mapping';
 import type { SecondFactor } from '../mfa';
-import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
+import type { BulkLoginMethodInput, MapOptions, MappedUser, ReadPasskey, Source, Warning } from '../model';
 import { tableRows, UserJoin, type TableSpec } from '../table';
+import { webauthnMethodOf } from '../passkeys';
 import type { FactorIndex } from './supabase-factors';
+import type { PasskeyIndex } from './supabase-passkeys';
 
 /**
  * Supabase (SPEC §17b): `auth.users`, and optionally `auth.identities`, as psql exports them
@@ -62,6 +64,8 @@ export interface SupabaseMapContext {
   readonly now: number;
   /** The user's verified rows of `auth.mfa_factors` (`--mfa-factors`). */
   readonly factors?: readonly SecondFactor[];
+  /** The user's rows of `auth.webauthn_credentials` (`--webauthn-credentials`, SPEC §21). */
+  readonly passkeys?: readonly ReadPasskey[];
 }
 
 /** The user's own login kinds: not third-party identities. */
@@ -184,6 +188,9 @@ export function mapSupabaseUser(raw: Obj, ctx: SupabaseMapContext, at: string): 
     }
   }
   if (phoneMethod) methods.push(phoneMethod);
+  // SPEC §21: the user's passkeys as one webauthn login method, linked to the others (a passkey-only user has its --no-hash method too).
+  const webauthn = ctx.passkeys ? webauthnMethodOf(sourceId, ctx.passkeys, opts.passkeys, email, emailVerified, warnings) : undefined;
+  if (webauthn !== undefined) methods.push(webauthn);
 
   // raw_user_meta_data, then raw_app_meta_data without the provider bookkeeping: the app's values win.
   const { provider: _provider, providers: _providers, ...app } = appMeta;
@@ -232,14 +239,19 @@ export interface SupabaseSourceOptions {
   readonly opts: MapOptions;
   readonly identities?: IdentityIndex;
   readonly factors?: FactorIndex;
+  readonly passkeys?: PasskeyIndex;
   readonly now?: number;
 }
 
 export function supabaseSource(file: string, options: SupabaseSourceOptions): Source {
   const now = options.now ?? Date.now();
-  const { identities, factors } = options;
+  const { identities, factors, passkeys } = options;
+  const plan = options.opts.passkeys;
   return {
     async *users() {
+      // Whether the service imports passkeys of --webauthn-rp-id, before the first user (and any write).
+      if (plan !== undefined && passkeys !== undefined && passkeys.rows > 0 && plan.rpIdOption !== undefined)
+        await plan.ensure([plan.rpIdOption], plan.rpIdOption);
       for await (const row of tableRows(file, USERS)) {
         if ('unreadable' in row) {
           const first = row.firstCell;
@@ -251,6 +263,7 @@ export function supabaseSource(file: string, options: SupabaseSourceOptions): So
         const joined = {
           ...(identities && id !== undefined ? { identities: identities.of(id) } : {}),
           ...(factors && id !== undefined ? { factors: factors.of(id) } : {}),
+          ...(passkeys && id !== undefined ? { passkeys: passkeys.of(id) } : {}),
         };
         yield mapSupabaseUser(row.value, { opts: options.opts, now, ...joined }, row.at);
       }
@@ -261,6 +274,8 @@ export function supabaseSource(file: string, options: SupabaseSourceOptions): So
         ...(factors
           ? { orphanMfaFactorRows: factors.orphans(), unreadableMfaFactorRows: factors.unreadable }
           : { mfa: 'second factors are in auth.mfa_factors, which was not given: carry them with --mfa-factors' }),
+        ...(passkeys ? { orphanWebauthnCredentialRows: passkeys.orphans(), unreadableWebauthnCredentialRows: passkeys.unreadable } : {}),
+        ...(plan?.notes() ?? {}),
       };
     },
   };

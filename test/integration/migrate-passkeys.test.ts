@@ -1,0 +1,169 @@
+import { createHash, createPrivateKey, sign } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startApi, type TestApi } from '../support/api';
+import { migrate, rowCount, userCount, withoutProgress, type Run } from '../support/migrate-e2e';
+import { scratchDir } from '../support/scratch';
+
+/**
+ * Passkeys carried over end to end (SPEC §21): the built command on test/fixtures/passkeys against
+ * the local service and its bulk worker. After each source's run, every carried passkey signs in
+ * (`POST /recipe/webauthn/signin`) as the imported user, its external id, with an assertion signed
+ * by the fixture's private key as the old authenticator would (counter above the exported one),
+ * after the user's password signed in (Keycloak) or its email found it (Supabase: magic link);
+ * a passkey not carried is unknown to the service. A service whose WEBAUTHN_RP_ID lacks the
+ * export's RP id: exit 2, nothing written. No key (public or private), hash or salt in the
+ * report, the ledger or the terminal.
+ */
+const FIXTURES = join(__dirname, '..', 'fixtures', 'passkeys');
+const dir = scratchDir('migrate-passkeys-e2e-');
+const json = (...p: string[]) => JSON.parse(readFileSync(join(FIXTURES, ...p), 'utf8'));
+const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest();
+
+const RUNS = {
+  keycloak: ['keycloak', join(FIXTURES, 'keycloak', 'realm-export')],
+  supabase: [
+    'supabase',
+    join(FIXTURES, 'supabase', 'users.csv'),
+    '--identities',
+    join(FIXTURES, 'supabase', 'identities.csv'),
+    '--webauthn-credentials',
+    join(FIXTURES, 'supabase', 'webauthn_credentials.csv'),
+    '--webauthn-rp-id',
+    'sb-dev.example',
+  ],
+} as const;
+
+interface FixtureKey {
+  sourceId: string;
+  rpId: string;
+  alg: string;
+  counter: number;
+  privateKeyPkcs8: string;
+}
+
+/** A sign-in with the old authenticator: options for its RP id, an assertion signed with the fixture's key. */
+async function signInWithFixtureKey(api: TestApi, credentialId: string, key: FixtureKey, counter: number) {
+  const origin = `https://${key.rpId}`;
+  const options = (await api.post('/recipe/webauthn/options/signin', { relyingPartyId: key.rpId, relyingPartyName: 'Dev', origin })).json;
+  const count = Buffer.alloc(4);
+  count.writeUInt32BE(counter);
+  const authData = Buffer.concat([sha256(key.rpId), Buffer.from([0x05]), count]);
+  const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin, crossOrigin: false }));
+  const privateKey = createPrivateKey(key.privateKeyPkcs8);
+  const signature = sign(key.alg === 'EdDSA' ? null : 'sha256', Buffer.concat([authData, sha256(clientDataJSON)]), privateKey);
+  const credential = {
+    id: credentialId,
+    rawId: credentialId,
+    type: 'public-key',
+    response: {
+      clientDataJSON: clientDataJSON.toString('base64url'),
+      authenticatorData: authData.toString('base64url'),
+      signature: signature.toString('base64url'),
+    },
+    clientExtensionResults: {},
+  };
+  return (await api.post('/recipe/webauthn/signin', { webauthnGeneratedOptionsId: options.webauthnGeneratedOptionsId, credential })).json;
+}
+
+/** Every file the runs wrote, and what they printed: none holds a key, a hash or a salt. */
+function expectNoSecret(runs: Run[], source: 'keycloak' | 'supabase'): void {
+  const written = readdirSync(dir)
+    .filter((f) => f.endsWith('.json') || f.endsWith('.ndjson'))
+    .map((f) => readFileSync(join(dir, f), 'utf8'));
+  const text = [...written, ...runs.flatMap((r) => [r.stdout, r.stderr])].join('\n');
+  const secrets: string[] = [];
+  for (const key of Object.values(json(source, 'private-keys.json').keys) as FixtureKey[]) {
+    secrets.push(...key.privateKeyPkcs8.split('\n').filter((l) => l.length > 40));
+  }
+  if (source === 'keycloak') {
+    for (const u of json('keycloak', 'realm-export', 'devpk-users-0.json').users) {
+      for (const c of u.credentials) {
+        const secret = JSON.parse(c.secretData);
+        if (secret.value) secrets.push(secret.value, secret.salt);
+        const data = JSON.parse(c.credentialData);
+        if (data.credentialPublicKey) secrets.push(data.credentialPublicKey.slice(0, 40));
+      }
+    }
+  } else {
+    const csv = readFileSync(join(FIXTURES, 'supabase', 'webauthn_credentials.csv'), 'utf8');
+    for (const hex of csv.match(/\\x[0-9a-f]{80,}/g) ?? []) {
+      const bytes = Buffer.from(hex.slice(2), 'hex');
+      secrets.push(hex.slice(2, 60), bytes.toString('base64url').slice(0, 40), bytes.toString('base64').slice(0, 40));
+    }
+  }
+  expect(secrets.length).toBeGreaterThan(3);
+  for (const s of secrets) expect([s.slice(0, 12), text.includes(s)]).toEqual([s.slice(0, 12), false]);
+}
+
+describe('passkeys carried over by the migration command (SPEC §21)', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi({ WEBAUTHN_RP_ID: 'kc-dev.example,sb-dev.example', BULK_WORKER: 'on' });
+  });
+  afterAll(() => api?.stop());
+
+  it.each(['keycloak', 'supabase'] as const)('%s: the fixture migrated, each carried passkey signs in as its user', async (source) => {
+    const want = json(source, 'expected.json');
+    const keys = json(source, 'private-keys.json').keys as Record<string, FixtureKey>;
+    const run = await migrate(api, dir, [...RUNS[source]]);
+    expect([run.code, withoutProgress(run.stderr)]).toEqual([expect.any(Number), '']);
+    expect([want.exitCode, ...want.exitCodeAlso]).toContain(run.code);
+    expect(run.report.summary).toEqual(want.summary);
+    expect(run.report.passkeys).toMatchObject({ rpId: want.rpId, carried: want.users.flatMap((u: any) => u.passkeys).length });
+    expect(run.report.passkeys.serviceRpIds).toContain(want.rpId);
+
+    for (const w of want.users) {
+      const got = (await api.get(`/user/id?userId=${encodeURIComponent(w.sourceId)}`)).json;
+      expect([w.label, got.status, got.user.timeJoined]).toEqual([w.label, 'OK', w.timeJoined]);
+      const view = (lm: any) => JSON.stringify([lm.recipeId, lm.email, lm.verified, lm.webauthn?.credentialIds ?? lm.credentialIds ?? []]);
+      expect([w.label, got.user.loginMethods.map(view).sort()]).toEqual([w.label, w.loginMethods.map(view).sort()]);
+      expect([w.label, got.user.isPrimaryUser]).toEqual([w.label, w.loginMethods.length > 1]);
+      const warned = run.report.users.find((u: any) => u.sourceId === w.sourceId).warnings ?? [];
+      expect([w.label, warned.filter((x: any) => x.code === 'passkey-not-migrated').length]).toEqual([w.label, w.passkeysNotMigrated.length]);
+
+      // Its other login method first: the password (Keycloak) or the magic link's email (Supabase).
+      const other = w.loginMethods.find((lm: any) => lm.recipeId !== 'webauthn');
+      if (other?.recipeId === 'emailpassword') {
+        const signin = (await api.post('/recipe/signin', { email: other.email, password: w.password })).json;
+        expect([w.label, signin.status, signin.user?.id]).toEqual([w.label, 'OK', w.sourceId]);
+      } else if (other?.recipeId === 'passwordless') {
+        const found = (await api.get(`/users/by-accountinfo?email=${encodeURIComponent(other.email)}`)).json;
+        expect([w.label, found.users.map((u: any) => u.id)]).toEqual([w.label, [w.sourceId]]);
+      }
+      // Then each passkey, signed by the old authenticator's key: the imported user, by its external id.
+      for (const p of w.passkeys) {
+        const res = await signInWithFixtureKey(api, p.credentialId, keys[p.credentialId], p.counter + 1);
+        expect([w.label, res.status, res.user?.id]).toEqual([w.label, 'OK', w.sourceId]);
+        // The counter carried: a replayed count is refused.
+        const replay = await signInWithFixtureKey(api, p.credentialId, keys[p.credentialId], p.counter + 1);
+        expect([w.label, replay.status]).toEqual([w.label, 'INVALID_AUTHENTICATOR_ERROR']);
+      }
+      for (const n of w.passkeysNotMigrated) {
+        const key = keys[n.credentialId];
+        const res = await signInWithFixtureKey(api, n.credentialId, key, key.counter + 1);
+        expect([w.label, res.status]).toEqual([w.label, 'CREDENTIAL_NOT_FOUND_ERROR']);
+      }
+    }
+    expectNoSecret([run], source);
+  });
+
+  it.each(['keycloak', 'supabase'] as const)(
+    "%s: a service whose WEBAUTHN_RP_ID lacks the export's RP id refuses the run with exit 2, nothing written",
+    async (source) => {
+      const other = await startApi({ WEBAUTHN_RP_ID: 'elsewhere.example', BULK_WORKER: 'on' });
+      try {
+        const ledgers = () => readdirSync(dir).filter((f) => f.startsWith('migration-ledger-'));
+        const before = [await userCount(other), await rowCount(other), ledgers()];
+        const run = await migrate(other, dir, [...RUNS[source]]);
+        const rpId = json(source, 'expected.json').rpId;
+        expect([run.code, run.report]).toEqual([2, undefined]);
+        expect(withoutProgress(run.stderr)).toContain(`passkeys were made for RP ID ${rpId}`);
+        expect(withoutProgress(run.stderr)).toContain('WEBAUTHN_RP_ID is elsewhere.example');
+        expect([await userCount(other), await rowCount(other), ledgers()]).toEqual(before);
+      } finally {
+        await other.stop();
+      }
+    },
+  );
+});

@@ -33,6 +33,7 @@ export function identityKeys(user: BulkUserInput): string[] {
       if (m.recipeId === 'emailpassword' && email) add(`emailpassword email ${email}`);
       if (m.recipeId === 'passwordless' && email) add(`passwordless email ${email}`);
       if (m.recipeId === 'passwordless' && phone) add(`passwordless phone ${phone}`);
+      if (m.recipeId === 'webauthn' && email) add(`webauthn email ${email}`);
       if (m.recipeId === 'thirdparty' && m.thirdPartyId && m.thirdPartyUserId) add(`thirdparty ${m.thirdPartyId} ${m.thirdPartyUserId}`);
       if (isPrimary && email) add(`primary user email ${email}`);
       if (isPrimary && phone) add(`primary user phone ${phone}`);

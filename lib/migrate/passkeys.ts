@@ -48,6 +48,16 @@ export function passkeysNotExported(source: string, what: string): Warning {
   return { code: 'passkey-not-migrated', text: `${what}: ${source} exports no passkey public key: users re-enrol` };
 }
 
+/**
+ * The passkey kinds a record of another source lists (SPEC §21: its export shows passkeys but no
+ * public key): each string of `values` (or of each object's `field`) that is one of `kinds`, once.
+ */
+export function passkeyKindsShown(values: unknown, kinds: ReadonlySet<string>, field?: string): string[] {
+  if (!Array.isArray(values)) return [];
+  const names = values.map((v) => (field !== undefined && v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[field] : v));
+  return [...new Set(names.filter((n): n is string => typeof n === 'string' && kinds.has(n)))];
+}
+
 /** A webauthn login method of the user's email holding the carried passkeys. */
 export function webauthnMethod(email: string, isVerified: boolean, credentials: BulkPasskeyInput[]): BulkLoginMethodInput {
   return { recipeId: 'webauthn', tenantIds: [], isVerified, email, credentials };

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { identityKeys } from '../../lib/migrate/collisions';
 import type { MapOptions, MappedUser } from '../../lib/migrate/model';
 import { PasskeyPlan } from '../../lib/migrate/passkeys';
+import { mapAuth0User } from '../../lib/migrate/sources/auth0';
+import { mapCognitoUser } from '../../lib/migrate/sources/cognito';
 import { keycloakSource } from '../../lib/migrate/sources/keycloak';
 import { readIdentities, supabaseSource } from '../../lib/migrate/sources/supabase';
 import { readPasskeys } from '../../lib/migrate/sources/supabase-passkeys';
@@ -111,5 +114,44 @@ describe('passkeys carried over by the mappers (SPEC §21)', () => {
     });
     const text = JSON.stringify((await all(source.users())).map((u) => u.warnings)) + JSON.stringify(source.notes());
     expect(text).not.toMatch(/a50102|a401030338|pQEC|pAEB/);
+  });
+
+  it("sources whose export shows passkeys without keys: the user imported, a warning with §21's reason", () => {
+    const auth0 = mapAuth0User(
+      {
+        user_id: 'auth0|1',
+        email: 'al@a0.example',
+        identities: [{ provider: 'auth0', user_id: '1', connection: 'Username-Password-Authentication' }],
+        authentication_methods: [{ type: 'passkey' }, { type: 'password' }],
+      },
+      { opts: OPTS },
+    );
+    expect(auth0.warnings.filter((w) => w.code === 'passkey-not-migrated').map((w) => w.text)).toEqual([
+      "the user's passkeys (passkey): Auth0 exports no passkey public key: users re-enrol",
+    ]);
+    expect(auth0.user).toBeDefined();
+    const cognito = mapCognitoUser(
+      {
+        Username: 'u1',
+        Attributes: [
+          { Name: 'sub', Value: '11111111-1111-4111-8111-111111111111' },
+          { Name: 'email', Value: 'cy@cg.example' },
+        ],
+        UserStatus: 'CONFIRMED',
+        Enabled: true,
+        ConfiguredUserAuthFactors: ['PASSWORD', 'WEB_AUTHN'],
+      },
+      { opts: { ...OPTS, noHash: 'migrate-on-signin' } },
+      'user 1',
+    );
+    expect(cognito.warnings.filter((w) => w.code === 'passkey-not-migrated').map((w) => w.text)).toEqual([
+      "the user's passkeys (ConfiguredUserAuthFactors WEB_AUTHN): Cognito exports no passkey public key: users re-enrol",
+    ]);
+    expect(cognito.user!.loginMethods.map((m) => m.recipeId)).toEqual(['emailpassword']);
+  });
+
+  it('two users of one webauthn email are a collision found before writing (the service refuses the second)', () => {
+    const user = { loginMethods: [{ recipeId: 'webauthn' as const, tenantIds: ['public'], isVerified: true, email: 'Pam@KC-dev.example', credentials: [] }] };
+    expect(identityKeys(user)).toEqual(['public\u0000webauthn email pam@kc-dev.example']);
   });
 });

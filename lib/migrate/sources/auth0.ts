@@ -3,6 +3,7 @@ import { quoted, type SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { droppedConnection, enterpriseMethod } from '../connections';
 import { UsageError } from '../errors';
+import { passkeyKindsShown, passkeysNotExported } from '../passkeys';
 import { ndjsonLines, type NdjsonLine } from '../read';
 
 /** Auth0's SAML strategies (SPEC §22): unmapped, their identities are dropped (`enterprise-connection`). */
@@ -95,6 +96,9 @@ export function auth0Factors(raw: Obj): SecondFactor[] {
   const what = `the Auth0 MFA (multifactor ${providers.map((p) => quoted(p)).join(', ')})`;
   return [{ kind: 'lost', what, why: 'Auth0 exports no MFA secret', authenticator: true }];
 }
+
+/** Auth0's names of a WebAuthn credential: a passkey, and the two WebAuthn MFA factors. */
+const AUTH0_PASSKEYS: ReadonlySet<string> = new Set(['passkey', 'webauthn-roaming', 'webauthn-platform']);
 
 export interface Auth0MapContext {
   readonly opts: MapOptions;
@@ -202,6 +206,9 @@ export function mapAuth0User(raw: Obj, ctx: Auth0MapContext): MappedUser {
   const roles = Array.isArray(rawRoles) ? rawRoles.filter((r): r is string => typeof r === 'string' && r.trim() !== '').map((r) => r.trim()) : [];
   if (rawRoles !== undefined && !Array.isArray(rawRoles)) appRest.roles = rawRoles;
   const metadata = { ...userMetadata, ...appRest };
+  // SPEC §21: passkeys (and WebAuthn factors) the record lists, which no Auth0 export carries the keys of.
+  const passkeys = [...passkeyKindsShown(raw.multifactor, AUTH0_PASSKEYS), ...passkeyKindsShown(raw.authentication_methods, AUTH0_PASSKEYS, 'type')];
+  if (passkeys.length > 0) warnings.push(passkeysNotExported('Auth0', `the user's passkeys (${[...new Set(passkeys)].join(', ')})`));
 
   return assembleUser({
     sourceId,

@@ -5,6 +5,7 @@ import { UsageError } from '../errors';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf, nonEmpty } from '../mapping';
 import type { SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
+import { passkeyKindsShown, passkeysNotExported } from '../passkeys';
 import { documentsArrays, openText, PARSER_OPTIONS } from '../read';
 
 /**
@@ -239,6 +240,9 @@ export function mapCognitoUser(raw: Obj, ctx: CognitoMapContext, at: string): Ma
       code: 'metadata-key-clash',
       text: `custom:${clashes.join(', custom:')} and the standard attribute of the same name: the custom value is kept`,
     });
+  // SPEC §21: passkeys, as get-user-auth-factors lists them beside a record; Cognito never gives their public keys.
+  if (passkeyKindsShown(raw.ConfiguredUserAuthFactors, new Set(['WEB_AUTHN'])).length > 0)
+    warnings.push(passkeysNotExported('Cognito', "the user's passkeys (ConfiguredUserAuthFactors WEB_AUTHN)"));
 
   return assembleUser({
     sourceId,

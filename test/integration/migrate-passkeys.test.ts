@@ -145,7 +145,12 @@ describe('passkeys carried over by the migration command (SPEC §21)', () => {
         expect([w.label, res.status]).toEqual([w.label, 'CREDENTIAL_NOT_FOUND_ERROR']);
       }
     }
-    expectNoSecret([run], source);
+    // Run again: every user from the ledger, nothing staged or added, the passkeys still the same.
+    const users = await userCount(api);
+    const again = await migrate(api, dir, [...RUNS[source]]);
+    expect([again.code, again.report.summary, again.report.users.filter((u: any) => u.fromLedger !== true)]).toEqual([run.code, want.summary, []]);
+    expect([await userCount(api), await rowCount(api)]).toEqual([users, 0]);
+    expectNoSecret([run, again], source);
   });
 
   it.each(['keycloak', 'supabase'] as const)(

@@ -22,7 +22,7 @@ export interface LedgerEntry {
 }
 
 /** The keys whose values are secrets: only their digest is kept. */
-const SECRET_KEYS = new Set(['passwordHash', 'plainTextPassword', 'secretKey']);
+const SECRET_KEYS = new Set(['passwordHash', 'plainTextPassword', 'secretKey', 'publicKey']);
 
 /** A secret's digest: enough to see it changed, nothing to sign in with. */
 const digest = (secret: string) => `sha256:${createHash('sha256').update(secret, 'utf8').digest('hex')}`;

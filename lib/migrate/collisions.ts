@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { emailOf, phoneOf } from './mapping';
 import { dropHeldSmsFactors, isSmsFactorMethod } from './mfa';
 import type { BulkUserInput, MappedUser, NotImported } from './model';
+import { SeenTwiceHashes } from './seen-twice';
 
 /**
  * Collisions between source users (SPEC §17), found before anything is written: two users whose
@@ -9,9 +10,10 @@ import type { BulkUserInput, MappedUser, NotImported } from './model';
  * (what the service would refuse as E003/E005/E006/E007), or two users that both become primary
  * users holding one email or phone number (E027). None of them is imported over another.
  *
- * Memory stays small however large the export: the first look keeps a 48-bit hash per identity
- * (about 30 bytes each), and only identities whose hash was seen twice get a second, exact look
- * (their full text and holders), which also rules out two identities that merely share a hash.
+ * Memory stays small however large the export (SPEC §17c): the first look writes a 48-bit hash per
+ * identity to scratch files and keeps only the hashes seen twice (`./seen-twice.ts`), and only
+ * identities whose hash was seen twice get a second, exact look (their full text and holders),
+ * which also rules out two identities that merely share a hash.
  * The exact look happens during the second read (`decideUsers`), so the export is read twice.
  *
  * The phone of an SMS second factor (SPEC §20) is no identity of the user's own: a phone another
@@ -64,19 +66,16 @@ function emailsOf(user: BulkUserInput): string[] {
 
 const hash48 = (text: string): number => hash('sha1', text, 'buffer').readUIntBE(0, 6);
 
-/** Hashes seen once, and those seen twice or more (the candidates for the exact look). */
+/** Hashes seen once, and those seen twice or more (the candidates for the exact look): on disk, `./seen-twice.ts`. */
 class SeenTwice {
-  private readonly once = new Set<number>();
-  readonly twice = new Set<number>();
+  private readonly hashes = new SeenTwiceHashes();
 
   add(text: string): void {
-    const h = hash48(text);
-    if (this.once.has(h)) this.twice.add(h);
-    else this.once.add(h);
+    this.hashes.add(hash48(text));
   }
 
   candidate(text: string): boolean {
-    return this.twice.has(hash48(text));
+    return this.hashes.has(hash48(text));
   }
 }
 

@@ -4,6 +4,7 @@ import { parse as csvParser, type CastingContext } from 'csv-parse';
 import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/StreamArray';
+import { DiskJoin } from './disk-join';
 import { UsageError } from './errors';
 import { failedUser } from './mapping';
 import type { MappedUser, Source } from './model';
@@ -176,42 +177,41 @@ export type JoinedRow<T> = { readonly userId: string; readonly item?: T } | { re
 
 /**
  * A companion table indexed by user id (Supabase's `auth.identities`, `auth.mfa_factors`): read
- * whole before the users file, then asked per user. It remembers which users asked, so the rows of
- * users the users file does not hold can be counted (`orphans`).
+ * whole before the users file into a join on disk (`./disk-join.ts`: SPEC §17c, bounded memory),
+ * then asked per user. It remembers which rows were asked for (a bit each), so the rows of users
+ * the users file does not hold can be counted (`orphans`).
  */
 export class UserJoin<T> {
-  private readonly byUser = new Map<string, T[]>();
   /** Rows that could not be read (their place and why; never their data). */
   readonly unreadable: { at: string; reason: string }[] = [];
-  private readonly joined = new Set<string>();
+
+  private constructor(private readonly join: DiskJoin<T>) {}
 
   /** Reads `file` as the `spec` table, each row through `rowOf` (`at` prefixes a refusal). */
   static async read<T>(file: string, spec: TableSpec, rowOf: (value: Record<string, unknown>, at: string) => JoinedRow<T>): Promise<UserJoin<T>> {
-    const index = new UserJoin<T>();
-    for await (const row of tableRows(file, spec)) {
-      const joined: JoinedRow<T> = 'unreadable' in row ? { unreadable: row.unreadable } : rowOf(row.value, row.at);
-      if ('unreadable' in joined) {
-        index.unreadable.push({ at: row.at, reason: joined.unreadable });
-        continue;
+    const unreadable: { at: string; reason: string }[] = [];
+    async function* rows(): AsyncGenerator<{ key: string; item: T }> {
+      for await (const row of tableRows(file, spec)) {
+        const joined: JoinedRow<T> = 'unreadable' in row ? { unreadable: row.unreadable } : rowOf(row.value, row.at);
+        if ('unreadable' in joined) unreadable.push({ at: row.at, reason: joined.unreadable });
+        else if (joined.item !== undefined) yield { key: joined.userId, item: joined.item };
       }
-      if (joined.item === undefined) continue;
-      const list = index.byUser.get(joined.userId);
-      if (list) list.push(joined.item);
-      else index.byUser.set(joined.userId, [joined.item]);
     }
+    const index = new UserJoin<T>(await DiskJoin.build(rows()));
+    index.unreadable.push(...unreadable);
     return index;
   }
 
   /** The user's rows, in file order (none: `[]`). */
   of(userId: string): readonly T[] {
-    this.joined.add(userId);
-    return this.byUser.get(userId) ?? [];
+    return this.join.rows(userId).map(({ ordinal, item }) => {
+      this.join.mark(ordinal);
+      return item;
+    });
   }
 
   /** How many rows belong to no user of the users file. */
   orphans(): number {
-    let n = 0;
-    for (const [userId, list] of this.byUser) if (!this.joined.has(userId)) n += list.length;
-    return n;
+    return this.join.unmarkedCount();
   }
 }

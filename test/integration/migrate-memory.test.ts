@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { auth0 } from '../../bench/migrate/auth0';
+import { dryRun } from '../../bench/migrate/dry-run';
+import { supabase } from '../../bench/migrate/supabase';
 import { writeFirebaseExport } from '../support/firebase-export';
 import { MIGRATION_FIXTURES } from '../support/migration';
 
@@ -41,3 +44,39 @@ it(`maps 100,000 users with a ${HEAP_MB} MB heap, finding every collision`, asyn
   expect(result.collisions).toHaveLength(100);
   expect(result.users).toHaveLength(N);
 }, 180_000);
+
+/**
+ * SPEC §17c, bounded memory: Auth0 with its hash export and Supabase with `auth.identities`, at
+ * 10,000 and at 40,000 users, each in one small heap (16 MB, where the command that held its
+ * companions and collision hashes in memory runs out at 40,000), and the larger run's peak
+ * resident memory at most 1.3 times the smaller's: the companion joins and the collision index
+ * are on disk (`MIGRATE_SORT_BUFFER_MB=1` keeps their buffers small enough to fill at this size).
+ */
+describe.each([
+  { source: 'auth0', generator: auth0 },
+  { source: 'supabase', generator: supabase },
+])('$source with its companions', ({ source, generator }) => {
+  const FLAGS: Record<string, string> = { hashes: '--hashes', identities: '--identities' };
+
+  it('maps 4 times the users in the same 16 MB heap and at most 1.3 times the peak RSS', async () => {
+    const peaks: number[] = [];
+    for (const n of [10_000, 40_000]) {
+      const sub = join(dir, `${source}-${n}`);
+      mkdirSync(sub);
+      const written = await generator.write(sub, n);
+      const companions = Object.entries(written.companions).flatMap(([k, v]) => (typeof v === 'string' ? [FLAGS[k], v] : []));
+      const report = join(sub, 'report.json');
+      const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', report], {
+        node: ['--max-old-space-size=16'],
+        env: { MIGRATE_SORT_BUFFER_MB: '1' },
+      });
+      expect([run.status, run.stderr]).toEqual([1, expect.not.stringContaining('heap out of memory')]);
+      const result = JSON.parse(readFileSync(report, 'utf8'));
+      // One pair of users sharing an email per 1,000 (both fail), one user in 50 disabled (skipped).
+      expect(result.summary).toEqual({ total: n, imported: n - n / 50 - n / 500, skipped: n / 50, failed: n / 500 });
+      expect(result.collisions).toHaveLength(n / 1000);
+      peaks.push(run.peakRssBytes);
+    }
+    expect(peaks[1] / peaks[0]).toBeLessThanOrEqual(1.3);
+  }, 240_000);
+});

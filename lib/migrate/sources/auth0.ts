@@ -2,6 +2,7 @@ import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPar
 import { quoted, type SecondFactor } from '../mfa';
 import type { BulkLoginMethodInput, MapOptions, MappedUser, Source, Warning } from '../model';
 import { droppedConnection, enterpriseMethod } from '../connections';
+import { DiskJoin } from '../disk-join';
 import { UsageError } from '../errors';
 import { passkeyKindsShown, passkeysNotExported } from '../passkeys';
 import { ndjsonLines, type NdjsonLine } from '../read';
@@ -20,64 +21,63 @@ interface HashLine {
   readonly hash: string;
   readonly connection?: string;
   readonly email?: string;
-  used: boolean;
 }
 
-/** The hash export, indexed by the database identity's id. Holds hashes in memory only. */
+/**
+ * The hash export, indexed by the database identity's id, on disk (`../disk-join.ts`: SPEC §17c,
+ * bounded memory; its scratch file is private and gone when the process ends).
+ */
 export class HashIndex {
-  private readonly byId = new Map<string, HashLine[]>();
   /** Lines that are not a hash line (not JSON, no id or no bcrypt hash): line numbers only. */
   readonly unreadable: { line: number; reason: string }[] = [];
 
+  private constructor(private readonly join: DiskJoin<HashLine>) {}
+
   static async read(file: string): Promise<HashIndex> {
-    const index = new HashIndex();
-    for await (const line of ndjsonLines(file)) {
-      if ('error' in line) {
-        index.unreadable.push({ line: line.index + 1, reason: 'not JSON' });
-        continue;
+    const unreadable: { line: number; reason: string }[] = [];
+    async function* lines(): AsyncGenerator<{ key: string; item: HashLine }> {
+      for await (const line of ndjsonLines(file)) {
+        if ('error' in line) {
+          unreadable.push({ line: line.index + 1, reason: 'not JSON' });
+          continue;
+        }
+        const v = line.value as Record<string, unknown> | null;
+        const oid = (v?._id as { $oid?: unknown } | undefined)?.$oid;
+        const id = typeof v?.alt_id === 'string' ? v.alt_id : typeof oid === 'string' ? oid : undefined;
+        const hash = typeof v?.passwordHash === 'string' ? v.passwordHash : undefined;
+        if (id === undefined || hash === undefined) {
+          unreadable.push({ line: line.index + 1, reason: id === undefined ? 'no _id.$oid' : 'no passwordHash' });
+          continue;
+        }
+        const identifiers = Array.isArray(v?.identifiers) ? (v.identifiers as { type?: unknown; value?: unknown }[]) : [];
+        const email = typeof v?.email === 'string' ? v.email : identifiers.find((i) => i?.type === 'email' && typeof i.value === 'string')?.value;
+        const connection = typeof v?.connection === 'string' ? v.connection : undefined;
+        yield { key: id, item: { hash, ...(connection !== undefined ? { connection } : {}), ...(typeof email === 'string' ? { email } : {}) } };
       }
-      const v = line.value as Record<string, unknown> | null;
-      const oid = (v?._id as { $oid?: unknown } | undefined)?.$oid;
-      const id = typeof v?.alt_id === 'string' ? v.alt_id : typeof oid === 'string' ? oid : undefined;
-      const hash = typeof v?.passwordHash === 'string' ? v.passwordHash : undefined;
-      if (id === undefined || hash === undefined) {
-        index.unreadable.push({ line: line.index + 1, reason: id === undefined ? 'no _id.$oid' : 'no passwordHash' });
-        continue;
-      }
-      const identifiers = Array.isArray(v?.identifiers) ? (v.identifiers as { type?: unknown; value?: unknown }[]) : [];
-      const email = typeof v?.email === 'string' ? v.email : identifiers.find((i) => i?.type === 'email' && typeof i.value === 'string')?.value;
-      const entry: HashLine = {
-        hash,
-        connection: typeof v?.connection === 'string' ? v.connection : undefined,
-        email: email as string | undefined,
-        used: false,
-      };
-      const list = index.byId.get(id);
-      if (list) list.push(entry);
-      else index.byId.set(id, [entry]);
     }
+    const index = new HashIndex(await DiskJoin.build(lines()));
+    index.unreadable.push(...unreadable);
     return index;
   }
 
   /** The hash line of a database identity: by id, and by connection when an id is in several. */
   take(id: string, connection: string | undefined): HashLine | undefined {
-    const lines = this.byId.get(id);
-    if (!lines) return undefined;
-    const line = lines.length === 1 ? lines[0] : lines.find((l) => l.connection === connection);
-    if (line) line.used = true;
-    return line;
+    const lines = this.join.rows(id);
+    const line = lines.length === 1 ? lines[0] : lines.find((l) => l.item.connection === connection);
+    if (line) this.join.mark(line.ordinal);
+    return line?.item;
   }
 
   /** Hash lines no user's identity joined (their ids and connections; never the hash). */
   orphans(): { id: string; connection?: string }[] {
     const out: { id: string; connection?: string }[] = [];
-    for (const [id, lines] of this.byId) for (const l of lines) if (!l.used) out.push({ id, ...(l.connection ? { connection: l.connection } : {}) });
+    for (const { key, item } of this.join.unmarked()) out.push({ id: key, ...(item.connection ? { connection: item.connection } : {}) });
     return out;
   }
 
   /** Marks every line unused again (the command reads the users twice). */
   reset(): void {
-    for (const lines of this.byId.values()) for (const l of lines) l.used = false;
+    this.join.unmarkAll();
   }
 }
 

@@ -1,0 +1,245 @@
+import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { ChunkWriter, createScratch, readLines, scratchFolder, sortBufferBytes } from './spill';
+
+/**
+ * A companion table on disk, asked by key (SPEC §17c, bounded memory): Auth0's hash export by
+ * database identity, Supabase's `auth.identities` and `auth.mfa_factors` by user. Its rows are
+ * sorted by key in runs of about 8 MB (`sortBufferBytes`), the runs merged into one file in blocks of about 2 KB
+ * (a key's rows never split between two blocks), and only the first key of each block is kept in
+ * memory: a look-up is a binary search and one read of one block. Memory is the run being sorted
+ * while the file is built, then the block keys (about 1/40 of the file) and one bit per row (to
+ * tell which rows were joined); the rows stay on disk in a scratch file whose name is removed as
+ * soon as it is open (`./spill.ts`). Rows of one key come back in the order they were added.
+ */
+
+const BLOCK_BYTES = 2 << 10;
+
+/** A row of the join: its number (in key order) and its value. */
+export interface JoinedItem<T> {
+  readonly ordinal: number;
+  readonly item: T;
+}
+
+interface Cursor {
+  readonly lines: Generator<string>;
+  key: string;
+  line: string;
+  readonly run: number;
+}
+
+const keyOf = (line: string): string => line.slice(0, line.indexOf('\t'));
+const before = (a: Cursor, b: Cursor): boolean => a.key < b.key || (a.key === b.key && a.run < b.run);
+
+/** The runs' lines in key order (the earlier run first on equal keys): a k-way merge on a binary heap. */
+function* merged(fds: readonly number[]): Generator<string> {
+  const heap: Cursor[] = [];
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && before(heap[l], heap[m])) m = l;
+      if (r < heap.length && before(heap[r], heap[m])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  fds.forEach((fd, run) => {
+    // Small reads: a merge of a 10-million-user companion has a hundred runs or more.
+    const lines = readLines(fd, 0, Number.POSITIVE_INFINITY, 64 << 10);
+    const first = lines.next();
+    if (!first.done && first.value !== '') heap.push({ lines, key: keyOf(first.value), line: first.value, run });
+  });
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+  while (heap.length > 0) {
+    const top = heap[0];
+    yield top.line;
+    const next = top.lines.next();
+    if (next.done || next.value === '') {
+      const last = heap.pop()!;
+      if (heap.length === 0) break;
+      heap[0] = last;
+    } else {
+      top.line = next.value;
+      top.key = keyOf(next.value);
+    }
+    down(0);
+  }
+}
+
+const closeFd = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+});
+
+export class DiskJoin<T> {
+  /** Rows that were joined (`mark`), one bit each. */
+  private marks: Uint8Array;
+  private cached = -1;
+  private cachedText = '';
+
+  private constructor(
+    private readonly fd: number,
+    private readonly size: number,
+    /** Per block: its first key (as JSON), its offset in the file and the number of its first row. */
+    private readonly firstKeys: readonly string[],
+    private readonly offsets: readonly number[],
+    private readonly ordinals: readonly number[],
+    /** How many rows. */
+    readonly count: number,
+  ) {
+    this.marks = new Uint8Array(Math.ceil(count / 8));
+    closeFd.register(this, fd);
+  }
+
+  /** Builds the join from `rows` (key and value: any JSON value); `sizes` smaller than the defaults for tests. */
+  static async build<T>(
+    rows: AsyncIterable<{ readonly key: string; readonly item: T }>,
+    sizes: { readonly runChars?: number; readonly blockBytes?: number } = {},
+  ): Promise<DiskJoin<T>> {
+    const { runChars = sortBufferBytes(), blockBytes = BLOCK_BYTES } = sizes;
+    const scratch = scratchFolder('join');
+    try {
+      const runs: number[] = [];
+      let buffered: { key: string; line: string }[] = [];
+      let chars = 0;
+      const flush = () => {
+        if (buffered.length === 0) return;
+        // Array.prototype.sort is stable: a key's rows stay in the order they came.
+        buffered.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const path = scratch.file(`run-${runs.length}`);
+        const out = new ChunkWriter(createScratch(path));
+        for (const { line } of buffered) out.line(line);
+        out.close();
+        runs.push(openSync(path, 'r'));
+        buffered = [];
+        chars = 0;
+      };
+      for await (const { key, item } of rows) {
+        const k = JSON.stringify(key);
+        const line = `${k}\t${JSON.stringify(item)}`;
+        buffered.push({ key: k, line });
+        chars += line.length + 64;
+        if (chars >= runChars) flush();
+      }
+      flush();
+
+      const path = scratch.file('joined');
+      const out = new ChunkWriter(createScratch(path));
+      const firstKeys: string[] = [];
+      const offsets: number[] = [];
+      const ordinals: number[] = [];
+      let count = 0;
+      let blockStart = -blockBytes;
+      let previous: string | undefined;
+      for (const line of merged(runs)) {
+        const key = keyOf(line);
+        if (key !== previous && out.bytes - blockStart >= blockBytes) {
+          blockStart = out.bytes;
+          // A copy: the key as it is, a slice of the line, would keep the whole chunk read from disk.
+          firstKeys.push(Buffer.from(key).toString());
+          offsets.push(out.bytes);
+          ordinals.push(count);
+        }
+        previous = key;
+        out.line(line);
+        count++;
+      }
+      for (const fd of runs) closeSync(fd);
+      out.close();
+      const fd = openSync(path, 'r');
+      // Open, its name is no longer needed: the file goes with the descriptor, however the run ends.
+      unlinkSync(path);
+      return new DiskJoin<T>(fd, fstatSync(fd).size, firstKeys, offsets, ordinals, count);
+    } finally {
+      scratch.remove();
+    }
+  }
+
+  /** The block that may hold `key` (JSON): the last whose first key is not after it. */
+  private blockOf(key: string): number {
+    let lo = 0;
+    let hi = this.firstKeys.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.firstKeys[mid] <= key) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  private blockText(block: number): string {
+    if (block !== this.cached) {
+      const start = this.offsets[block];
+      const end = block + 1 < this.offsets.length ? this.offsets[block + 1] : this.size;
+      const buf = Buffer.allocUnsafe(end - start);
+      readSync(this.fd, buf, 0, buf.length, start);
+      // With a newline before the first line too: every row starts after one.
+      this.cachedText = `\n${buf.toString('utf8')}`;
+      this.cached = block;
+    }
+    return this.cachedText;
+  }
+
+  /** The rows of `key`, in the order they were added (none: `[]`). */
+  rows(key: string): JoinedItem<T>[] {
+    const k = JSON.stringify(key);
+    const block = this.blockOf(k);
+    if (block < 0) return [];
+    const text = this.blockText(block);
+    const prefix = `\n${k}\t`;
+    const out: JoinedItem<T>[] = [];
+    let at = text.indexOf(prefix);
+    if (at < 0) return out;
+    // The row's number: the block's first, plus the rows before it in the block.
+    let ordinal = this.ordinals[block];
+    for (let nl = text.indexOf('\n'); nl !== -1 && nl < at; nl = text.indexOf('\n', nl + 1)) ordinal++;
+    while (at >= 0) {
+      const end = text.indexOf('\n', at + 1);
+      out.push({ ordinal, item: JSON.parse(text.slice(at + prefix.length, end < 0 ? undefined : end)) as T });
+      at = text.startsWith(prefix, end) ? end : -1;
+      ordinal++;
+    }
+    return out;
+  }
+
+  mark(ordinal: number): void {
+    this.marks[ordinal >> 3] |= 1 << (ordinal & 7);
+  }
+
+  isMarked(ordinal: number): boolean {
+    return (this.marks[ordinal >> 3] & (1 << (ordinal & 7))) !== 0;
+  }
+
+  /** Forgets every mark. */
+  unmarkAll(): void {
+    this.marks.fill(0);
+  }
+
+  /** The rows not marked, with their keys, in key order (read from the file). */
+  *unmarked(): Generator<{ key: string; item: T }> {
+    let ordinal = 0;
+    for (const line of readLines(this.fd, 0, this.size)) {
+      if (line === '') continue;
+      if (!this.isMarked(ordinal)) {
+        const tab = line.indexOf('\t');
+        yield { key: JSON.parse(line.slice(0, tab)) as string, item: JSON.parse(line.slice(tab + 1)) as T };
+      }
+      ordinal++;
+    }
+  }
+
+  /** How many rows are not marked. */
+  unmarkedCount(): number {
+    let n = 0;
+    for (let i = 0; i < this.count; i++) if (!this.isMarked(i)) n++;
+    return n;
+  }
+}

@@ -59,17 +59,35 @@ export function supabasePasskey(row: Record<string, unknown>, rpId: string | und
   return passkey;
 }
 
-/** `auth.webauthn_credentials`, indexed by user: read whole before the users (a small table); `rows`: the passkeys read. */
-export type PasskeyIndex = UserJoin<ReadPasskey> & { readonly rows: number };
+/** A row as the join keeps it on disk, as JSON (no Buffer survives that): its columns and its place. */
+interface StoredRow {
+  readonly row: Record<string, unknown>;
+  readonly at: string;
+}
+
+/** `auth.webauthn_credentials`, indexed by user (on disk); `rows`: the passkeys read. */
+export interface PasskeyIndex {
+  /** The user's passkeys, decoded from their stored rows. */
+  of(userId: string): readonly ReadPasskey[];
+  orphans(): number;
+  readonly unreadable: readonly { at: string; reason: string }[];
+  readonly rows: number;
+}
 
 /** Reads `--webauthn-credentials`: each passkey under its user, all of `rpId`. */
 export async function readPasskeys(file: string, rpId: string | undefined): Promise<PasskeyIndex> {
   let rows = 0;
-  const index = await UserJoin.read(file, CREDENTIALS, (value, at) => {
+  const join = await UserJoin.read<StoredRow>(file, CREDENTIALS, (value, at) => {
     const userId = text(value.user_id);
     if (userId === undefined) return { unreadable: `${at}: no user_id` };
     rows++;
-    return { userId, item: supabasePasskey(value, rpId, at) };
+    const { credential_id, public_key, sign_count, transports, aaguid, created_at } = value;
+    return { userId, item: { row: { credential_id, public_key, sign_count, transports, aaguid, created_at }, at } };
   });
-  return Object.assign(index, { rows });
+  return {
+    rows,
+    unreadable: join.unreadable,
+    of: (userId) => join.of(userId).map(({ row, at }) => supabasePasskey(row, rpId, at)),
+    orphans: () => join.orphans(),
+  };
 }

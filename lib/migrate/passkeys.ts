@@ -1,5 +1,6 @@
 import { decodeCborWhole } from '../webauthn/cbor';
 import { COSE_ALGORITHMS, coseKeyOf } from '../webauthn/cose-key';
+import { AAGUID_PATTERN, MAX_CREDENTIAL_ID_BYTES, MAX_SIGNATURE_COUNTER, MIN_CREDENTIAL_ID_BYTES } from '../webauthn/limits';
 import { UsageError } from './errors';
 import type { BulkLoginMethodInput, BulkPasskeyInput, ExportedPasskey, PasskeyPlanLike, ReadPasskey, Warning } from './model';
 import type { ServiceClient } from './service';
@@ -15,11 +16,6 @@ import type { ServiceClient } from './service';
  * carried, each a `passkey-not-migrated` warning. Never a key or a counter in a text: ids only.
  */
 
-/** A credential id's bytes, as the service takes them (SPEC §21). */
-const MIN_ID_BYTES = 16;
-const MAX_ID_BYTES = 1023;
-const MAX_COUNTER = 0xffff_ffff;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The probe's poison: a counter no passkey has, so the probe user is refused whatever else the service says. */
 const PROBE_POISON = 'counter should be >= 0 for a webauthn recipe.';
 
@@ -167,19 +163,20 @@ export class PasskeyPlan implements PasskeyPlanLike {
       rpId: passkey.rpId!.toLowerCase(),
       counter: passkey.counter,
       ...(passkey.transports.length > 0 ? { transports: [...passkey.transports] } : {}),
-      ...(aaguid !== undefined && UUID.test(aaguid) ? { aaguid } : {}),
+      ...(aaguid !== undefined && AAGUID_PATTERN.test(aaguid) ? { aaguid } : {}),
       ...(passkey.createdAt !== undefined ? { createdAt: passkey.createdAt } : {}),
     };
   }
 
   private problem(p: ExportedPasskey, id: string, owner: string): string | undefined {
     const bytes = p.credentialId.length;
-    if (bytes < MIN_ID_BYTES || bytes > MAX_ID_BYTES) return `its credential id has ${bytes} bytes, not ${MIN_ID_BYTES} to ${MAX_ID_BYTES}`;
+    if (bytes < MIN_CREDENTIAL_ID_BYTES || bytes > MAX_CREDENTIAL_ID_BYTES)
+      return `its credential id has ${bytes} bytes, not ${MIN_CREDENTIAL_ID_BYTES} to ${MAX_CREDENTIAL_ID_BYTES}`;
     const holder = this.owners.get(id);
     if (holder !== undefined && holder !== owner) return `its credential id is also a passkey of ${holder}, which keeps it (a credential id is one passkey)`;
     const key = keyProblem(p.publicKey);
     if (key !== undefined) return key;
-    if (!Number.isSafeInteger(p.counter) || p.counter < 0 || p.counter > MAX_COUNTER) return 'its counter is not a 32-bit count';
+    if (!Number.isSafeInteger(p.counter) || p.counter < 0 || p.counter > MAX_SIGNATURE_COUNTER) return 'its counter is not a 32-bit count';
     if (p.rpId === undefined) return 'the export names no RP ID for it: pass --webauthn-rp-id <the RP ID it was made for>';
     const rpId = p.rpId.toLowerCase();
     if (this.accepted.get(rpId) === false) {
@@ -211,7 +208,7 @@ export class PasskeyPlan implements PasskeyPlanLike {
  */
 async function probe(service: ServiceClient, rpIds: readonly string[]): Promise<{ refused: Set<string>; serviceRpIds: string[] }> {
   const credentials = rpIds.map((rpId, i) => ({
-    credentialId: Buffer.alloc(MIN_ID_BYTES, i + 1).toString('base64url'),
+    credentialId: Buffer.alloc(MIN_CREDENTIAL_ID_BYTES, i + 1).toString('base64url'),
     publicKey: 'AA',
     rpId,
     counter: -1,

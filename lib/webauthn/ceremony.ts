@@ -3,6 +3,7 @@ import { parseAuthenticatorData, type AuthenticatorData } from './authenticator-
 import { fromBase64Url, toBase64Url } from './base64url';
 import { decodeCborWhole } from './cbor';
 import { coseKeyOf, verifySignature, type CoseKey } from './cose-key';
+import { MAX_CREDENTIAL_ID_BYTES } from './limits';
 
 /**
  * What both WebAuthn ceremonies share (SPEC §21, "Verification"): the credential's outer shape,
@@ -27,9 +28,6 @@ export interface Expected {
   readonly userVerification: string;
   readonly userPresence: boolean;
 }
-
-/** WebAuthn's bound on a credential id (§5.8.3: at most 1023 bytes). */
-export const MAX_CREDENTIAL_ID_BYTES = 1023;
 
 type Json = Readonly<Record<string, unknown>>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

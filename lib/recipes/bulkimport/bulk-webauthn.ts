@@ -2,6 +2,7 @@ import type { BulkWebauthnCredential } from '../../storage/model';
 import { fromBase64Url } from '../../webauthn/base64url';
 import { decodeCborWhole } from '../../webauthn/cbor';
 import { coseKeyOf } from '../../webauthn/cose-key';
+import { AAGUID_PATTERN, MAX_CREDENTIAL_ID_BYTES, MAX_SIGNATURE_COUNTER, MIN_CREDENTIAL_ID_BYTES } from '../../webauthn/limits';
 import { FieldReader, shown, type Obj } from './bulk-fields';
 
 /**
@@ -23,19 +24,13 @@ export interface PasskeyContext {
 
 /** A webauthn login method holds at most this many passkeys: each is 2 items of the user's transaction. */
 export const MAX_BULK_CREDENTIALS = 20;
-/** A credential id's bytes (WebAuthn: at most 1023; shorter than 16 is no authenticator's). */
-const MIN_ID_BYTES = 16;
-const MAX_ID_BYTES = 1023;
 /** A COSE key's text: an RSA-4096 key is under 800 characters of base64. */
 const MAX_PUBLIC_KEY = 4096;
 const MAX_TRANSPORTS = 10;
 const MAX_TRANSPORT = 64;
 /** A user handle is at most 64 bytes; kept as given, so bounded generously. */
 const MAX_USER_HANDLE = 1024;
-/** The largest value of a 32-bit signature counter. */
-const MAX_COUNTER = 0xffff_ffff;
 const ZERO_AAGUID = '00000000-0000-0000-0000-000000000000';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The bytes of base64url or standard base64 text (padding optional), strictly; `undefined` when neither. */
@@ -78,7 +73,8 @@ export function parsePasskeys(obj: Obj, ctx: PasskeyContext, errors: string[]): 
     const r = new FieldReader(entry, errors, sfx);
     const givenId = r.string('credentialId', true);
     const idBytes = givenId === undefined ? undefined : fromEitherBase64(givenId.trim());
-    const credentialId = idBytes && idBytes.length >= MIN_ID_BYTES && idBytes.length <= MAX_ID_BYTES ? idBytes.toString('base64url') : undefined;
+    const credentialId =
+      idBytes && idBytes.length >= MIN_CREDENTIAL_ID_BYTES && idBytes.length <= MAX_CREDENTIAL_ID_BYTES ? idBytes.toString('base64url') : undefined;
     if (givenId !== undefined && credentialId === undefined) errors.push(`Invalid credentialId ${shown(givenId)}${sfx}`);
     if (credentialId !== undefined && ctx.credentialIds.has(credentialId)) {
       errors.push(`credentialId ${credentialId} is not unique. It is already used by another credential.`);
@@ -109,14 +105,14 @@ export function parsePasskeys(obj: Obj, ctx: PasskeyContext, errors: string[]): 
 
     const counter = r.read<number>('counter', 'integer', false) ?? 0;
     if (counter < 0) errors.push(`counter should be >= 0${sfx}`);
-    if (counter > MAX_COUNTER) errors.push(`counter should be <= ${MAX_COUNTER}${sfx}`);
+    if (counter > MAX_SIGNATURE_COUNTER) errors.push(`counter should be <= ${MAX_SIGNATURE_COUNTER}${sfx}`);
     const transports = r.read<string[]>('transports', 'array of string', false) ?? [];
     if (transports.length > MAX_TRANSPORTS || transports.some((t) => t.length > MAX_TRANSPORT)) {
       errors.push(`transports can have at most ${MAX_TRANSPORTS} entries of at most ${MAX_TRANSPORT} characters${sfx}`);
     }
     const givenAaguid = r.string('aaguid');
     const aaguid = givenAaguid?.trim().toLowerCase() ?? ZERO_AAGUID;
-    if (!UUID.test(aaguid)) errors.push(`aaguid ${shown(givenAaguid as string)} of credential ${id} is not a UUID${sfx}`);
+    if (!AAGUID_PATTERN.test(aaguid)) errors.push(`aaguid ${shown(givenAaguid as string)} of credential ${id} is not a UUID${sfx}`);
     const userHandle = r.string('userHandle');
     if (userHandle !== undefined && userHandle.length > MAX_USER_HANDLE) errors.push(`userHandle is too long. Max length is ${MAX_USER_HANDLE}.`);
     const createdAt = r.read<number>('createdAt', 'integer', false) ?? ctx.now;

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, createReadStream, existsSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { DiskJoin } from './disk-join';
 import type { BulkUserInput } from './model';
+import { readLines } from './spill';
 
 /**
  * The ledger (SPEC §17, §17c): one line per user the service confirmed imported (or a sync
@@ -13,13 +14,23 @@ import type { BulkUserInput } from './model';
  * content), so a run on a newer export of the same source finds it and compares each user with
  * what was sent. Later lines win; a removed user gets a line `{"sourceId","removed":true}`.
  * Deleting it only costs requests: the service treats an already imported user as a no-op (§15).
+ *
+ * Loaded, it stays on disk (SPEC §17c, bounded memory): an on-disk join (`./disk-join`) by source
+ * id holds, per line, the user's id, a digest of what was sent and where the line is in the file;
+ * what was sent is read back from the file only for a user whose export changed. Memory is a key
+ * per 8 KB block of the join and a bit per line (the users met in the export: the others are gone
+ * from the source).
  */
 
-/** What the ledger holds for one user: the id the app sees, and the user as sent (secrets digested), as canonical JSON. */
+/** What the ledger holds for one user: the id the app sees, a digest of what was sent, and what was sent (canonical JSON, read from the file). */
 export interface LedgerEntry {
   readonly userId: string;
-  readonly sent: string;
+  readonly digest: string;
+  sent(): string;
 }
+
+/** A line of the ledger in the join: the user's id, the digest of what was sent, the line's offset and length in bytes; `null`: removed. */
+type Row = readonly [userId: string, digest: string, offset: number, bytes: number] | null;
 
 /** The keys whose values are secrets: only their digest is kept. */
 const SECRET_KEYS = new Set(['passwordHash', 'plainTextPassword', 'secretKey', 'publicKey']);
@@ -43,10 +54,17 @@ function withoutSecrets(value: unknown): unknown {
 /** A mapped user as the ledger keeps it: secrets digested, keys sorted (two equal users give the same text). */
 export const sentOf = (user: BulkUserInput): string => JSON.stringify(withoutSecrets(user));
 
+/** The digest of what was sent (128 bits): two users sent alike have the same. */
+export const digestOfSent = (sent: string): string => createHash('sha256').update(sent, 'utf8').digest('base64').slice(0, 22);
+
+/** Blocks of the ledger's join: one key of memory per 8 KB of rows (about 60 users). */
+const LEDGER_BLOCK_BYTES = 8 << 10;
+
 export class Ledger {
-  private readonly done = new Map<string, LedgerEntry>();
+  private join: DiskJoin<Row> | undefined;
+  private fd: number | undefined;
   private pending: string[] = [];
-  /** Users the ledger held when it was loaded: a run that found some is a re-run (a sync). */
+  /** Lines of users the ledger held when it was loaded: a run that found some is a re-run (a sync). */
   loaded = 0;
 
   constructor(readonly file: string) {}
@@ -59,43 +77,79 @@ export class Ledger {
     return join(dirname(resolve(reportFile)), `migration-ledger-${id}.ndjson`);
   }
 
-  async load(): Promise<void> {
+  /** Reads the file into its on-disk join (`sizes`: smaller runs and blocks, for tests). */
+  async load(sizes: { readonly runChars?: number; readonly blockBytes?: number } = {}): Promise<void> {
     if (!existsSync(this.file)) return;
-    for await (const line of createInterface({ input: createReadStream(this.file), crlfDelay: Infinity })) {
-      try {
-        const { sourceId, userId, sent, removed } = JSON.parse(line) as { sourceId: string; userId: string; sent: unknown; removed?: boolean };
-        if (typeof sourceId !== 'string') continue;
-        if (removed === true) this.done.delete(sourceId);
-        else if (typeof userId === 'string' && sent !== null && typeof sent === 'object') this.done.set(sourceId, { userId, sent: JSON.stringify(sent) });
-      } catch {
-        // A line cut short by a crash: that user is simply sent again.
+    const fd = openSync(this.file, 'r');
+    this.fd = fd;
+    let users = 0;
+    async function* rows(): AsyncGenerator<{ key: string; item: Row }> {
+      let offset = 0;
+      for (const line of readLines(fd)) {
+        const bytes = Buffer.byteLength(line, 'utf8');
+        try {
+          const { sourceId, userId, sent, removed } = JSON.parse(line) as { sourceId: unknown; userId: unknown; sent: unknown; removed?: boolean };
+          if (typeof sourceId === 'string' && removed === true) yield { key: sourceId, item: null };
+          else if (typeof sourceId === 'string' && typeof userId === 'string' && sent !== null && typeof sent === 'object') {
+            users++;
+            yield { key: sourceId, item: [userId, digestOfSent(JSON.stringify(sent)), offset, bytes] };
+          }
+        } catch {
+          // A line cut short by a crash: that user is simply sent again.
+        }
+        offset += bytes + 1;
       }
     }
-    this.loaded = this.done.size;
+    this.join = await DiskJoin.build(rows(), { blockBytes: LEDGER_BLOCK_BYTES, ...sizes });
+    this.loaded = users;
   }
 
+  /** What was last recorded for a user before this run (`undefined`: never, or removed). */
   get(sourceId: string): LedgerEntry | undefined {
-    return this.done.get(sourceId);
+    const rows = this.join?.rows(sourceId);
+    const last = rows?.[rows.length - 1]?.item;
+    if (!last) return undefined;
+    const [userId, digest, offset, bytes] = last;
+    return { userId, digest, sent: () => this.sentAt(offset, bytes) };
   }
 
-  userIdOf(sourceId: string): string | undefined {
-    return this.done.get(sourceId)?.userId;
+  /** Whether the ledger holds `sent` (from `sentOf`) as what was last sent for this user. */
+  holds(sourceId: string, sent: string): boolean {
+    return this.get(sourceId)?.digest === digestOfSent(sent);
   }
 
-  /** The users the ledger holds, in the order they were first recorded. */
-  sourceIds(): IterableIterator<string> {
-    return this.done.keys();
+  /** A user met in the export: not gone from the source. */
+  met(sourceId: string): void {
+    for (const { ordinal } of this.join?.rows(sourceId) ?? []) this.join!.mark(ordinal);
+  }
+
+  /** The users the ledger held that were not `met`, and their ids in the app, in source id order. */
+  *notMet(): Generator<{ sourceId: string; userId: string }> {
+    if (!this.join) return;
+    let key: string | undefined;
+    let last: Row = null;
+    for (const row of this.join.unmarked()) {
+      if (key !== undefined && row.key !== key && last) yield { sourceId: key, userId: last[0] };
+      key = row.key;
+      last = row.item;
+    }
+    if (key !== undefined && last) yield { sourceId: key, userId: last[0] };
+  }
+
+  private sentAt(offset: number, bytes: number): string {
+    const buf = Buffer.allocUnsafe(bytes);
+    readSync(this.fd!, buf, 0, bytes, offset);
+    return JSON.stringify((JSON.parse(buf.toString('utf8')) as { sent: unknown }).sent);
   }
 
   /** Records what was sent for a user (`sent`: from `sentOf`). */
   record(sourceId: string, userId: string, sent: string): void {
-    this.done.set(sourceId, { userId, sent });
     this.pending.push(`{"sourceId":${JSON.stringify(sourceId)},"userId":${JSON.stringify(userId)},"sent":${sent}}`);
+    if (this.pending.length >= 1000) this.flush();
   }
 
   /** A user removed from the service: forgotten. */
   forget(sourceId: string): void {
-    this.done.delete(sourceId);
     this.pending.push(JSON.stringify({ sourceId, removed: true }));
   }
 
@@ -103,5 +157,12 @@ export class Ledger {
     if (this.pending.length === 0) return;
     appendFileSync(this.file, this.pending.join('\n') + '\n');
     this.pending = [];
+  }
+
+  /** Writes what is pending and lets the file go. */
+  close(): void {
+    this.flush();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }

@@ -6,7 +6,7 @@ import { withoutServiceHeldPhones } from './mfa';
 import type { MappedUser, ReportEntry, Source } from './model';
 import { scanExport, type Progress } from './plan';
 import type { Ledger } from './ledger';
-import { sentOf } from './ledger';
+import { digestOfSent, sentOf } from './ledger';
 import { entryOf, type ReportWriter } from './report';
 import { setUpConnections } from './sso-setup';
 import { ServiceError, type ServiceClient } from './service';
@@ -273,7 +273,7 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   // (what was sent is what the export maps) cost no request and count for nothing here.
   await ledger.load();
   if (ledger.loaded > 0) report.syncing();
-  const answered = (m: MappedUser) => m.user !== undefined && ledger.get(m.sourceId)?.sent === sentOf(m.user);
+  const answered = (m: MappedUser) => m.user !== undefined && ledger.holds(m.sourceId, sentOf(m.user));
   const { index, total, roles, smsUsers } = await scanExport(source, signal, run.onProgress, ledger.loaded > 0 ? (m) => !answered(m) : undefined);
 
   const known = service && roles.size > 0 ? await service.roles() : new Set<string>();
@@ -346,8 +346,6 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       })
     : undefined;
 
-  /** On a re-run, the users met in the export: the ledger's others are gone from the source. */
-  const inExport = new Set<string>();
   const goneRun = { service: stager ? service : undefined, removeGone: run.removeGone === true, report, ledger };
   try {
     let seen = 0;
@@ -355,13 +353,14 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       seen++;
       const sent = verdict ? '' : sentOf(m.user!);
       const known = ledger.get(m.sourceId);
-      if (ledger.loaded > 0) inExport.add(m.sourceId);
+      // On a re-run, the users met in the export: the ledger's others are gone from the source.
+      if (ledger.loaded > 0) ledger.met(m.sourceId);
       if (verdict?.outcome === 'skipped' && known && !signal.aborted) {
         await settleGone(goneRun, m.sourceId, known.userId, `the export now skips it: ${verdict.reason}`);
       } else if (verdict) {
         const { outcome, code, reason, needsAction } = verdict;
         report.add(entryOf(m, { outcome, reasonCode: code, reason, ...(needsAction ? { needsAction } : {}) }));
-      } else if (known?.sent === sent) {
+      } else if (known?.digest === digestOfSent(sent)) {
         report.add(entryOf(m, { outcome: 'imported', userId: known.userId, fromLedger: true }));
       } else if (known && syncer && !signal.aborted) {
         await syncer.add(m, known, sent);
@@ -382,10 +381,11 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
       while (reconciler!.size > 0 && !signal.aborted && fatal === undefined) await sleep(pollMs / 4);
     }
     // The ledger's users the export no longer has (once the whole export was read).
-    for (const sourceId of ledger.loaded > 0 && !signal.aborted ? [...ledger.sourceIds()] : []) {
-      if (!inExport.has(sourceId)) await settleGone(goneRun, sourceId, ledger.userIdOf(sourceId)!, 'not in the export');
+    // (Read from the ledger's file: `forget` only appends to it.)
+    for (const { sourceId, userId } of ledger.loaded > 0 && !signal.aborted ? ledger.notMet() : []) {
+      await settleGone(goneRun, sourceId, userId, 'not in the export');
     }
-    ledger.flush();
+    ledger.close();
   } finally {
     polling = false;
     await poller;

@@ -120,7 +120,7 @@ export class Syncer {
 
   private async decide(m: MappedUser, known: LedgerEntry, sent: string, base: Pick<ReportEntry, 'sourceId' | 'userId'>): Promise<ReportEntry | 'restaged'> {
     const { service, tenant } = this.run;
-    const ledger = JSON.parse(known.sent) as Kept;
+    const ledger = JSON.parse(known.sent()) as Kept;
     const exported = JSON.parse(sent) as Kept;
     const id = new URLSearchParams({ userId: known.userId });
     const found = await service.ok('GET', `/user/id?${id}`);

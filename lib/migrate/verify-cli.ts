@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { exportCommand, openExport, parseArgs, progressReporter, type CliIo, type ExportOptions } from './command';
 import { InterruptedBeforeWriting, UsageError } from './errors';
 import { runVerify } from './verify';
-import { MemoryExportIds, TERMINAL_LINES, VerifyReport } from './verify-report';
+import { DiskExportIds, TERMINAL_LINES, VerifyReport } from './verify-report';
 
 /**
  * `auth-core-migrate verify <source> <file> [companions…] [options]` (SPEC §17c): the export's
@@ -47,7 +47,7 @@ export async function verifyMain(argv: readonly string[], io: CliIo): Promise<nu
         duplicates: opts.duplicates,
         concurrency: opened.concurrency,
         report,
-        ...(opts.extra ? { exportIds: new MemoryExportIds() } : {}),
+        ...(opts.extra ? { exportIds: new DiskExportIds() } : {}),
         signal: io.signal,
         onProgress: progress.update,
         about: {

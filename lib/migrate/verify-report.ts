@@ -1,4 +1,7 @@
+import { closeSync, openSync } from 'node:fs';
+import { DiskJoin } from './disk-join';
 import { EntryFile } from './report';
+import { ChunkWriter, createScratch, readLines, scratchFolder } from './spill';
 import type { Difference } from './verify-compare';
 
 /**
@@ -106,22 +109,46 @@ export class VerifyReport {
 
 /**
  * The ids of the export's users, for `--extra`: every service user whose id is not among them is
- * `extra`. Held in memory for now; one small interface so that it can move to disk (issue 47's
- * bounded memory) without touching verify.
+ * `extra`. On disk (SPEC §17c, bounded memory): appended to a scratch file while the export is
+ * read, then sorted into an on-disk join (`./disk-join`) at the first look-up, which keeps one id
+ * per 8 KB block in memory.
  */
 export interface ExportIds {
   add(id: string): void;
   has(id: string): Promise<boolean>;
 }
 
-export class MemoryExportIds implements ExportIds {
-  private readonly ids = new Set<string>();
+export class DiskExportIds implements ExportIds {
+  private readonly scratch = scratchFolder('verify-ids');
+  private readonly out = new ChunkWriter(createScratch(this.scratch.file('ids')));
+  private join: Promise<DiskJoin<0>> | undefined;
+
+  /** `sizes`: smaller runs and blocks, for tests. */
+  constructor(private readonly sizes: { readonly runChars?: number; readonly blockBytes?: number } = {}) {}
 
   add(id: string): void {
-    this.ids.add(id);
+    if (this.join) throw new Error('an id was added after the first look-up');
+    this.out.line(JSON.stringify(id));
   }
 
   async has(id: string): Promise<boolean> {
-    return this.ids.has(id);
+    this.join ??= this.build();
+    return (await this.join).rows(id).length > 0;
+  }
+
+  private async build(): Promise<DiskJoin<0>> {
+    this.out.close();
+    const fd = openSync(this.scratch.file('ids'), 'r');
+    try {
+      return await DiskJoin.build(
+        (async function* () {
+          for (const line of readLines(fd)) if (line !== '') yield { key: JSON.parse(line) as string, item: 0 as const };
+        })(),
+        { blockBytes: 8 << 10, ...this.sizes },
+      );
+    } finally {
+      closeSync(fd);
+      this.scratch.remove();
+    }
   }
 }

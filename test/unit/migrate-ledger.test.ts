@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ledger, sentOf } from '../../lib/migrate/ledger';
+import { DiskExportIds } from '../../lib/migrate/verify-report';
 import type { BulkUserInput } from '../../lib/migrate/model';
 import { scratchDir } from '../support/scratch';
 
@@ -76,6 +77,55 @@ describe('Ledger', () => {
     appendFileSync(file, '{"sourceId":"c","userId":"c","sent":{"extern');
     const again = new Ledger(file);
     await again.load();
-    expect([again.loaded, again.get('a'), again.get('b'), again.get('c')]).toEqual([1, { userId: 'a', sent: newer }, undefined, undefined]);
+    expect([again.loaded, again.get('a')?.userId, again.get('a')?.sent(), again.get('b'), again.get('c')]).toEqual([3, 'a', newer, undefined, undefined]);
+    expect([again.holds('a', newer), again.holds('a', sentOf(user()))]).toEqual([true, false]);
+    again.close();
+  });
+
+  it('stays on disk: 2,000 users over many sorted runs answer as recorded, and the users not met are the gone ones', async () => {
+    const file = join(dir, 'ledger-2.ndjson');
+    const first = new Ledger(file);
+    const sent = (i: number) => sentOf(user({ externalUserId: `u-${i}`, userMetadata: { n: i } }));
+    // Recorded in no order of their ids, some twice (the later wins), every 100th removed.
+    for (let i = 0; i < 2000; i++) first.record(`s-${(i * 7919) % 2000}`, `u-${(i * 7919) % 2000}`, sent((i * 7919) % 2000));
+    for (let i = 0; i < 2000; i += 3) first.record(`s-${i}`, `v-${i}`, sent(i + 1));
+    for (let i = 0; i < 2000; i += 100) first.forget(`s-${i}`);
+    first.flush();
+
+    const again = new Ledger(file);
+    // Runs of 16 KB and blocks of 512 bytes: the join is sorted from dozens of runs.
+    await again.load({ runChars: 16 << 10, blockBytes: 512 });
+    for (let i = 0; i < 2000; i++) {
+      const entry = again.get(`s-${i}`);
+      if (i % 100 === 0) expect(entry).toBeUndefined();
+      else if (i % 3 === 0) expect([entry?.userId, entry?.sent()]).toEqual([`v-${i}`, sent(i + 1)]);
+      else expect([entry?.userId, entry?.sent(), again.holds(`s-${i}`, sent(i))]).toEqual([`u-${i}`, sent(i), true]);
+    }
+    expect(again.get('s-2000')).toBeUndefined();
+    // The export holds every user but those whose number ends in 7: those are gone (the removed ones are not).
+    for (let i = 0; i < 2000; i++) if (i % 10 !== 7) again.met(`s-${i}`);
+    const gone = [...again.notMet()];
+    const expected = Array.from({ length: 2000 }, (_, i) => i)
+      .filter((i) => i % 10 === 7)
+      .map((i) => ({ sourceId: `s-${i}`, userId: i % 3 === 0 ? `v-${i}` : `u-${i}` }))
+      .sort((a, b) => (JSON.stringify(a.sourceId) < JSON.stringify(b.sourceId) ? -1 : 1));
+    expect(gone).toEqual(expected);
+    again.close();
+  });
+});
+
+describe('DiskExportIds (verify --extra)', () => {
+  it('answers which ids the export had, sorted on disk from many runs', async () => {
+    const ids = new DiskExportIds({ runChars: 4 << 10, blockBytes: 256 });
+    for (let i = 0; i < 3000; i += 2) ids.add(`user-${(i * 7919) % 3000}`);
+    const answers = await Promise.all(Array.from({ length: 3000 }, (_, i) => ids.has(`user-${i}`)));
+    const held = new Set(Array.from({ length: 1500 }, (_, k) => (k * 2 * 7919) % 3000));
+    expect(answers).toEqual(Array.from({ length: 3000 }, (_, i) => held.has(i)));
+    expect(() => ids.add('late')).toThrow('after the first look-up');
+  });
+
+  it('answers no for every id when the export had none', async () => {
+    const ids = new DiskExportIds();
+    expect([await ids.has('a'), await ids.has('')]).toEqual([false, false]);
   });
 });

@@ -60,7 +60,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (opts.overwriteProviders && !opened.connections) throw new UsageError('--overwrite-providers goes with --connections only.');
     const { sourceName, file, map, tenant, concurrency, source } = opened;
     const service = opts.offline ? undefined : opened.service;
-    // Passkeys (SPEC §21): the plan asks this service which RP ids it imports, at the first passkey.
+    // Passkeys (SPEC §21): the plan asks this service which RP ids it imports, when a passkey is to be sent.
     map.passkeys?.useService(service);
     const checks = async () => {
       await service?.preflight(tenant);
@@ -89,6 +89,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         batchUsers,
         preferExport: opts.prefer === 'export',
         removeGone: opts.removeGone === true,
+        ...(map.passkeys ? { passkeys: map.passkeys } : {}),
         report,
         ledger,
         signal: io.signal,

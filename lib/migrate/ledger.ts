@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DiskJoin } from './disk-join';
-import type { BulkUserInput } from './model';
+import type { BulkUserInput, RpIdAnswer } from './model';
 import { readLines } from './spill';
 
 /**
@@ -12,7 +12,9 @@ import { readLines } from './spill';
  * `secretKeyDigest`, `plainTextPassword` → `plainTextPasswordDigest`), never the secret. It lives
  * next to the report and is named after the source, the service and the tenant (not the export's
  * content), so a run on a newer export of the same source finds it and compares each user with
- * what was sent. Later lines win; a removed user gets a line `{"sourceId","removed":true}`.
+ * what was sent. Later lines win; a removed user gets a line `{"sourceId","removed":true}`, and
+ * the service's answer about passkey RP ids a line `{"passkeyRpIds":{…}}` (so a re-run maps
+ * passkeys as the run that asked did, without asking: SPEC §21, `./passkeys.ts`).
  * Deleting it only costs requests: the service treats an already imported user as a no-op (§15).
  *
  * Loaded, it stays on disk (SPEC §17c, bounded memory): an on-disk join (`./disk-join`) by source
@@ -66,6 +68,8 @@ export class Ledger {
   private pending: string[] = [];
   /** Lines of users the ledger held when it was loaded: a run that found some is a re-run (a sync). */
   loaded = 0;
+  /** The service's answer about passkey RP ids, as the last run that asked it was told. */
+  passkeyRpIds?: RpIdAnswer;
 
   constructor(readonly file: string) {}
 
@@ -83,12 +87,23 @@ export class Ledger {
     const fd = openSync(this.file, 'r');
     this.fd = fd;
     let users = 0;
+    const remember = (answer: RpIdAnswer) => {
+      this.passkeyRpIds = answer;
+    };
     async function* rows(): AsyncGenerator<{ key: string; item: Row }> {
       let offset = 0;
       for (const line of readLines(fd)) {
         const bytes = Buffer.byteLength(line, 'utf8');
         try {
-          const { sourceId, userId, sent, removed } = JSON.parse(line) as { sourceId: unknown; userId: unknown; sent: unknown; removed?: boolean };
+          const { sourceId, userId, sent, removed, passkeyRpIds } = JSON.parse(line) as {
+            sourceId: unknown;
+            userId: unknown;
+            sent: unknown;
+            removed?: boolean;
+            passkeyRpIds?: unknown;
+          };
+          const answer = rpIdAnswerOf(passkeyRpIds);
+          if (answer) remember(answer);
           if (typeof sourceId === 'string' && removed === true) yield { key: sourceId, item: null };
           else if (typeof sourceId === 'string' && typeof userId === 'string' && sent !== null && typeof sent === 'object') {
             users++;
@@ -148,6 +163,35 @@ export class Ledger {
     if (this.pending.length >= 1000) this.flush();
   }
 
+  /** The service's answer about passkey RP ids, asked by this run: kept for the next. */
+  recordPasskeyRpIds(answer: RpIdAnswer): void {
+    this.passkeyRpIds = answer;
+    this.pending.push(JSON.stringify({ passkeyRpIds: answer }));
+  }
+
+  /**
+   * Only the passkey RP-id answer of a ledger (`migrate verify`, which cannot ask the service: a
+   * POST), read line by line without keeping the users; undefined without a ledger or an answer.
+   */
+  static async readPasskeyRpIds(file: string): Promise<RpIdAnswer | undefined> {
+    if (!existsSync(file)) return undefined;
+    let answer: RpIdAnswer | undefined;
+    const fd = openSync(file, 'r');
+    try {
+      for (const line of readLines(fd)) {
+        if (!line.startsWith('{"passkeyRpIds"')) continue;
+        try {
+          answer = rpIdAnswerOf((JSON.parse(line) as { passkeyRpIds?: unknown }).passkeyRpIds) ?? answer;
+        } catch {
+          // A line cut short by a crash.
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return answer;
+  }
+
   /** A user removed from the service: forgotten. */
   forget(sourceId: string): void {
     this.pending.push(JSON.stringify({ sourceId, removed: true }));
@@ -165,4 +209,13 @@ export class Ledger {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+/** A ledger line's `passkeyRpIds`, when it has the shape `RpIdAnswer`. */
+function rpIdAnswerOf(value: unknown): RpIdAnswer | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { accepted, serviceRpIds } = value as Record<string, unknown>;
+  if (accepted === null || typeof accepted !== 'object' || !Array.isArray(serviceRpIds)) return undefined;
+  if (!Object.values(accepted).every((v) => typeof v === 'boolean') || !serviceRpIds.every((r) => typeof r === 'string')) return undefined;
+  return { accepted: accepted as Record<string, boolean>, serviceRpIds: serviceRpIds as string[] };
 }

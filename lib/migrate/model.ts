@@ -156,16 +156,33 @@ export interface PasskeyPlanLike {
   /** `--webauthn-rp-id`: the RP id of passkeys whose export names none. */
   readonly rpIdOption?: string;
   /**
-   * Asks the service, once per RP id not asked yet, whether it imports passkeys of these RP ids;
-   * refuses (exit 2) when it does not take `head`, the RP id the export's passkeys need.
+   * Notes the RP ids the source's passkeys need (`head`: the one the export's passkeys are made
+   * for); the run asks the service about them later, only when a passkey is to be sent (`ask`).
    */
   ensure(rpIds: readonly string[], head?: string): Promise<void>;
   /** A passkey of the user `owner` (its source id) as the export gives it → the bulk credential, or why it is not carried. */
   take(passkey: ExportedPasskey, owner: string): BulkPasskeyInput | { readonly why: string };
   /** The service to ask (none: nothing is asked, and every passkey that passes the other checks is carried). */
   useService(service: { readonly url: string } | undefined): void;
+  /** The answer the ledger remembers: the export is mapped with it until the service is asked. */
+  remember(answer: RpIdAnswer): void;
+  /**
+   * Asks the service, once, whether it imports passkeys of the RP ids noted; refuses (exit 2)
+   * when it does not take the head. The run calls it before any write, only when a passkey is to be sent.
+   */
+  ask(): Promise<void>;
+  /** This run's answer, for the ledger (undefined: the service was not asked). */
+  answer(): RpIdAnswer | undefined;
   /** The report's head: `{passkeys: {rpId, serviceRpIds, carried, notCarried}}` once there were passkeys. */
   notes(): Record<string, unknown>;
+}
+
+/** The service's answer about RP ids, as the ledger remembers it (`Ledger.passkeyRpIds`, `./passkeys.ts`). */
+export interface RpIdAnswer {
+  /** Per RP id asked: whether the service imports its passkeys. */
+  readonly accepted: Readonly<Record<string, boolean>>;
+  /** The service's `WEBAUTHN_RP_ID` as its answer quoted it (`[]`: not set). */
+  readonly serviceRpIds: readonly string[];
 }
 
 /** A passkey of the export as read: the passkey, or why it is unreadable (`id`: its credential id, or what names it). */

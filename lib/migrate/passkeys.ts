@@ -2,18 +2,24 @@ import { decodeCborWhole } from '../webauthn/cbor';
 import { COSE_ALGORITHMS, coseKeyOf } from '../webauthn/cose-key';
 import { AAGUID_PATTERN, MAX_CREDENTIAL_ID_BYTES, MAX_SIGNATURE_COUNTER, MIN_CREDENTIAL_ID_BYTES } from '../webauthn/limits';
 import { UsageError } from './errors';
-import type { BulkLoginMethodInput, BulkPasskeyInput, ExportedPasskey, PasskeyPlanLike, ReadPasskey, Warning } from './model';
+import type { BulkLoginMethodInput, BulkPasskeyInput, ExportedPasskey, PasskeyPlanLike, ReadPasskey, RpIdAnswer, Warning } from './model';
 import type { ServiceClient } from './service';
 
 /**
  * Passkeys carried over by the migration command (SPEC §21): the checks of passkey import done
  * before sending (so one bad passkey costs a warning, not its user's row), and the RP id rule. A
  * passkey only works under the RP id it was made for, so the service must import passkeys of the
- * export's RP id (`WEBAUTHN_RP_ID`): the command asks it before the first write, with a staging
- * request the service refuses whatever it says (its validation answers name the RP ids it does
- * not take, and nothing is staged), and stops with exit 2 when the export's main RP id is not
- * one of them. Other RP ids the service does not take (Keycloak's 2FA policy) are passkeys not
- * carried, each a `passkey-not-migrated` warning. Never a key or a counter in a text: ids only.
+ * export's RP id (`WEBAUTHN_RP_ID`): the command asks it with a staging request the service
+ * refuses whatever it says (its validation answers name the RP ids it does not take, and nothing
+ * is staged), and stops with exit 2 when the export's main RP id is not one of them. Other RP ids
+ * the service does not take (Keycloak's 2FA policy) are passkeys not carried, each a
+ * `passkey-not-migrated` warning. Never a key or a counter in a text: ids only.
+ *
+ * The service is asked only when a passkey is to be sent (SPEC §17c: an unchanged re-run sends no
+ * request): the sources name the RP ids while they read (`ensure`, which only notes them), the
+ * run's first read maps with the answer the ledger remembers from the run that last asked (none:
+ * every RP id taken), and `ask` sends the probe, before any write, when a user that costs
+ * requests carries a passkey; the second read maps with its answer.
  */
 
 /** The probe's poison: a counter no passkey has, so the probe user is refused whatever else the service says. */
@@ -113,10 +119,14 @@ export class PasskeyPlan implements PasskeyPlanLike {
   private service?: ServiceClient;
   /** The RP id the export's passkeys need: the report's `rpId`. */
   private head?: string;
-  /** Per RP id asked: whether the service imports its passkeys. */
+  /** Every RP id the sources named (`ensure`): what `ask` asks. */
+  private readonly wanted = new Set<string>();
+  /** Per RP id: whether the service imports its passkeys (asked, or remembered). */
   private readonly accepted = new Map<string, boolean>();
   /** The service's `WEBAUTHN_RP_ID` as its answer quoted it (`[]`: not set). */
   private serviceRpIds?: string[];
+  /** Whether `accepted` is this run's answer (else the ledger's, or none). */
+  private asked = false;
   /**
    * The owner (source id) of each credential id carried: another user's repeat is not carried (the
    * service refuses a repeat in one request). The export is read twice (SPEC §17), so the same
@@ -132,13 +142,38 @@ export class PasskeyPlan implements PasskeyPlanLike {
     this.service = service as ServiceClient | undefined;
   }
 
+  /** Notes the RP ids a source's passkeys need (`head`: the export's main one); nothing is asked here. */
   async ensure(rpIds: readonly string[], head?: string): Promise<void> {
     if (head !== undefined) this.head ??= head;
-    const ask = [...new Set([...(this.head !== undefined ? [this.head] : []), ...rpIds])].filter((r) => !this.accepted.has(r));
-    if (ask.length === 0 || this.service === undefined) return;
+    for (const rpId of [...(this.head !== undefined ? [this.head] : []), ...rpIds]) this.wanted.add(rpId);
+  }
+
+  /** The answer the ledger remembers (the run that last asked): the first read maps with it. */
+  remember(answer: RpIdAnswer): void {
+    if (this.asked) return;
+    for (const [rpId, ok] of Object.entries(answer.accepted)) this.accepted.set(rpId, ok);
+    this.serviceRpIds = [...answer.serviceRpIds];
+  }
+
+  /** This run's answer, for the ledger (undefined: the service was not asked). */
+  answer(): RpIdAnswer | undefined {
+    return this.asked ? { accepted: Object.fromEntries(this.accepted), serviceRpIds: this.serviceRpIds ?? [] } : undefined;
+  }
+
+  /**
+   * Asks the service about every RP id the sources named, once (no service: nothing). Refuses
+   * (exit 2) when it does not take the head. The export is then read again: what the first read
+   * carried is forgotten, so the second read decides each passkey with this answer.
+   */
+  async ask(): Promise<void> {
+    if (this.asked || this.service === undefined || this.wanted.size === 0) return;
+    const ask = [...this.wanted];
     const answer = await probe(this.service, ask);
+    this.asked = true;
     this.serviceRpIds = answer.serviceRpIds;
     for (const rpId of ask) this.accepted.set(rpId, !answer.refused.has(rpId));
+    this.owners.clear();
+    this.notCarried.clear();
     if (this.head !== undefined && this.accepted.get(this.head) === false) {
       const has = answer.serviceRpIds.length > 0 ? `its WEBAUTHN_RP_ID is ${answer.serviceRpIds.join(',')}` : 'it has no WEBAUTHN_RP_ID';
       throw new UsageError(
@@ -192,7 +227,8 @@ export class PasskeyPlan implements PasskeyPlanLike {
     return {
       passkeys: {
         ...(this.head !== undefined ? { rpId: this.head } : {}),
-        ...(this.serviceRpIds !== undefined ? { serviceRpIds: this.serviceRpIds } : { serviceAsked: false }),
+        ...(this.serviceRpIds !== undefined ? { serviceRpIds: this.serviceRpIds } : {}),
+        ...(this.asked ? {} : { serviceAsked: false }),
         carried: this.owners.size,
         notCarried: this.notCarried.size,
       },

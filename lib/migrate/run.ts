@@ -3,7 +3,7 @@ import type { Connections } from './connections';
 import { decideUsers, type DuplicatesMode } from './collisions';
 import { dryRunEntry, readExisting } from './dry-run';
 import { withoutServiceHeldPhones } from './mfa';
-import type { MappedUser, ReportEntry, Source } from './model';
+import type { MappedUser, PasskeyPlanLike, ReportEntry, Source } from './model';
 import { scanExport, type Progress } from './plan';
 import type { Ledger } from './ledger';
 import { digestOfSent, sentOf } from './ledger';
@@ -51,6 +51,8 @@ export interface MigrationRun {
   readonly preferExport?: boolean;
   /** `--remove-gone`: users the ledger holds and the export no longer imports are removed from the service. */
   readonly removeGone?: boolean;
+  /** The passkey plan (SPEC §21): the service's RP ids are asked only when a user that costs requests carries a passkey. */
+  readonly passkeys?: Pick<PasskeyPlanLike, 'ask' | 'remember' | 'answer'>;
 }
 
 export interface RunResult {
@@ -273,8 +275,17 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   // (what was sent is what the export maps) cost no request and count for nothing here.
   await ledger.load();
   if (ledger.loaded > 0) report.syncing();
+  // Passkeys are mapped as the run that last asked the service was told (an unchanged user maps
+  // as it was sent), and the service is asked again only if a passkey is to be sent.
+  if (ledger.passkeyRpIds) run.passkeys?.remember(ledger.passkeyRpIds);
   const answered = (m: MappedUser) => m.user !== undefined && ledger.holds(m.sourceId, sentOf(m.user));
-  const { index, total, roles, smsUsers } = await scanExport(source, signal, run.onProgress, ledger.loaded > 0 ? (m) => !answered(m) : undefined);
+  const { index, total, roles, smsUsers, passkeyUsers } = await scanExport(source, signal, run.onProgress, ledger.loaded > 0 ? (m) => !answered(m) : undefined);
+  // Before any write (exit 2 when the service does not take the export's RP id): the second read maps with its answer.
+  if (service && passkeyUsers > 0 && run.passkeys) {
+    await run.passkeys.ask();
+    const answer = run.passkeys.answer();
+    if (answer && !run.dryRun) ledger.recordPasskeyRpIds(answer);
+  }
 
   const known = service && roles.size > 0 ? await service.roles() : new Set<string>();
   const missingRoles = [...roles].filter((r) => !known.has(r));

@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, sign } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApi, type TestApi } from '../support/api';
-import { migrate, rowCount, userCount, withoutProgress, type Run } from '../support/migrate-e2e';
+import { countingForwarder, migrate, rowCount, userCount, withoutProgress, type CountingForwarder, type Run } from '../support/migrate-e2e';
 import { scratchDir } from '../support/scratch';
 
 /**
@@ -11,9 +11,10 @@ import { scratchDir } from '../support/scratch';
  * (`POST /recipe/webauthn/signin`) as the imported user, its external id, with an assertion signed
  * by the fixture's private key as the old authenticator would (counter above the exported one),
  * after the user's password signed in (Keycloak) or its email found it (Supabase: magic link);
- * a passkey not carried is unknown to the service. A service whose WEBAUTHN_RP_ID lacks the
- * export's RP id: exit 2, nothing written. No key (public or private), hash or salt in the
- * report, the ledger or the terminal.
+ * a passkey not carried is unknown to the service. Every run through a forwarder that counts the
+ * requests: the unchanged re-run sends none (SPEC §17c), not even the RP-id probe. A service
+ * whose WEBAUTHN_RP_ID lacks the export's RP id: exit 2, nothing written. No key (public or private), hash or salt in the report, the ledger or the
+ * terminal.
  */
 const FIXTURES = join(__dirname, '..', 'fixtures', 'passkeys');
 const dir = scratchDir('migrate-passkeys-e2e-');
@@ -98,15 +99,25 @@ function expectNoSecret(runs: Run[], source: 'keycloak' | 'supabase'): void {
 
 describe('passkeys carried over by the migration command (SPEC §21)', () => {
   let api: TestApi;
+  let proxy: CountingForwarder;
   beforeAll(async () => {
     api = await startApi({ WEBAUTHN_RP_ID: 'kc-dev.example,sb-dev.example', BULK_WORKER: 'on' });
+    proxy = await countingForwarder(api);
   });
-  afterAll(() => api?.stop());
+  afterAll(async () => {
+    await proxy?.close();
+    await api?.stop();
+  });
+  /** A run through the counting forwarder (the ledger is found by its URL); the counts start at zero. */
+  const counted = (args: string[]) => {
+    proxy.reset();
+    return migrate(proxy.api, dir, args);
+  };
 
   it.each(['keycloak', 'supabase'] as const)('%s: the fixture migrated, each carried passkey signs in as its user', async (source) => {
     const want = json(source, 'expected.json');
     const keys = json(source, 'private-keys.json').keys as Record<string, FixtureKey>;
-    const run = await migrate(api, dir, [...RUNS[source]]);
+    const run = await counted([...RUNS[source]]);
     expect([run.code, withoutProgress(run.stderr)]).toEqual([expect.any(Number), '']);
     expect([want.exitCode, ...want.exitCodeAlso]).toContain(run.code);
     expect(run.report.summary).toEqual(want.summary);
@@ -145,9 +156,11 @@ describe('passkeys carried over by the migration command (SPEC §21)', () => {
         expect([w.label, res.status]).toEqual([w.label, 'CREDENTIAL_NOT_FOUND_ERROR']);
       }
     }
-    // Run again: every user from the ledger, nothing staged or added, the passkeys still the same.
+    // Run again: every user from the ledger, no request at all (not even the RP-id probe: the
+    // ledger remembers the service's answer, so a passkey it refused maps as it did), the passkeys still the same.
     const users = await userCount(api);
-    const again = await migrate(api, dir, [...RUNS[source]]);
+    const again = await counted([...RUNS[source]]);
+    expect(Object.fromEntries(proxy.counts)).toEqual({});
     expect([again.code, again.report.summary, again.report.users.filter((u: any) => u.fromLedger !== true)]).toEqual([
       run.code,
       expect.objectContaining({ ...want.summary, unchanged: want.summary.imported, updated: 0, conflict: 0 }),

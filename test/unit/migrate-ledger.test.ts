@@ -128,4 +128,19 @@ describe('DiskExportIds (verify --extra)', () => {
     const ids = new DiskExportIds();
     expect([await ids.has('a'), await ids.has('')]).toEqual([false, false]);
   });
+
+  it("remembers the service's latest answer about passkey RP ids, also for a reader of that line alone", async () => {
+    const file = join(dir, 'ledger-rp.ndjson');
+    expect(await Ledger.readPasskeyRpIds(file)).toBeUndefined();
+    const first = new Ledger(file);
+    first.record('a', 'a', sentOf(user()));
+    first.recordPasskeyRpIds({ accepted: { 'x.example': true, 'old.x.example': false }, serviceRpIds: ['x.example'] });
+    const latest = { accepted: { 'x.example': true, 'old.x.example': true }, serviceRpIds: ['x.example', 'old.x.example'] };
+    first.recordPasskeyRpIds(latest);
+    first.flush();
+    appendFileSync(file, '{"passkeyRpIds":{"accepted":{"x.example":"yes"},"serviceRpIds":[]}}\n');
+    const again = new Ledger(file);
+    await again.load();
+    expect([again.loaded, again.passkeyRpIds, await Ledger.readPasskeyRpIds(file)]).toEqual([1, latest, latest]);
+  });
 });

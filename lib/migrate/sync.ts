@@ -1,5 +1,6 @@
 import type { LedgerEntry, Ledger } from './ledger';
-import type { BulkLoginMethodInput, BulkUserInput, MappedUser, ReportEntry } from './model';
+import type { BulkLoginMethodInput, BulkUserInput, MappedUser, ReportEntry, Warning } from './model';
+import { passkeyNotMigrated } from './passkeys';
 import type { ReportWriter } from './report';
 import { ServiceError, type ServiceClient } from './service';
 import { methodKey, serviceMethodKey, type ServiceLoginMethod, type ServiceUserView } from './verify-compare';
@@ -16,9 +17,15 @@ import { methodKey, serviceMethodKey, type ServiceLoginMethod, type ServiceUserV
  *   never shows a hash, so it is taken to hold the ledger's;
  * - a verified flag: a token made and consumed, or `POST /recipe/user/email/verify/remove`;
  * - each metadata key: one `PUT /recipe/user/metadata` (a dropped key set to `null`: removed);
- * - each role in the tenant: `PUT`/`POST …/recipe/user/role[/remove]` (a role is created when missing).
- * A login method on one side only, and any other field the export changed (a creation time, a
- * TOTP device), is not written: listed in `differences`.
+ * - each role in the tenant: `PUT`/`POST …/recipe/user/role[/remove]` (a role is created when missing);
+ * - a login method new in the export (a social identity, a password, a passkey's webauthn login
+ *   method): added and linked to the user (`addMethod`).
+ * A login method the export dropped, a passwordless one it added, and any other field the export
+ * changed (a creation time, a TOTP device), is not written: listed in `differences`. So is a
+ * passkey added to a webauthn login method the service already holds: the service adds a passkey
+ * to a login method only by a registration ceremony, with the authenticator (SPEC §21), so it is
+ * also a `passkey-not-migrated` warning. A passkey's counter and transports are the
+ * authenticator's: a change of them is no difference.
  */
 
 export interface SyncRun {
@@ -37,7 +44,10 @@ export interface SyncRun {
 type Conflict = NonNullable<ReportEntry['conflicts']>[number];
 type Difference = NonNullable<ReportEntry['differences']>[number];
 /** A login method as the ledger keeps it: the hash as a digest. */
-type KeptMethod = Omit<BulkLoginMethodInput, 'passwordHash'> & { passwordHashDigest?: string };
+type KeptMethod = Omit<BulkLoginMethodInput, 'passwordHash' | 'credentials'> & {
+  passwordHashDigest?: string;
+  credentials?: { credentialId: string; publicKeyDigest?: string; rpId?: string }[];
+};
 interface Kept {
   userMetadata?: Record<string, unknown>;
   userRoles?: { role: string; tenantIds: string[] }[];
@@ -59,7 +69,10 @@ const rolesIn = (user: Kept, tenant: string): Set<string> =>
 const methodsOf = (user: Kept) => new Map((Array.isArray(user.loginMethods) ? user.loginMethods : []).map((m) => [methodKey(m), m]));
 
 /** Fields of a login method the sync writes; the rest of it changing is a difference. */
-const SYNCED_METHOD_FIELDS = ['isVerified', 'passwordHashDigest', 'hashingAlgorithm'];
+const SYNCED_METHOD_FIELDS = ['isVerified', 'passwordHashDigest', 'hashingAlgorithm', 'credentials'];
+
+/** A passkey as sync compares it: its id, key and RP id (its counter and transports are the authenticator's). */
+const passkeysOf = (m: KeptMethod) => new Map((m.credentials ?? []).map((c) => [c.credentialId, canonical([c.publicKeyDigest, c.rpId])]));
 const without = (o: object, keys: readonly string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
 /** The three-way decision of one field, and its writes, gathered for one user. */
@@ -67,6 +80,7 @@ class Decision {
   readonly changed: string[] = [];
   readonly conflicts: Conflict[] = [];
   readonly differences: Difference[] = [];
+  readonly warnings: Warning[] = [];
   readonly writes: (() => Promise<void>)[] = [];
 
   constructor(private readonly preferExport: boolean) {}
@@ -118,7 +132,12 @@ export class Syncer {
     if (entry.outcome !== 'failed' && this.run.write) this.run.ledger.record(m.sourceId, known.userId, sent);
   }
 
-  private async decide(m: MappedUser, known: LedgerEntry, sent: string, base: Pick<ReportEntry, 'sourceId' | 'userId'>): Promise<ReportEntry | 'restaged'> {
+  private async decide(
+    m: MappedUser,
+    known: LedgerEntry,
+    sent: string,
+    base: Pick<ReportEntry, 'sourceId' | 'userId' | 'warnings'>,
+  ): Promise<ReportEntry | 'restaged'> {
     const { service, tenant } = this.run;
     const ledger = JSON.parse(known.sent()) as Kept;
     const exported = JSON.parse(sent) as Kept;
@@ -162,7 +181,9 @@ export class Syncer {
       for (const write of d.writes) await write();
       if (Object.keys(update).length > 0) await service.ok('PUT', '/recipe/user/metadata', { userId: known.userId, metadataUpdate: update });
     }
+    const warnings = [...(base.warnings ?? []), ...d.warnings];
     const extra = {
+      ...(warnings.length > 0 ? { warnings } : {}),
       ...(d.changed.length > 0 ? { changed: d.changed } : {}),
       ...(d.conflicts.length > 0 ? { conflicts: d.conflicts } : {}),
       ...(d.differences.length > 0 ? { differences: d.differences } : {}),
@@ -200,20 +221,55 @@ export class Syncer {
         d.field(`loginMethods[${key}].password`, before.passwordHashDigest, after.passwordHashDigest, undefined, () => this.password(hash), false);
       }
       if (after.email !== undefined) d.field(`loginMethods[${key}].verified`, before.isVerified, after.isVerified, lm.verified, () => this.verified(lm, after));
+      if (after.recipeId === 'webauthn') this.passkeys(d, key, before, after, lm);
       const other = (x: KeptMethod) => without(x, SYNCED_METHOD_FIELDS);
       if (!same(other(before), other(after))) d.differences.push({ field: `loginMethods[${key}]`, export: other(after), service: null });
     }
   }
 
   /**
-   * Adds a third-party or password login method (`POST /<t>/recipe/signinup`, or
-   * `passwordhash/import` then its verified flag) and links it to the user, made primary first
+   * The passkeys of a webauthn login method on all three sides: one the export added that the
+   * service lacks cannot be added (a warning and a difference); one it dropped is never removed,
+   * and one whose key or RP id changed is never replaced (differences).
+   */
+  private passkeys(d: Decision, key: string, before: KeptMethod, after: KeptMethod, held: ServiceLoginMethod): void {
+    const [l, e] = [passkeysOf(before), passkeysOf(after)];
+    if (same([...l].sort(), [...e].sort())) return;
+    const service = new Set(held.webauthn?.credentialIds ?? []);
+    const added = [...e.keys()].filter((id) => !l.has(id) && !service.has(id));
+    for (const id of added) {
+      d.warnings.push(
+        passkeyNotMigrated(
+          id,
+          'added since the last run to a webauthn login method the service holds, which takes a new passkey only by a registration ceremony with the authenticator',
+        ),
+      );
+    }
+    const changed = [...e].some(([id, v]) => l.has(id) && l.get(id) !== v);
+    if (added.length > 0 || changed || [...l.keys()].some((id) => !e.has(id)))
+      d.differences.push({ field: `loginMethods[${key}].credentials`, export: [...e.keys()].sort(), service: [...service].sort() });
+  }
+
+  /**
+   * Adds a third-party, password or webauthn login method (`POST /<t>/recipe/signinup`,
+   * `passwordhash/import` then its verified flag, or `POST /bulk-import/import` of its passkeys)
+   * and links it to the user, made primary first
    * when it is not (§11). An identity another user of the service holds fails the user.
    */
   private async addMethod(held: ServiceUserView & { isPrimaryUser?: boolean }, lm: BulkLoginMethodInput, key: string): Promise<void> {
     const { service, tenant } = this.run;
     let recipeUserId: string;
-    if (lm.recipeId === 'thirdparty') {
+    if (lm.recipeId === 'webauthn') {
+      // A passkey's login method: imported as the bulk import imports it (its checks, WEBAUTHN_RP_ID), a user of its own, then linked.
+      const { isPrimary: _isPrimary, ...method } = lm;
+      const res = await service.request('POST', '/bulk-import/import', { loginMethods: [method] });
+      const imported = res.json?.user?.loginMethods?.[0]?.recipeUserId;
+      if (res.status !== 200 || typeof imported !== 'string') {
+        const errors: unknown = res.json?.errors;
+        throw new ServiceError(`importing ${key} answered ${res.status}${Array.isArray(errors) ? `: ${errors.join(' ')}` : ''}`);
+      }
+      recipeUserId = imported;
+    } else if (lm.recipeId === 'thirdparty') {
       const email = { id: lm.email, isVerified: lm.isVerified === true };
       const res = await service.ok('POST', `/${tenant}/recipe/signinup`, { thirdPartyId: lm.thirdPartyId, thirdPartyUserId: lm.thirdPartyUserId, email });
       if (res.status !== 'OK' || res.createdNewUser !== true) throw new ServiceError(`${key} belongs to user ${res.user?.id} of the service`);

@@ -27,6 +27,8 @@ export interface ServiceLoginMethod {
   readonly email?: string;
   readonly phoneNumber?: string;
   readonly thirdParty?: { readonly id: string; readonly userId: string };
+  /** A webauthn login method's passkeys (SPEC §21). */
+  readonly webauthn?: { readonly credentialIds: readonly string[] };
 }
 
 /** A user as `GET /user/id` shows it: the fields verify reads. */

@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, sign } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApi, type TestApi } from '../support/api';
 import { countingForwarder, migrate, rowCount, userCount, withoutProgress, type CountingForwarder, type Run } from '../support/migrate-e2e';
@@ -12,9 +12,11 @@ import { scratchDir } from '../support/scratch';
  * by the fixture's private key as the old authenticator would (counter above the exported one),
  * after the user's password signed in (Keycloak) or its email found it (Supabase: magic link);
  * a passkey not carried is unknown to the service. Every run through a forwarder that counts the
- * requests: the unchanged re-run sends none (SPEC §17c), not even the RP-id probe. A service
- * whose WEBAUTHN_RP_ID lacks the export's RP id: exit 2, nothing written. No key (public or private), hash or salt in the report, the ledger or the
- * terminal.
+ * requests: the unchanged re-run sends none (SPEC §17c), not even the RP-id probe. A later export
+ * that adds a passkey: a new webauthn login method is added and linked (it signs in), a passkey
+ * added to one the service holds is reported. A service whose WEBAUTHN_RP_ID lacks the export's
+ * RP id: exit 2, nothing written. No key (public or private), hash or salt in the report, the
+ * ledger or the terminal.
  */
 const FIXTURES = join(__dirname, '..', 'fixtures', 'passkeys');
 const dir = scratchDir('migrate-passkeys-e2e-');
@@ -97,6 +99,16 @@ function expectNoSecret(runs: Run[], source: 'keycloak' | 'supabase'): void {
   for (const s of secrets) expect([s.slice(0, 12), text.includes(s)]).toEqual([s.slice(0, 12), false]);
 }
 
+/** The Keycloak export with each user passed through `edit` (`undefined`: dropped) and `added` appended, in a folder of its own. */
+function keycloakExport(name: string, edit: (u: any) => any, added: any[] = []): string {
+  const folder = join(scratchDir('migrate-passkeys-export-'), name);
+  mkdirSync(folder);
+  copyFileSync(join(RUNS.keycloak[1], 'devpk-realm.json'), join(folder, 'devpk-realm.json'));
+  const file = json('keycloak', 'realm-export', 'devpk-users-0.json');
+  writeFileSync(join(folder, 'devpk-users-0.json'), JSON.stringify({ ...file, users: [...file.users.map(edit).filter(Boolean), ...added] }));
+  return folder;
+}
+
 describe('passkeys carried over by the migration command (SPEC §21)', () => {
   let api: TestApi;
   let proxy: CountingForwarder;
@@ -168,6 +180,68 @@ describe('passkeys carried over by the migration command (SPEC §21)', () => {
     ]);
     expect([await userCount(api), await rowCount(api)]).toEqual([users, 0]);
     expectNoSecret([run, again], source);
+  });
+
+  it('keycloak, a later export: a new passkey is added and linked and signs in; one added beside a held passkey is reported', async () => {
+    const keys = json('keycloak', 'private-keys.json').keys as Record<string, FixtureKey>;
+    const [otto, pam] = json('keycloak', 'realm-export', 'devpk-users-0.json').users;
+    const ottoPasskey = otto.credentials.find((c: any) => c.type === 'webauthn-passwordless');
+    // Rex: Otto's password and (from v2) a passkey of Otto's key under an id of its own; Pam gets a second passkey in v2.
+    const REX_ID = createHash('sha1').update('rex passkey').digest();
+    const passkeyOf = (c: any) => ({ ...c, credentialData: JSON.stringify({ ...JSON.parse(c.credentialData), credentialId: REX_ID.toString('base64') }) });
+    const rexId = '7dev0000-0000-4000-8000-00000000000a';
+    const rex = (withPasskey: boolean) => ({
+      ...otto,
+      id: rexId,
+      username: 'rex',
+      email: 'rex@kc-dev.example',
+      credentials: otto.credentials.filter((c: any) => c.type === 'password').concat(withPasskey ? [passkeyOf(ottoPasskey)] : []),
+    });
+    const PAM_SECOND = createHash('sha1').update('pam second passkey').digest();
+    const pamSecond = {
+      ...pam.credentials[0],
+      id: 'pam-second',
+      credentialData: JSON.stringify({ ...JSON.parse(pam.credentials[0].credentialData), credentialId: PAM_SECOND.toString('base64') }),
+    };
+    const v1 = keycloakExport('v1', (u) => u, [rex(false)]);
+    const v2 = keycloakExport('v2', (u) => (u.id === pam.id ? { ...u, credentials: [...u.credentials, pamSecond] } : u), [rex(true)]);
+
+    const first = await counted(['keycloak', v1]);
+    const byId = (r: Run) => Object.fromEntries(r.report.users.map((u: any) => [u.sourceId, u]));
+    expect([byId(first)[rexId].outcome, byId(first)[rexId].fromLedger]).toEqual(['imported', undefined]);
+
+    const synced = await counted(['keycloak', v2]);
+    const users = byId(synced);
+    expect(users[rexId]).toMatchObject({ outcome: 'updated', changed: ['loginMethods[webauthn:rex@kc-dev.example]'] });
+    expect(users[pam.id]).toMatchObject({
+      outcome: 'imported',
+      warnings: [{ code: 'passkey-not-migrated', text: expect.stringContaining(`passkey ${PAM_SECOND.toString('base64url')}: added since the last run`) }],
+      differences: [
+        {
+          field: 'loginMethods[webauthn:pam@kc-dev.example].credentials',
+          export: [PAM_SECOND.toString('base64url'), 'jIWc99ulCqW8adsx3Ue-r_fKv3w'].sort(),
+          service: ['jIWc99ulCqW8adsx3Ue-r_fKv3w'],
+        },
+      ],
+    });
+    // The two changed users read (their metadata too); the probe once (a passkey is sent); Rex's passkey imported as the bulk import does, then linked.
+    expect(Object.fromEntries(proxy.counts)).toEqual({
+      'GET /recipe/multitenancy/tenant/list/v2': 1,
+      'POST /bulk-import/users': 1,
+      'GET /user/id': 2,
+      'GET /recipe/user/metadata': 2,
+      'POST /bulk-import/import': 1,
+      'POST /recipe/accountlinking/user/primary': 1,
+      'POST /recipe/accountlinking/user/link': 1,
+    });
+    const rexKey = keys['NESTEKtwt4NkibXtmh-6Da7-gCM'];
+    const signin = await signInWithFixtureKey(api, REX_ID.toString('base64url'), rexKey, rexKey.counter + 1);
+    expect([signin.status, signin.user?.id]).toEqual(['OK', rexId]);
+    const password = await api.post('/recipe/signin', { email: 'rex@kc-dev.example', password: 'otto-Dev-Kc-1' });
+    expect([password.json.status, password.json.user?.id]).toEqual(['OK', rexId]);
+    expect([(await counted(['keycloak', v2])).report.summary.unchanged, Object.fromEntries(proxy.counts)]).toEqual([4, {}]);
+
+    expectNoSecret([first, synced], 'keycloak');
   });
 
   it.each(['keycloak', 'supabase'] as const)(

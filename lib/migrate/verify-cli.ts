@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { exportCommand, openExport, parseArgs, progressReporter, type CliIo, type ExportOptions } from './command';
 import { InterruptedBeforeWriting, UsageError } from './errors';
+import { Ledger } from './ledger';
 import { runVerify } from './verify';
 import { DiskExportIds, TERMINAL_LINES, VerifyReport } from './verify-report';
 
@@ -36,6 +37,10 @@ export async function verifyMain(argv: readonly string[], io: CliIo): Promise<nu
     const { sourceName, file, map, tenant, service } = opened;
     await service.preflight(tenant);
     const reportFile = resolve(io.cwd, opts.report ?? `verify-${sourceName}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    // Passkeys (SPEC §21): verify cannot ask which RP ids the service imports (a POST); the
+    // import's ledger (next to the report, as the import finds it) remembers its answer.
+    const rpIds = map.passkeys ? await Ledger.readPasskeyRpIds(Ledger.pathFor(reportFile, { source: sourceName, url: opts.url, tenant })) : undefined;
+    if (rpIds) map.passkeys!.remember(rpIds);
     const report = new VerifyReport(reportFile);
     const progress = progressReporter(io);
     let result;

@@ -6,11 +6,12 @@ import type { BulkLoginMethodInput, BulkUserInput } from './model';
  * against what the service holds for it, field by field. Pure: the reads are `verify.ts`'s.
  *
  * - Login methods are matched by recipe and identity (`emailpassword:ada@x.example`,
- *   `passwordless:+14155550100`, `thirdparty:google:1234`); a method on one side only is a
- *   `loginMethods` difference listing both sides' methods, whatever its recipe: a recipe this
- *   command never maps (a passkey, `webauthn:…`) is never ignored. A method on both sides is
- *   compared by its verified flag, tenants, `timeJoined`, and the email or phone its identity
- *   does not already name.
+ *   `passwordless:+14155550100`, `thirdparty:google:1234`, `webauthn:ada@x.example`); a method
+ *   on one side only is a `loginMethods` difference listing both sides' methods, whatever its
+ *   recipe. A method on both sides is compared by its verified flag, tenants, `timeJoined`, the
+ *   email or phone its identity does not already name, and (webauthn) its carried passkeys: each
+ *   credential id must be the service's (`loginMethods[webauthn:…].credentials`); a passkey the
+ *   app added beside them is no difference.
  * - Metadata, roles and TOTP devices are compared where the mapping has them: every mapped
  *   metadata key with an equal value, every mapped role, every mapped device (name, period, skew,
  *   verified). What the app added beside them (another key, role or device) is no difference.
@@ -135,6 +136,13 @@ function compareMethod(key: string, mapped: BulkLoginMethodInput, held: ServiceL
   const phone = phoneOf(mapped.phoneNumber) ?? mapped.phoneNumber ?? null;
   if (email !== keyed) field('email', email, held.email ?? null);
   if (phone !== keyed) field('phoneNumber', phone, held.phoneNumber ?? null);
+  // Every carried passkey under the login method (by credential id: the service never shows a key);
+  // one the app added beside them is no difference.
+  if (mapped.recipeId === 'webauthn') {
+    const have = new Set(held.webauthn?.credentialIds ?? []);
+    const carried = sorted(new Set((mapped.credentials ?? []).map((c) => c.credentialId)));
+    if (carried.some((id) => !have.has(id))) out.push({ field: `loginMethods[${key}].credentials`, export: carried, service: sorted(have) });
+  }
 }
 
 function compareDevices(mapped: NonNullable<BulkUserInput['totpDevices']>, held: readonly ServiceDevice[], out: Difference[]): void {

@@ -14,9 +14,10 @@ import { scratchDir } from '../support/scratch';
  * a passkey not carried is unknown to the service. Every run through a forwarder that counts the
  * requests: the unchanged re-run sends none (SPEC §17c), not even the RP-id probe. A later export
  * that adds a passkey: a new webauthn login method is added and linked (it signs in), a passkey
- * added to one the service holds is reported. A service whose WEBAUTHN_RP_ID lacks the export's
- * RP id: exit 2, nothing written. No key (public or private), hash or salt in the report, the
- * ledger or the terminal.
+ * added to one the service holds is reported; `migrate verify` sees each carried passkey by its
+ * credential id, with GETs only. A service whose WEBAUTHN_RP_ID lacks the export's RP id: exit
+ * 2, nothing written. No key (public or private), hash or salt in the report, the ledger or the
+ * terminal.
  */
 const FIXTURES = join(__dirname, '..', 'fixtures', 'passkeys');
 const dir = scratchDir('migrate-passkeys-e2e-');
@@ -182,7 +183,7 @@ describe('passkeys carried over by the migration command (SPEC §21)', () => {
     expectNoSecret([run, again], source);
   });
 
-  it('keycloak, a later export: a new passkey is added and linked and signs in; one added beside a held passkey is reported', async () => {
+  it('keycloak, a later export: a new passkey is added and linked and signs in; one added beside a held passkey is reported; verify sees both', async () => {
     const keys = json('keycloak', 'private-keys.json').keys as Record<string, FixtureKey>;
     const [otto, pam] = json('keycloak', 'realm-export', 'devpk-users-0.json').users;
     const ottoPasskey = otto.credentials.find((c: any) => c.type === 'webauthn-passwordless');
@@ -241,7 +242,24 @@ describe('passkeys carried over by the migration command (SPEC §21)', () => {
     expect([password.json.status, password.json.user?.id]).toEqual(['OK', rexId]);
     expect([(await counted(['keycloak', v2])).report.summary.unchanged, Object.fromEntries(proxy.counts)]).toEqual([4, {}]);
 
-    expectNoSecret([first, synced], 'keycloak');
+    // Verify, GETs only: Rex's passkey is the service's, Otto's removed from the service is a difference, Pam's second is missing.
+    const otto1 = (await api.get(`/user/id?userId=${otto.id}`)).json.user.loginMethods.find((lm: any) => lm.recipeId === 'webauthn');
+    const removed = await api.request(
+      'DELETE',
+      `/recipe/webauthn/user/credential/remove?recipeUserId=${otto1.recipeUserId}&webauthnCredentialId=NESTEKtwt4NkibXtmh-6Da7-gCM`,
+    );
+    expect(removed.json.status).toBe('OK');
+    const verified = await counted(['verify', 'keycloak', v2]);
+    expect(Object.keys(Object.fromEntries(proxy.counts)).filter((k) => !k.startsWith('GET '))).toEqual([]);
+    expect([verified.code, verified.report.summary]).toEqual([1, expect.objectContaining({ total: 4, match: 2, different: 2 })]);
+    const checked = byId(verified);
+    expect([checked[rexId].outcome, checked['7dev0000-0000-4000-8000-000000000003'].outcome]).toEqual(['match', 'match']);
+    expect(checked[otto.id]).toMatchObject({
+      outcome: 'different',
+      differences: [{ field: 'loginMethods[webauthn:otto@kc-dev.example].credentials', export: ['NESTEKtwt4NkibXtmh-6Da7-gCM'], service: [] }],
+    });
+    expect(checked[pam.id]).toMatchObject({ outcome: 'different', differences: [{ field: 'loginMethods[webauthn:pam@kc-dev.example].credentials' }] });
+    expectNoSecret([first, synced, verified], 'keycloak');
   });
 
   it.each(['keycloak', 'supabase'] as const)(

@@ -137,6 +137,35 @@ describe('compareUser', () => {
     ]);
   });
 
+  it('a carried passkey by its credential id under the webauthn login method; one the app added is no difference', () => {
+    const user = mapped();
+    const credential = (credentialId: string) => ({ credentialId, publicKey: 'pQECAyYgASFY', rpId: 'x.example', counter: 3 });
+    user.loginMethods.push({
+      recipeId: 'webauthn',
+      tenantIds: ['public'],
+      isVerified: true,
+      timeJoinedInMSSinceEpoch: T,
+      email: 'ada@x.example',
+      credentials: [credential('cred-b'), credential('cred-a')],
+    });
+    const withPasskeys = (...credentialIds: string[]) =>
+      heldWith((h) =>
+        h.user.loginMethods.push({
+          recipeId: 'webauthn',
+          tenantIds: ['public'],
+          verified: true,
+          timeJoined: T,
+          recipeUserId: 'wa-1',
+          email: 'ada@x.example',
+          webauthn: { credentialIds },
+        }),
+      );
+    expect(compareUser(user, 'src-1', withPasskeys('cred-a', 'cred-b', 'cred-new'), 'public')).toEqual([]);
+    expect(compareUser(user, 'src-1', withPasskeys('cred-b'), 'public')).toEqual([
+      { field: 'loginMethods[webauthn:ada@x.example].credentials', export: ['cred-a', 'cred-b'], service: ['cred-b'] },
+    ]);
+  });
+
   it('a metadata key changed or gone, roles taken away', () => {
     const changed = heldWith((h) => {
       h.metadata = { plan: 'free' };

@@ -14,6 +14,12 @@ import { ChunkWriter, createScratch, readLines, scratchFolder, sortBufferBytes }
 
 const BLOCK_BYTES = 2 << 10;
 
+/** A run's characters and a block's bytes (smaller than the defaults in tests). */
+export interface JoinSizes {
+  readonly runChars?: number;
+  readonly blockBytes?: number;
+}
+
 /** A row of the join: its number (in key order) and its value. */
 export interface JoinedItem<T> {
   readonly ordinal: number;
@@ -89,18 +95,19 @@ export class DiskJoin<T> {
     private readonly firstKeys: readonly string[],
     private readonly offsets: readonly number[],
     private readonly ordinals: readonly number[],
+    /** The last row's key (as JSON). */
+    private readonly lastKey: string,
     /** How many rows. */
     readonly count: number,
+    /** How many sorted runs were merged (more than one: the rows did not fit in memory). */
+    readonly runs: number,
   ) {
     this.marks = new Uint8Array(Math.ceil(count / 8));
     closeFd.register(this, fd);
   }
 
   /** Builds the join from `rows` (key and value: any JSON value); `sizes` smaller than the defaults for tests. */
-  static async build<T>(
-    rows: AsyncIterable<{ readonly key: string; readonly item: T }>,
-    sizes: { readonly runChars?: number; readonly blockBytes?: number } = {},
-  ): Promise<DiskJoin<T>> {
+  static async build<T>(rows: AsyncIterable<{ readonly key: string; readonly item: T }>, sizes: JoinSizes = {}): Promise<DiskJoin<T>> {
     const { runChars = sortBufferBytes(), blockBytes = BLOCK_BYTES } = sizes;
     const scratch = scratchFolder('join');
     try {
@@ -154,7 +161,9 @@ export class DiskJoin<T> {
       const fd = openSync(path, 'r');
       // Open, its name is no longer needed: the file goes with the descriptor, however the run ends.
       unlinkSync(path);
-      return new DiskJoin<T>(fd, fstatSync(fd).size, firstKeys, offsets, ordinals, count);
+      // The last key, copied as the first keys are: a look-up past it reads no block.
+      const lastKey = previous === undefined ? '' : Buffer.from(previous).toString();
+      return new DiskJoin<T>(fd, fstatSync(fd).size, firstKeys, offsets, ordinals, lastKey, count, runs.length);
     } finally {
       scratch.remove();
     }
@@ -191,6 +200,7 @@ export class DiskJoin<T> {
   /** The rows of `key`, in the order they were added (none: `[]`). */
   rows(key: string): JoinedItem<T>[] {
     const k = JSON.stringify(key);
+    if (k > this.lastKey) return [];
     const block = this.blockOf(k);
     if (block < 0) return [];
     const text = this.blockText(block);

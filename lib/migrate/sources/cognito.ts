@@ -1,6 +1,7 @@
 import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { enterpriseMethod } from '../connections';
+import { DiskJoin } from '../disk-join';
 import { UsageError } from '../errors';
 import { assembleUser, emailOf, failedUser, noHashLoginMethod, phoneOf, thirdPartyIdOf, timestampOf, nonEmpty } from '../mapping';
 import type { SecondFactor } from '../mfa';
@@ -264,84 +265,91 @@ async function blank(file: string): Promise<boolean> {
   return true;
 }
 
-/** The `--groups` file, indexed by `Username`: only the names are kept, read streamed. */
+/**
+ * The `--groups` file, indexed by `Username` on disk (`../disk-join.ts`: SPEC §17c, bounded
+ * memory): one row per membership, the group's name; only the names are kept, read streamed.
+ */
 export class GroupIndex {
-  /** Each member's groups, and whether a user of the users file has joined them. */
-  private readonly byUsername = new Map<string, { groups: Set<string>; joined: boolean }>();
+  private constructor(
+    /** Each membership: the member's `Username` and the group; a row is marked once a user of the users file joined it. */
+    private readonly join: DiskJoin<string>,
+  ) {}
 
   static async read(file: string): Promise<GroupIndex> {
-    const index = new GroupIndex();
     const refuse = (why: string) => new UsageError(`${file} is not a ${GROUPS_WHAT}: ${why}.`);
-    // How deep a token is: 1 in the file's object, 2 in a group's, 3 in its Users, 4 in a user's.
-    let depth = 0;
-    let group = '';
-    let groupKey: unknown;
-    let inUsers = false;
-    let userKey: unknown;
-    let hasUsers = false;
-    try {
-      for await (const token of chain([openText(file), parser(PARSER_OPTIONS)]) as AsyncIterable<{ name: string; value?: unknown }>) {
-        const end = token.name === 'endObject' || token.name === 'endArray';
-        if (end) {
-          depth--;
-          if (depth === 1 && !hasUsers) throw refuse(`group ${JSON.stringify(group)} has no "Users" array`);
-          if (depth === 2) inUsers = false;
-          if (depth === 3) userKey = undefined;
-          continue;
+    async function* memberships(): AsyncGenerator<{ key: string; item: string }> {
+      // How deep a token is: 1 in the file's object, 2 in a group's, 3 in its Users, 4 in a user's.
+      let depth = 0;
+      let group = '';
+      let groupKey: unknown;
+      let inUsers = false;
+      let userKey: unknown;
+      let hasUsers = false;
+      try {
+        for await (const token of chain([openText(file), parser(PARSER_OPTIONS)]) as AsyncIterable<{ name: string; value?: unknown }>) {
+          const end = token.name === 'endObject' || token.name === 'endArray';
+          if (end) {
+            depth--;
+            if (depth === 1 && !hasUsers) throw refuse(`group ${JSON.stringify(group)} has no "Users" array`);
+            if (depth === 2) inUsers = false;
+            if (depth === 3) userKey = undefined;
+            continue;
+          }
+          if (depth === 0) {
+            if (token.name !== 'startObject') throw refuse(token.name === 'startArray' ? 'it is a JSON array' : 'it is not a JSON object');
+          } else if (depth === 1 && token.name === 'keyValue') {
+            group = String(token.value);
+            hasUsers = false;
+          } else if (depth === 1 && token.name !== 'startObject') {
+            throw refuse(
+              group === 'Users' && token.name === 'startArray'
+                ? 'it is list-users output (a top-level "Users" array), not the users of each group'
+                : `group ${JSON.stringify(group)} is not list-users-in-group output`,
+            );
+          } else if (depth === 2 && token.name === 'keyValue') {
+            groupKey = token.value;
+          } else if (depth === 2 && groupKey === 'Users') {
+            if (token.name !== 'startArray') throw refuse(`the "Users" of group ${JSON.stringify(group)} is not an array`);
+            hasUsers = true;
+            inUsers = true;
+          } else if (depth === 4 && inUsers && token.name === 'keyValue') {
+            userKey = token.value;
+          } else if (depth === 4 && inUsers && userKey === 'Username' && token.name === 'stringValue') {
+            yield { key: String(token.value), item: group };
+          }
+          if (token.name === 'startObject' || token.name === 'startArray') depth++;
         }
-        if (depth === 0) {
-          if (token.name !== 'startObject') throw refuse(token.name === 'startArray' ? 'it is a JSON array' : 'it is not a JSON object');
-        } else if (depth === 1 && token.name === 'keyValue') {
-          group = String(token.value);
-          hasUsers = false;
-        } else if (depth === 1 && token.name !== 'startObject') {
-          throw refuse(
-            group === 'Users' && token.name === 'startArray'
-              ? 'it is list-users output (a top-level "Users" array), not the users of each group'
-              : `group ${JSON.stringify(group)} is not list-users-in-group output`,
-          );
-        } else if (depth === 2 && token.name === 'keyValue') {
-          groupKey = token.value;
-        } else if (depth === 2 && groupKey === 'Users') {
-          if (token.name !== 'startArray') throw refuse(`the "Users" of group ${JSON.stringify(group)} is not an array`);
-          hasUsers = true;
-          inUsers = true;
-        } else if (depth === 4 && inUsers && token.name === 'keyValue') {
-          userKey = token.value;
-        } else if (depth === 4 && inUsers && userKey === 'Username' && token.name === 'stringValue') {
-          index.add(String(token.value), group);
-        }
-        if (token.name === 'startObject' || token.name === 'startArray') depth++;
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        throw refuse((await blank(file)) ? 'it is empty' : `it is not readable JSON (${(err as Error).message})`);
       }
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      throw refuse((await blank(file)) ? 'it is empty' : `it is not readable JSON (${(err as Error).message})`);
     }
-    return index;
-  }
-
-  private add(username: string, group: string): void {
-    const member = this.byUsername.get(username);
-    if (member) member.groups.add(group);
-    else this.byUsername.set(username, { groups: new Set([group]), joined: false });
+    return new GroupIndex(await DiskJoin.build(memberships()));
   }
 
   /**
-   * The groups of a user, by its `Username`. The name looked up is not kept: cut from the users
-   * file's parser input, it would keep that whole chunk alive (measured for 100,000 users: a
-   * 161 MB peak when every name was kept, 58 MB without).
+   * The groups of a user, by its `Username`, each once, in the order the file names them. The
+   * join looks the name up as its own JSON text: the name, cut from the users file's parser input,
+   * is not kept (it would keep that whole chunk alive: measured for 100,000 users, a 161 MB peak
+   * when every name was kept, 58 MB without).
    */
   of(username: string): string[] {
-    const member = this.byUsername.get(username);
-    if (!member) return [];
-    member.joined = true;
-    return [...member.groups];
+    const groups = new Set<string>();
+    for (const { ordinal, item } of this.join.rows(username)) {
+      this.join.mark(ordinal);
+      groups.add(item);
+    }
+    return [...groups];
   }
 
-  /** How many members of the groups are no user of the users file. */
+  /** How many members of the groups are no user of the users file (a member's rows are marked together). */
   orphans(): number {
     let n = 0;
-    for (const member of this.byUsername.values()) if (!member.joined) n++;
+    let previous: string | undefined;
+    for (const { key } of this.join.unmarked()) {
+      if (key !== previous) n++;
+      previous = key;
+    }
     return n;
   }
 }

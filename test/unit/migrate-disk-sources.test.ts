@@ -2,11 +2,14 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiskJoin } from '../../lib/migrate/disk-join';
+import type { SecondFactor } from '../../lib/migrate/mfa';
 import type { MapOptions } from '../../lib/migrate/model';
 import { cognitoSource, GroupIndex } from '../../lib/migrate/sources/cognito';
+import { DumpIndex } from '../../lib/migrate/sources/django';
+import { deviceUserKey, djangoFactor } from '../../lib/migrate/sources/django-otp';
 
 /**
- * The sources' per-user indexes on disk (SPEC §17c, bounded memory): Cognito's `--groups`. With runs
+ * The sources' per-user indexes on disk (SPEC §17c, bounded memory): Cognito's `--groups`, Django's devices. With runs
  * and blocks so small that a few thousand rows take many of each, every user gets what the
  * in-memory index it replaced gave (computed here as that index did), the members of no user are
  * still counted, and no scratch file is left.
@@ -97,5 +100,50 @@ describe('Cognito --groups', () => {
     const orphans = ghosts.filter((g) => expected.has(g)).length;
     expect(orphans).toBeGreaterThan(100);
     expect(source.notes()).toEqual({ groupMembersWithoutUser: orphans, mfa: expect.any(String) });
+  });
+});
+
+describe('Django devices', () => {
+  it("joins 2,000 users' devices (by pk and by username) across many runs, in dump order", async () => {
+    const next = random(11);
+    const users = Array.from({ length: 2000 }, (_, i) => ({
+      model: 'auth.user',
+      pk: i + 1,
+      fields: { username: `user${i + 1}`, password: '', email: `u${i + 1}@x.example`, is_active: true, date_joined: '2024-01-01T00:00:00Z', groups: [] },
+    }));
+    const hex = () =>
+      Array.from({ length: 20 }, () =>
+        Math.floor(next() * 256)
+          .toString(16)
+          .padStart(2, '0'),
+      ).join('');
+    const devices: { model: string; pk: number; fields: Record<string, unknown> }[] = [];
+    for (let n = 0; n < 3000; n++) {
+      const i = Math.floor(next() * 2100) + 1; // some devices name no user of the dump
+      const user = next() < 0.2 ? [`user${i}`] : i;
+      const kind = next();
+      const fields: Record<string, unknown> =
+        kind < 0.5
+          ? { user, name: `phone ${n}`, confirmed: next() < 0.9, key: hex(), step: 30, t0: 0, digits: 6, tolerance: 1 }
+          : kind < 0.8
+            ? { user, name: 'sms', confirmed: true, method: 'sms', number: `+4479460${String(n).padStart(5, '0')}` }
+            : { user, name: 'backup', confirmed: true };
+      devices.push({ model: kind < 0.5 ? 'otp_totp.totpdevice' : kind < 0.8 ? 'two_factor.phonedevice' : 'otp_static.staticdevice', pk: n + 1, fields });
+    }
+    const dump = written('auth.json', JSON.stringify([{ model: 'auth.group', pk: 1, fields: { name: 'member' } }, ...users, ...devices]));
+    // The old index: each user key's factors, in dump order.
+    const expected = new Map<string, SecondFactor[]>();
+    for (const d of devices) {
+      const key = deviceUserKey(d.fields.user);
+      const factor = djangoFactor(d.model, d.fields);
+      if (key !== undefined && factor !== undefined) expected.set(key, [...(expected.get(key) ?? []), factor]);
+    }
+
+    const index = await DumpIndex.read(dump);
+    expect(joins.map((j) => j.runs > 10)).toEqual([true]);
+    const got = users.map((u) => index.factorsOf(u.pk, u.fields.username));
+    expect(got).toEqual(users.map((u) => [...(expected.get(`pk:${u.pk}`) ?? []), ...(expected.get(`username:${u.fields.username}`) ?? [])]));
+    expect(got.filter((f) => f.length > 2).length).toBeGreaterThan(50);
+    expect([index.users, index.factorsOf(9999, 'nobody')]).toEqual([2000, []]);
   });
 });

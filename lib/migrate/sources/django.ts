@@ -2,6 +2,7 @@ import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { streamValues } from 'stream-json/streamers/StreamValues';
+import { DiskJoin } from '../disk-join';
 import { UsageError } from '../errors';
 import { assembleUser, emailOf, noHashLoginMethod, timestampOf } from '../mapping';
 import type { SecondFactor } from '../mfa';
@@ -99,8 +100,11 @@ export class DumpIndex {
   readonly groups = new Map<number, string>();
   /** Records of other models than auth.user, auth.group and the second factors' devices: their count by model. */
   readonly ignored = new Map<string, number>();
-  /** Confirmed devices' second factors, by the user they name (`deviceUserKey`). */
-  private readonly devices = new Map<string, SecondFactor[]>();
+  /**
+   * Confirmed devices' second factors, by the user they name (`deviceUserKey`), in dump order: on
+   * disk (`../disk-join.ts`: SPEC §17c, bounded memory), since a dump may hold one per user.
+   */
+  private devices: DiskJoin<SecondFactor> | undefined;
   users = 0;
 
   static async read(dump: string, groupsFile?: string): Promise<DumpIndex> {
@@ -118,29 +122,35 @@ export class DumpIndex {
     }
     const referenced = new Map<number, string>();
     let groupRecords = 0;
-    for await (const { at, record } of dumpRecords(dump)) {
-      if (record.model === GROUP_MODEL) {
-        groupRecords++;
-        index.addGroup(dump, record);
-      } else if (record.model === USER_MODEL) {
-        index.users++;
-        const missing = USER_FIELDS.filter((k) => !(k in record.fields));
-        if (missing.length > 0) throw new UsageError(`${dump} is not ${WHAT}: ${at} (auth.user) has no ${missing.join(', ')}.`);
-        if (typeof record.pk !== 'number' && (typeof record.pk !== 'string' || record.pk === ''))
-          throw new UsageError(`${dump}: ${at} (auth.user) has no pk, the user's id: dump without --natural-primary (--natural-foreign alone keeps the ids).`);
-        const groups = Array.isArray(record.fields.groups) ? record.fields.groups : [];
-        for (const g of groups) {
-          const ref = groupRef(g);
-          if (ref && 'pk' in ref && !referenced.has(ref.pk)) referenced.set(ref.pk, `user ${String(record.pk)}`);
+    // One pass over the dump: its checks and counts on the way, the devices' factors into the join.
+    async function* factors(): AsyncGenerator<{ key: string; item: SecondFactor }> {
+      for await (const { at, record } of dumpRecords(dump)) {
+        if (record.model === GROUP_MODEL) {
+          groupRecords++;
+          index.addGroup(dump, record);
+        } else if (record.model === USER_MODEL) {
+          index.users++;
+          const missing = USER_FIELDS.filter((k) => !(k in record.fields));
+          if (missing.length > 0) throw new UsageError(`${dump} is not ${WHAT}: ${at} (auth.user) has no ${missing.join(', ')}.`);
+          if (typeof record.pk !== 'number' && (typeof record.pk !== 'string' || record.pk === ''))
+            throw new UsageError(
+              `${dump}: ${at} (auth.user) has no pk, the user's id: dump without --natural-primary (--natural-foreign alone keeps the ids).`,
+            );
+          const groups = Array.isArray(record.fields.groups) ? record.fields.groups : [];
+          for (const g of groups) {
+            const ref = groupRef(g);
+            if (ref && 'pk' in ref && !referenced.has(ref.pk)) referenced.set(ref.pk, `user ${String(record.pk)}`);
+          }
+        } else if (isDeviceModel(record.model)) {
+          const user = deviceUserKey(record.fields.user);
+          const factor = djangoFactor(record.model, record.fields);
+          if (user !== undefined && factor !== undefined) yield { key: user, item: factor };
+        } else {
+          index.ignored.set(record.model, (index.ignored.get(record.model) ?? 0) + 1);
         }
-      } else if (isDeviceModel(record.model)) {
-        const user = deviceUserKey(record.fields.user);
-        const factor = djangoFactor(record.model, record.fields);
-        if (user !== undefined && factor !== undefined) index.devices.set(user, [...(index.devices.get(user) ?? []), factor]);
-      } else {
-        index.ignored.set(record.model, (index.ignored.get(record.model) ?? 0) + 1);
       }
     }
+    index.devices = await DiskJoin.build(factors());
     if (index.users === 0 && (groupRecords > 0 || index.ignored.size > 0)) {
       const models = [...(groupRecords > 0 ? [GROUP_MODEL] : []), ...index.ignored.keys()];
       const hint =
@@ -161,8 +171,8 @@ export class DumpIndex {
 
   /** A user's second factors: its devices, named by its pk or (`--natural-foreign`) its username. */
   factorsOf(pk: unknown, username: unknown): SecondFactor[] {
-    const byName = typeof username === 'string' ? this.devices.get(`username:${username}`) : undefined;
-    return [...(this.devices.get(`pk:${String(pk)}`) ?? []), ...(byName ?? [])];
+    const rows = (key: string) => this.devices?.rows(key).map((r) => r.item) ?? [];
+    return [...rows(`pk:${String(pk)}`), ...(typeof username === 'string' ? rows(`username:${username}`) : [])];
   }
 
   private addGroup(file: string, record: DumpRecord): void {

@@ -7,9 +7,10 @@ import type { MapOptions } from '../../lib/migrate/model';
 import { cognitoSource, GroupIndex } from '../../lib/migrate/sources/cognito';
 import { DumpIndex } from '../../lib/migrate/sources/django';
 import { deviceUserKey, djangoFactor } from '../../lib/migrate/sources/django-otp';
+import { phpStringArray, UsermetaIndex } from '../../lib/migrate/sources/wordpress-usermeta';
 
 /**
- * The sources' per-user indexes on disk (SPEC §17c, bounded memory): Cognito's `--groups`, Django's devices. With runs
+ * The sources' per-user indexes on disk (SPEC §17c, bounded memory): Cognito's `--groups`, Django's devices, WordPress's `--usermeta`. With runs
  * and blocks so small that a few thousand rows take many of each, every user gets what the
  * in-memory index it replaced gave (computed here as that index did), the members of no user are
  * still counted, and no scratch file is left.
@@ -145,5 +146,43 @@ describe('Django devices', () => {
     expect(got).toEqual(users.map((u) => [...(expected.get(`pk:${u.pk}`) ?? []), ...(expected.get(`username:${u.fields.username}`) ?? [])]));
     expect(got.filter((f) => f.length > 2).length).toBeGreaterThan(50);
     expect([index.users, index.factorsOf(9999, 'nobody')]).toEqual([2000, []]);
+  });
+});
+
+describe('WordPress --usermeta', () => {
+  it("joins 3,000 users' Two Factor meta across many runs, a later row winning as before", async () => {
+    const next = random(13);
+    const PROVIDERS = ['a:1:{i:0;s:15:"Two_Factor_Totp";}', 'a:2:{i:0;s:15:"Two_Factor_Totp";i:1;s:16:"Two_Factor_Email";}', 'a:1:{i:0;s:3:"cut', ''];
+    const rows: [string, string, string][] = [];
+    for (let n = 0; n < 9000; n++) {
+      const id = Math.floor(next() * 3000) + 1;
+      const r = next();
+      const key = r < 0.4 ? '_two_factor_totp_key' : r < 0.75 ? '_two_factor_enabled_providers' : 'nickname';
+      const value =
+        key === '_two_factor_totp_key' ? (next() < 0.1 ? '' : `KEY${n}ABCDEFGHIJ`) : key === 'nickname' ? `nick ${n}` : PROVIDERS[Math.floor(next() * 4)];
+      // A user id with leading zeros, and some that are not numbers.
+      rows.push([n % 500 === 7 ? 'x' : n % 97 === 3 ? `00${id}` : String(id), key, value]);
+    }
+    const csv = (v: string) => `"${v.replace(/"/g, '""')}"`;
+    const file = written('wp_usermeta.csv', `umeta_id,user_id,meta_key,meta_value\n${rows.map((r, n) => `${n + 1},${r.map(csv).join(',')}`).join('\n')}\n`);
+    // The old index: one object per user, its keys set row by row.
+    const expected = new Map<string, { totpKey?: string; providers?: string[] | null }>();
+    for (const [rawId, key, value] of rows) {
+      if (key === 'nickname' || !/^\d+$/.test(rawId)) continue;
+      const id = String(BigInt(rawId));
+      const meta = expected.get(id) ?? {};
+      if (key === '_two_factor_totp_key' && value !== '') meta.totpKey = value;
+      if (key === '_two_factor_enabled_providers') meta.providers = value === '' ? [] : (phpStringArray(value) ?? null);
+      expected.set(id, meta);
+    }
+
+    const index = await UsermetaIndex.read(file);
+    expect(joins.map((j) => j.runs > 10)).toEqual([true]);
+    const ids = Array.from({ length: 3010 }, (_, i) => String(i));
+    expect(ids.map((id) => index.of(id))).toEqual(ids.map((id) => expected.get(id)));
+    expect(ids.filter((id) => index.of(id)?.providers === null).length).toBeGreaterThan(100);
+    expect(index.unreadable.map((u) => u.reason)).toEqual(
+      rows.flatMap(([id, key], n) => (id === 'x' && key !== 'nickname' ? [`row ${n + 2}: user_id is not a number`] : [])),
+    );
   });
 });

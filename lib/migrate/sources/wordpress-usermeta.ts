@@ -1,3 +1,4 @@
+import { DiskJoin } from '../disk-join';
 import type { SecondFactor } from '../mfa';
 import { tableRows, type TableSpec } from '../table';
 
@@ -90,37 +91,55 @@ export function wordpressFactors(meta: TwoFactorMeta | undefined): SecondFactor[
   return factors;
 }
 
-/** `wp_usermeta`'s Two Factor keys, indexed by user id: read whole before the users, keeping those keys only. */
+/** One Two Factor meta row as the join keeps it: the TOTP key, or the providers (`null`: not a PHP-serialized list). */
+type MetaRow = { readonly totpKey: string } | { readonly providers: string[] | null };
+
+/**
+ * `wp_usermeta`'s Two Factor keys, indexed by user id on disk (`../disk-join.ts`: SPEC §17c,
+ * bounded memory): read whole before the users, keeping those keys only, one row each, folded
+ * into the user's meta in file order when it is asked for (a later row wins, as it did in WordPress).
+ */
 export class UsermetaIndex {
-  private readonly byUser = new Map<string, TwoFactorMeta>();
-  /** Rows that could not be read (their place and why; never their data). */
-  readonly unreadable: { at: string; reason: string }[] = [];
+  private constructor(
+    private readonly join: DiskJoin<MetaRow>,
+    /** Rows that could not be read (their place and why; never their data). */
+    readonly unreadable: { at: string; reason: string }[],
+  ) {}
 
   static async read(file: string): Promise<UsermetaIndex> {
-    const index = new UsermetaIndex();
-    for await (const row of tableRows(file, USERMETA)) {
-      if ('unreadable' in row) {
-        index.unreadable.push({ at: row.at, reason: row.unreadable });
-        continue;
+    const unreadable: { at: string; reason: string }[] = [];
+    async function* rows(): AsyncGenerator<{ key: string; item: MetaRow }> {
+      for await (const row of tableRows(file, USERMETA)) {
+        if ('unreadable' in row) {
+          unreadable.push({ at: row.at, reason: row.unreadable });
+          continue;
+        }
+        const key = row.value.meta_key;
+        if (key !== TOTP_KEY && key !== PROVIDERS) continue;
+        const rawId = row.value.user_id;
+        const userId = typeof rawId === 'number' ? String(rawId) : typeof rawId === 'string' && /^\d+$/.test(rawId.trim()) ? String(BigInt(rawId)) : undefined;
+        if (userId === undefined) {
+          unreadable.push({ at: row.at, reason: `${row.at}: user_id is not a number` });
+          continue;
+        }
+        const value = typeof row.value.meta_value === 'string' ? row.value.meta_value.trim() : '';
+        if (key === TOTP_KEY) yield { key: userId, item: { totpKey: value } };
+        else yield { key: userId, item: { providers: value === '' ? [] : (phpStringArray(value) ?? null) } };
       }
-      const key = row.value.meta_key;
-      if (key !== TOTP_KEY && key !== PROVIDERS) continue;
-      const rawId = row.value.user_id;
-      const userId = typeof rawId === 'number' ? String(rawId) : typeof rawId === 'string' && /^\d+$/.test(rawId.trim()) ? String(BigInt(rawId)) : undefined;
-      if (userId === undefined) {
-        index.unreadable.push({ at: row.at, reason: `${row.at}: user_id is not a number` });
-        continue;
-      }
-      const value = typeof row.value.meta_value === 'string' ? row.value.meta_value.trim() : '';
-      const meta = index.byUser.get(userId) ?? {};
-      if (key === TOTP_KEY && value !== '') meta.totpKey = value;
-      if (key === PROVIDERS) meta.providers = value === '' ? [] : (phpStringArray(value) ?? null);
-      index.byUser.set(userId, meta);
     }
-    return index;
+    const join = await DiskJoin.build(rows());
+    return new UsermetaIndex(join, unreadable);
   }
 
   of(userId: string): TwoFactorMeta | undefined {
-    return this.byUser.get(userId);
+    const rows = this.join.rows(userId);
+    if (rows.length === 0) return undefined;
+    const meta: TwoFactorMeta = {};
+    for (const { item } of rows) {
+      if ('totpKey' in item) {
+        if (item.totpKey !== '') meta.totpKey = item.totpKey;
+      } else meta.providers = item.providers;
+    }
+    return meta;
   }
 }

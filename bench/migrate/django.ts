@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { ExportWriter, type ExportGenerator, fixturePasswords, fixtureText, type Person, person } from './people';
 
@@ -39,11 +40,36 @@ function djangoRecord(p: Person, hash: string): Record<string, unknown> {
   };
 }
 
+/** A confirmed django-otp TOTP device of person `i` (its key hex, as django-otp keeps it). */
+const totpDevice = (i: number): string =>
+  JSON.stringify(
+    {
+      model: 'otp_totp.totpdevice',
+      pk: Math.floor(i / 10) + 1,
+      fields: {
+        user: i + 1,
+        name: 'default',
+        confirmed: true,
+        throttling_failure_timestamp: null,
+        throttling_failure_count: 0,
+        key: createHash('sha1').update(`totp-${i}`).digest('hex'),
+        step: 30,
+        t0: 0,
+        digits: 6,
+        tolerance: 1,
+        drift: 0,
+        last_t: -1,
+      },
+    },
+    null,
+    2,
+  );
+
 export const django: ExportGenerator = {
   source: 'django',
   format: 'dumpdata JSON (auth.group + auth.user)',
   mix: ['password', 'metadata', 'roles', 'disabled'],
-  async write(dir, n) {
+  async write(dir, n, options) {
     const passwords = fixturePasswords('django');
     const known = (JSON.parse(fixtureText('django', 'auth.json')) as { model: string; pk: number; fields: { password: string } }[])
       .filter((r) => r.model === 'auth.user' && passwords.has(String(r.pk)))
@@ -51,6 +77,8 @@ export const django: ExportGenerator = {
     const out = new ExportWriter(join(dir, 'auth.json'));
     await out.write(`[\n${JSON.stringify(GROUP, null, 2)}`);
     for (let i = 0; i < n; i++) await out.write(`,\n${JSON.stringify(djangoRecord(person(i), known[i % known.length].hash), null, 2)}`);
+    // `dumpdata auth.user otp_totp otp_static`: the devices after the users, by the user's pk.
+    if (options?.secondFactors) for (let i = 3; i < n; i += 10) await out.write(`,\n${totpDevice(i)}`);
     await out.write('\n]\n');
     await out.close();
     return { file: out.file, companions: {}, probe: { sourceId: '1', password: known[0].password } };

@@ -16,7 +16,10 @@ import { measureInChild } from './measure';
  *
  * `npx tsx bench/migrate/dry-run.ts auth0 250000 1000000` prints one JSON line per size
  * (`MEASURE=dry-run` or `MEASURE=passes`: only the one). `npx tsx` runs it on the Node of the
- * `node` devDependency (22), as the figures.
+ * `node` devDependency (22), as the figures. `MIGRATE_CLI=<path>/dist/cli/migrate.js`: the dry
+ * run of another build (a commit before a change, its own `npm run build`); the passes always
+ * measure this tree's source. The exports carry their companions (Cognito's --groups) and second
+ * factors (Django's devices, WordPress's --usermeta: `secondFactors`).
  */
 
 /** The pids of a process and all its descendants, from /proc. */
@@ -89,7 +92,13 @@ function reportSummary(file: string): unknown {
   }
 }
 
-const FLAGS: Record<string, string> = { hashes: '--hashes', identities: '--identities', mfaFactors: '--mfa-factors' };
+const FLAGS: Record<string, string> = {
+  hashes: '--hashes',
+  identities: '--identities',
+  mfaFactors: '--mfa-factors',
+  groups: '--groups',
+  usermeta: '--usermeta',
+};
 
 async function main(source: string, sizes: number[], stages: string): Promise<void> {
   const generator = GENERATORS.find((g) => g.source === source);
@@ -97,11 +106,13 @@ async function main(source: string, sizes: number[], stages: string): Promise<vo
   for (const n of sizes) {
     const dir = mkdtempSync(join(tmpdir(), `dry-run-${source}-`));
     try {
-      const written = await generator.write(dir, n);
+      const written = await generator.write(dir, n, { secondFactors: true });
       const companions = Object.entries(written.companions).flatMap(([k, v]) => (typeof v === 'string' && FLAGS[k] ? [FLAGS[k], v] : []));
       const out: Record<string, unknown> = { source, users: n, node: process.version };
       if (stages !== 'passes') {
-        const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', join(dir, 'report.json')]);
+        const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', join(dir, 'report.json')], {
+          ...(process.env.MIGRATE_CLI ? { cli: process.env.MIGRATE_CLI } : {}),
+        });
         if (run.status !== 0 && run.status !== 1) throw new Error(`migrate exited ${run.status}: ${run.stderr}`);
         const summary = reportSummary(join(dir, 'report.json'));
         out.dryRun = {

@@ -147,5 +147,10 @@ export interface ExportGenerator {
   readonly format: string;
   /** What the mapped users include (the generators' test fails when one is missing). */
   readonly mix: readonly Mix[];
-  write(dir: string, n: number): Promise<GeneratedExport>;
+  /**
+   * `secondFactors`: also the second factors of one user in 10 where the source keeps them in the
+   * export or a companion of its own (Django's devices, WordPress's wp_usermeta); figure 16 does
+   * without, the bounded-memory measurement (`./dry-run.ts`) with.
+   */
+  write(dir: string, n: number, options?: { readonly secondFactors?: boolean }): Promise<GeneratedExport>;
 }

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { base32Of } from '../../lib/migrate/mfa';
 import { ExportWriter, type ExportGenerator, fixturePasswords, fixtureText, person } from './people';
 
 /**
@@ -19,7 +21,7 @@ export const wordpress: ExportGenerator = {
   source: 'wordpress',
   format: 'wp_users CSV',
   mix: ['password', 'metadata'],
-  async write(dir, n) {
+  async write(dir, n, options) {
     const passwords = fixturePasswords('wordpress');
     const rows = fixtureText('wordpress', 'wp_users.csv').trim().split('\n').slice(1);
     const hashOf = (id: string) => rows.find((r) => r.startsWith(`${id},`))!.split(',')[2];
@@ -27,6 +29,10 @@ export const wordpress: ExportGenerator = {
     const md5 = rows.map((r) => r.split(',')[2]).find((h) => /^[0-9a-f]{32}$/.test(h))!;
     const out = new ExportWriter(join(dir, 'wp_users.csv'));
     await out.write(`${COLUMNS}\n`);
+    // wp_usermeta: every user's nickname and role (rows the source passes over), the Two Factor plugin's TOTP for one in 10.
+    const meta = options?.secondFactors ? new ExportWriter(join(dir, 'wp_usermeta.csv')) : undefined;
+    await meta?.write('umeta_id,user_id,meta_key,meta_value\n');
+    let umeta = 0;
     for (let i = 0; i < n; i++) {
       const p = person(i);
       const login =
@@ -39,8 +45,22 @@ export const wordpress: ExportGenerator = {
       const hash = i % 40 === 21 ? md5 : known[i % known.length].hash;
       const url = p.metadata ? `https://${login}.example.org` : '';
       await out.write(`${i + 1},${login},${hash},${login},${p.email ?? ''},${url},${registered(p.createdMs)},,0,${p.name}\n`);
+      if (meta) {
+        await meta.write(`${++umeta},${i + 1},nickname,${login}\n${++umeta},${i + 1},wp_capabilities,"a:1:{s:10:""subscriber"";b:1;}"\n`);
+        if (i % 10 === 3) {
+          const secret = base32Of(createHash('sha1').update(`totp-${i}`).digest().subarray(0, 10));
+          await meta.write(
+            `${++umeta},${i + 1},_two_factor_enabled_providers,"a:1:{i:0;s:15:""Two_Factor_Totp"";}"\n${++umeta},${i + 1},_two_factor_totp_key,${secret}\n`,
+          );
+        }
+      }
     }
     await out.close();
-    return { file: out.file, companions: {}, probe: { sourceId: '1', password: known[0].password } };
+    await meta?.close();
+    return {
+      file: out.file,
+      companions: meta ? { usermeta: meta.file } : {},
+      probe: { sourceId: '1', password: known[0].password },
+    };
   },
 };

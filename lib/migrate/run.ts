@@ -322,9 +322,21 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
   const pollMs = run.pollMs ?? 1000;
   let polling = true;
   let fatal: unknown;
+  // The poller's wait between polls, cut short once the run is done: a run ends when its last
+  // user is settled, not up to a poll interval later (a re-run the ledger answers took 1 s more).
+  let wake = (): void => undefined;
+  const nap = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   const poller = (async () => {
     for (let n = 1; polling && reconciler && fatal === undefined; n++) {
-      await sleep(pollMs);
+      await nap(pollMs);
+      if (!polling) break;
       // Nothing staged yet: nothing to follow (a re-run the ledger answers sends no request).
       if (!reconciler.active) continue;
       try {
@@ -399,6 +411,7 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     ledger.close();
   } finally {
     polling = false;
+    wake();
     await poller;
   }
   if (fatal !== undefined) throw fatal;

@@ -5,6 +5,7 @@ import { exportCommand, openExport, parseArgs, progressReporter, type CliIo, typ
 import { InterruptedBeforeWriting, UsageError } from './errors';
 import { Ledger } from './ledger';
 import { ReportWriter } from './report';
+import { msFromEnv } from './service';
 import { runMigration } from './run';
 import { verifyMain } from './verify-cli';
 
@@ -87,6 +88,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         duplicates: opts.duplicates,
         concurrency,
         batchUsers,
+        // How often the staged rows are followed (`MIGRATE_POLL_MS`, default 1 s; the tests shorten it).
+        pollMs: msFromEnv(io.env, 'MIGRATE_POLL_MS', 1000, 10, 60_000),
         preferExport: opts.prefer === 'export',
         removeGone: opts.removeGone === true,
         ...(map.passkeys ? { passkeys: map.passkeys } : {}),

@@ -9,7 +9,7 @@ import type { CompanionName, Companions, MapOptions, MfaMode, NoHashMode, Source
 import type { Progress } from './plan';
 import { PasskeyPlan, rpIdOption } from './passkeys';
 import { assertReadableFile } from './read';
-import { ServiceClient } from './service';
+import { retryTimingFrom, ServiceClient } from './service';
 import { SOURCES } from './sources';
 
 /**
@@ -205,7 +205,7 @@ export async function openExport(cmd: Command, opts: ExportOptions, io: CliIo): 
     concurrency,
     source,
     ...(connections ? { connections } : {}),
-    service: new ServiceClient(opts.url, apiKeyOf(opts, io)),
+    service: new ServiceClient(opts.url, apiKeyOf(opts, io), undefined, retryTimingFrom(io.env)),
   };
 }
 

@@ -34,6 +34,18 @@ export interface RetryTiming {
 
 export const RETRY_TIMING: RetryTiming = { baseMs: 250, maxMs: 8000, busyForMs: 5 * 60_000 };
 
+/** A whole number of milliseconds from the environment, within bounds, else the default (knobs for tests, not options). */
+export function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const value = Number(env[name] ?? fallback);
+  return Number.isSafeInteger(value) && value >= min && value <= max ? value : fallback;
+}
+
+/** `RETRY_TIMING` with its first wait from `MIGRATE_RETRY_BASE_MS` (the tests shorten it; the doubling and the limits stay). */
+export const retryTimingFrom = (env: NodeJS.ProcessEnv): RetryTiming => ({
+  ...RETRY_TIMING,
+  baseMs: msFromEnv(env, 'MIGRATE_RETRY_BASE_MS', RETRY_TIMING.baseMs, 1, 60_000),
+});
+
 /** Answers that mean "slow down", not "failed": the stage throttle, and the service busy. */
 const isBusy = (status: number) => status === 429 || status === 503;
 

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { ServiceClient, ServiceError, type RetryTiming } from '../../lib/migrate/service';
+import { msFromEnv, RETRY_TIMING, retryTimingFrom, ServiceClient, ServiceError, type RetryTiming } from '../../lib/migrate/service';
 
 /** Waits of a millisecond or two: the tries, not the time, are what is checked. */
 const FAST: RetryTiming = { baseMs: 1, maxMs: 2, busyForMs: 2_000 };
@@ -79,5 +79,20 @@ describe('ServiceClient retries', () => {
     await service.close();
     const err = await new ServiceClient(service.url, 'key', 5_000, FAST).request('GET', '/hello').catch((e: unknown) => e);
     expect((err as Error).message).toBe('GET /hello failed 5 times (ECONNREFUSED)');
+  });
+});
+
+/** The command's waits from its environment (`MIGRATE_RETRY_BASE_MS`, `MIGRATE_POLL_MS`): knobs the tests turn down. */
+describe('the waits from the environment', () => {
+  it('takes a whole number of milliseconds within bounds, and the default for anything else', () => {
+    expect(msFromEnv({}, 'MIGRATE_POLL_MS', 1000, 10, 60_000)).toBe(1000);
+    expect(msFromEnv({ MIGRATE_POLL_MS: '100' }, 'MIGRATE_POLL_MS', 1000, 10, 60_000)).toBe(100);
+    for (const bad of ['', 'fast', '2.5', '5', '60001', '-100'])
+      expect([bad, msFromEnv({ MIGRATE_POLL_MS: bad }, 'MIGRATE_POLL_MS', 1000, 10, 60_000)]).toEqual([bad, 1000]);
+  });
+
+  it('shortens the first retry wait only: the doubling limit and the time a busy service is waited for stay', () => {
+    expect(retryTimingFrom({})).toEqual(RETRY_TIMING);
+    expect(retryTimingFrom({ MIGRATE_RETRY_BASE_MS: '25' })).toEqual({ ...RETRY_TIMING, baseMs: 25 });
   });
 });

@@ -93,12 +93,18 @@ function reportSummary(file: string): unknown {
 }
 
 const FLAGS: Record<string, string> = {
+  hashConfig: '--hash-config',
   hashes: '--hashes',
   identities: '--identities',
   mfaFactors: '--mfa-factors',
   groups: '--groups',
   usermeta: '--usermeta',
+  webauthnCredentials: '--webauthn-credentials',
 };
+
+/** The command's flags for a generator's companion files. */
+export const companionFlags = (companions: object): string[] =>
+  Object.entries(companions).flatMap(([k, v]) => (typeof v === 'string' && FLAGS[k] ? [FLAGS[k], v] : []));
 
 async function main(source: string, sizes: number[], stages: string): Promise<void> {
   const generator = GENERATORS.find((g) => g.source === source);
@@ -107,7 +113,7 @@ async function main(source: string, sizes: number[], stages: string): Promise<vo
     const dir = mkdtempSync(join(tmpdir(), `dry-run-${source}-`));
     try {
       const written = await generator.write(dir, n, { secondFactors: true });
-      const companions = Object.entries(written.companions).flatMap(([k, v]) => (typeof v === 'string' && FLAGS[k] ? [FLAGS[k], v] : []));
+      const companions = companionFlags(written.companions);
       const out: Record<string, unknown> = { source, users: n, node: process.version };
       if (stages !== 'passes') {
         const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', join(dir, 'report.json')], {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Ledger, sentOf } from '../../lib/migrate/ledger';
 import type { MapOptions } from '../../lib/migrate/model';
 import { SOURCES } from '../../lib/migrate/sources';
-import { dryRun } from './dry-run';
+import { companionFlags, dryRun } from './dry-run';
 import { GENERATORS } from '.';
 
 /**
@@ -16,15 +16,6 @@ import { GENERATORS } from '.';
  *
  * `npx tsx bench/migrate/re-run.ts firebase 250000 1000000` prints one JSON line per size.
  */
-const FLAGS: Record<string, string> = {
-  hashConfig: '--hash-config',
-  hashes: '--hashes',
-  identities: '--identities',
-  groups: '--groups',
-  mfaFactors: '--mfa-factors',
-  usermeta: '--usermeta',
-  webauthnCredentials: '--webauthn-credentials',
-};
 
 async function main(source: string, sizes: number[]): Promise<void> {
   const generator = GENERATORS.find((g) => g.source === source);
@@ -44,11 +35,18 @@ async function main(source: string, sizes: number[]): Promise<void> {
         recorded++;
       }
       ledger.close();
-      const companions = Object.entries(written.companions).flatMap(([k, v]) => (typeof v === 'string' && FLAGS[k] ? [FLAGS[k], v] : []));
+      const companions = companionFlags(written.companions);
       const cli = process.env.MIGRATE_CLI;
       const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', report], cli ? { cli } : {});
       if (run.status !== 0 && run.status !== 1) throw new Error(`migrate exited ${run.status}: ${run.stderr}`);
-      const out = { source, users: n, inLedger: recorded, node: process.version, peakRssMb: Math.round(run.peakRssBytes / 1e6), seconds: Math.round(run.ms / 100) / 10 };
+      const out = {
+        source,
+        users: n,
+        inLedger: recorded,
+        node: process.version,
+        peakRssMb: Math.round(run.peakRssBytes / 1e6),
+        seconds: Math.round(run.ms / 100) / 10,
+      };
       process.stdout.write(`${JSON.stringify(out)}\n`);
     } finally {
       rmSync(dir, { recursive: true, force: true });

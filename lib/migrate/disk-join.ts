@@ -6,7 +6,9 @@ import { ChunkWriter, createScratch, readLines, scratchFolder, sortBufferBytes }
  * database identity, Supabase's `auth.identities` and `auth.mfa_factors` by user. Its rows are
  * sorted by key in runs of about 8 MB (`sortBufferBytes`), the runs merged into one file in blocks of about 2 KB
  * (a key's rows never split between two blocks), and only the first key of each block is kept in
- * memory: a look-up is a binary search and one read of one block. Memory is the run being sorted
+ * memory: a look-up is a binary search and one read of one block. A companion in key order (an
+ * export's usual order: Auth0's hash export by identity) or of one run is not merged: each sorted
+ * run that starts at or after the last key written goes straight to the joined file. Memory is the run being sorted
  * while the file is built, then the block keys (about 1/40 of the file) and one bit per row (to
  * tell which rows were joined); the rows stay on disk in a scratch file whose name is removed as
  * soon as it is open (`./spill.ts`). Rows of one key come back in the order they were added.
@@ -74,6 +76,62 @@ function* merged(fds: readonly number[]): Generator<string> {
   }
 }
 
+/** The order that sorts `keys` (stable: equal keys keep theirs), or undefined when they are in order already. */
+function sortedOrder(keys: readonly string[]): number[] | undefined {
+  let i = 1;
+  while (i < keys.length && keys[i - 1] <= keys[i]) i++;
+  if (i >= keys.length) return undefined;
+  const order = Array.from(keys, (_, j) => j);
+  return order.sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b));
+}
+
+/** The joined file being written, in key order, in blocks of about `blockBytes` (a key's rows never split). */
+class Joined {
+  private readonly out: ChunkWriter;
+  readonly firstKeys: string[] = [];
+  readonly offsets: number[] = [];
+  readonly ordinals: number[] = [];
+  count = 0;
+  /** The last key written. */
+  last: string | undefined;
+  private blockStart: number;
+
+  constructor(
+    private readonly path: string,
+    private readonly blockBytes: number,
+  ) {
+    this.out = new ChunkWriter(createScratch(path));
+    this.blockStart = -blockBytes;
+  }
+
+  add(key: string, line: string): void {
+    if (key !== this.last && this.out.bytes - this.blockStart >= this.blockBytes) {
+      this.blockStart = this.out.bytes;
+      // A copy: the key as it is, a slice of the line, would keep the whole chunk read from disk.
+      this.firstKeys.push(Buffer.from(key).toString());
+      this.offsets.push(this.out.bytes);
+      this.ordinals.push(this.count);
+    }
+    this.last = key;
+    this.out.line(line);
+    this.count++;
+  }
+
+  /** Closes the file and opens it for reading as the first run of a merge. */
+  closeAsRun(): number {
+    this.out.close();
+    return openSync(this.path, 'r');
+  }
+
+  /** Closes the file and opens it for reading, its name removed: the file goes with the descriptor, however the run ends. */
+  finish(): { fd: number; firstKeys: string[]; offsets: number[]; ordinals: number[]; count: number } {
+    this.out.close();
+    const fd = openSync(this.path, 'r');
+    unlinkSync(this.path);
+    return { fd, firstKeys: this.firstKeys, offsets: this.offsets, ordinals: this.ordinals, count: this.count };
+  }
+}
+
 const closeFd = new FinalizationRegistry<number>((fd) => {
   try {
     closeSync(fd);
@@ -86,7 +144,7 @@ export class DiskJoin<T> {
   /** Rows that were joined (`mark`), one bit each. */
   private marks: Uint8Array;
   private cached = -1;
-  private cachedText = '';
+  private cachedLines: string[] = [];
 
   private constructor(
     private readonly fd: number,
@@ -99,7 +157,7 @@ export class DiskJoin<T> {
     private readonly lastKey: string,
     /** How many rows. */
     readonly count: number,
-    /** How many sorted runs were merged (more than one: the rows did not fit in memory). */
+    /** How many sorted runs the rows were cut into (more than one: they did not fit in memory at once). */
     readonly runs: number,
   ) {
     this.marks = new Uint8Array(Math.ceil(count / 8));
@@ -111,59 +169,58 @@ export class DiskJoin<T> {
     const { runChars = sortBufferBytes(), blockBytes = BLOCK_BYTES } = sizes;
     const scratch = scratchFolder('join');
     try {
+      // Sorted runs go straight to the joined file as long as each starts at or after the last
+      // key written there (an export in key order, or one run): no run file and no merge. The
+      // first run that does not makes that file the first run of a merge.
+      let joined: Joined | undefined = new Joined(scratch.file('joined'), blockBytes);
       const runs: number[] = [];
-      let buffered: { key: string; line: string }[] = [];
+      let keys: string[] = [];
+      let lines: string[] = [];
       let chars = 0;
+      let sortedRuns = 0;
       const flush = () => {
-        if (buffered.length === 0) return;
-        // Array.prototype.sort is stable: a key's rows stay in the order they came.
-        buffered.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-        const path = scratch.file(`run-${runs.length}`);
-        const out = new ChunkWriter(createScratch(path));
-        for (const { line } of buffered) out.line(line);
-        out.close();
-        runs.push(openSync(path, 'r'));
-        buffered = [];
+        if (keys.length === 0) return;
+        sortedRuns++;
+        const order = sortedOrder(keys);
+        const first = order ? keys[order[0]] : keys[0];
+        if (joined && (joined.last === undefined || joined.last <= first)) {
+          if (order) for (const i of order) joined.add(keys[i], lines[i]);
+          else for (let i = 0; i < keys.length; i++) joined.add(keys[i], lines[i]);
+        } else {
+          if (joined) {
+            runs.push(joined.closeAsRun());
+            joined = undefined;
+          }
+          const path = scratch.file(`run-${runs.length}`);
+          const out = new ChunkWriter(createScratch(path));
+          if (order) for (const i of order) out.line(lines[i]);
+          else for (const line of lines) out.line(line);
+          out.close();
+          runs.push(openSync(path, 'r'));
+        }
+        keys = [];
+        lines = [];
         chars = 0;
       };
       for await (const { key, item } of rows) {
         const k = JSON.stringify(key);
         const line = `${k}\t${JSON.stringify(item)}`;
-        buffered.push({ key: k, line });
+        keys.push(k);
+        lines.push(line);
         chars += line.length + 64;
         if (chars >= runChars) flush();
       }
       flush();
 
-      const path = scratch.file('joined');
-      const out = new ChunkWriter(createScratch(path));
-      const firstKeys: string[] = [];
-      const offsets: number[] = [];
-      const ordinals: number[] = [];
-      let count = 0;
-      let blockStart = -blockBytes;
-      let previous: string | undefined;
-      for (const line of merged(runs)) {
-        const key = keyOf(line);
-        if (key !== previous && out.bytes - blockStart >= blockBytes) {
-          blockStart = out.bytes;
-          // A copy: the key as it is, a slice of the line, would keep the whole chunk read from disk.
-          firstKeys.push(Buffer.from(key).toString());
-          offsets.push(out.bytes);
-          ordinals.push(count);
-        }
-        previous = key;
-        out.line(line);
-        count++;
+      if (!joined) {
+        joined = new Joined(scratch.file('merged'), blockBytes);
+        for (const line of merged(runs)) joined.add(keyOf(line), line);
+        for (const fd of runs) closeSync(fd);
       }
-      for (const fd of runs) closeSync(fd);
-      out.close();
-      const fd = openSync(path, 'r');
-      // Open, its name is no longer needed: the file goes with the descriptor, however the run ends.
-      unlinkSync(path);
+      const { fd, firstKeys, offsets, ordinals, count } = joined.finish();
       // The last key, copied as the first keys are: a look-up past it reads no block.
-      const lastKey = previous === undefined ? '' : Buffer.from(previous).toString();
-      return new DiskJoin<T>(fd, fstatSync(fd).size, firstKeys, offsets, ordinals, lastKey, count, runs.length);
+      const lastKey = joined.last === undefined ? '' : Buffer.from(joined.last).toString();
+      return new DiskJoin<T>(fd, fstatSync(fd).size, firstKeys, offsets, ordinals, lastKey, count, sortedRuns);
     } finally {
       scratch.remove();
     }
@@ -184,17 +241,18 @@ export class DiskJoin<T> {
     return found;
   }
 
-  private blockText(block: number): string {
+  /** The lines of a block, read once for all the look-ups that land in it (an export in key order: most of them). */
+  private blockLines(block: number): string[] {
     if (block !== this.cached) {
       const start = this.offsets[block];
       const end = block + 1 < this.offsets.length ? this.offsets[block + 1] : this.size;
       const buf = Buffer.allocUnsafe(end - start);
       readSync(this.fd, buf, 0, buf.length, start);
-      // With a newline before the first line too: every row starts after one.
-      this.cachedText = `\n${buf.toString('utf8')}`;
+      // The block ends with a newline: the last element is empty.
+      this.cachedLines = buf.toString('utf8').split('\n');
       this.cached = block;
     }
-    return this.cachedText;
+    return this.cachedLines;
   }
 
   /** The rows of `key`, in the order they were added (none: `[]`). */
@@ -203,19 +261,14 @@ export class DiskJoin<T> {
     if (k > this.lastKey) return [];
     const block = this.blockOf(k);
     if (block < 0) return [];
-    const text = this.blockText(block);
-    const prefix = `\n${k}\t`;
+    const lines = this.blockLines(block);
+    const prefix = `${k}\t`;
     const out: JoinedItem<T>[] = [];
-    let at = text.indexOf(prefix);
-    if (at < 0) return out;
+    let i = 0;
+    while (i < lines.length && !lines[i].startsWith(prefix)) i++;
     // The row's number: the block's first, plus the rows before it in the block.
-    let ordinal = this.ordinals[block];
-    for (let nl = text.indexOf('\n'); nl !== -1 && nl < at; nl = text.indexOf('\n', nl + 1)) ordinal++;
-    while (at >= 0) {
-      const end = text.indexOf('\n', at + 1);
-      out.push({ ordinal, item: JSON.parse(text.slice(at + prefix.length, end < 0 ? undefined : end)) as T });
-      at = text.startsWith(prefix, end) ? end : -1;
-      ordinal++;
+    for (; i < lines.length && lines[i].startsWith(prefix); i++) {
+      out.push({ ordinal: this.ordinals[block] + i, item: JSON.parse(lines[i].slice(prefix.length)) as T });
     }
     return out;
   }

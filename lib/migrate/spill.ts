@@ -49,10 +49,10 @@ export function scratchFolder(what: string): { readonly dir: string; file: (name
 /** Opens a scratch file for writing, only its owner may read it. */
 export const createScratch = (path: string): number => openSync(path, 'w', 0o600);
 
-/** Text written to a file descriptor in chunks of about 1 MB. */
+/** Text written to a file descriptor in chunks of about 1 MB, each line encoded once. */
 export class ChunkWriter {
-  private parts: string[] = [];
-  private chars = 0;
+  private readonly chunk = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
   /** Bytes written so far (and buffered). */
   bytes = 0;
 
@@ -60,19 +60,31 @@ export class ChunkWriter {
 
   /** Appends a line (the text must hold no newline); answers its length in bytes with the newline. */
   line(text: string): number {
-    this.parts.push(text, '\n');
-    this.chars += text.length + 1;
-    const bytes = Buffer.byteLength(text) + 1;
+    // A UTF-16 unit is at most 3 bytes of UTF-8: room for the worst case, or a write of its own.
+    if (this.used + text.length * 3 + 1 > this.chunk.length) {
+      this.flush();
+      if (text.length * 3 + 1 > this.chunk.length) {
+        const whole = Buffer.from(`${text}\n`);
+        this.writeAll(whole, whole.length);
+        this.bytes += whole.length;
+        return whole.length;
+      }
+    }
+    const bytes = this.chunk.write(text, this.used) + 1;
+    this.chunk[this.used + bytes - 1] = 10;
+    this.used += bytes;
     this.bytes += bytes;
-    if (this.chars >= 1 << 20) this.flush();
     return bytes;
   }
 
+  private writeAll(buffer: Buffer, length: number): void {
+    for (let done = 0; done < length; ) done += writeSync(this.fd, buffer, done, length - done);
+  }
+
   flush(): void {
-    if (this.parts.length === 0) return;
-    writeSync(this.fd, this.parts.join(''));
-    this.parts = [];
-    this.chars = 0;
+    if (this.used === 0) return;
+    this.writeAll(this.chunk, this.used);
+    this.used = 0;
   }
 
   close(): void {

@@ -74,6 +74,45 @@ describe('DiskJoin', () => {
     expect(join.unmarkedCount()).toBe(rows.length);
   });
 
+  it('answers the same whether the rows come in key order, one run, or in order and then not', async () => {
+    const inOrder = [...rows].sort((a, b) => (JSON.stringify(a.key) < JSON.stringify(b.key) ? -1 : JSON.stringify(a.key) > JSON.stringify(b.key) ? 1 : 0));
+    const orderOf = (list: typeof rows) => {
+      const m = new Map<string, number[]>();
+      for (const r of list) m.set(r.key, [...(m.get(r.key) ?? []), r.item.n]);
+      return m;
+    };
+    const half = rows.length / 2;
+    // Key order (sorted runs appended, no merge); unsorted in one run; the first half in key order, then every row again.
+    const cases = [
+      { list: inOrder, sizes: { runChars: 8_000, blockBytes: 300 } },
+      { list: rows, sizes: { runChars: 1e9, blockBytes: 300 } },
+      { list: [...inOrder.slice(0, half), ...rows], sizes: { runChars: 8_000, blockBytes: 300 } },
+    ];
+    for (const { list, sizes } of cases) {
+      const join = await DiskJoin.build(fromArray(list), sizes);
+      const want = orderOf(list);
+      expect(join.count).toBe(list.length);
+      for (const key of new Set(keys)) expect([key, join.rows(key).map((r) => r.item.n)]).toEqual([key, want.get(key) ?? []]);
+      expect([...join.unmarked()].map((r) => `${r.key}/${r.item.n}`)).toEqual(
+        [...want.keys()].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)).flatMap((k) => want.get(k)!.map((n) => `${k}/${n}`)),
+      );
+      expect(readdirSync(scratch)).toEqual([]);
+    }
+  });
+
+  it('keeps a row longer than its write buffer whole', async () => {
+    const long = 'é'.repeat(600_000);
+    const join = await DiskJoin.build(
+      fromArray([
+        { key: 'a', item: 'x' },
+        { key: 'b', item: long },
+        { key: 'c', item: 'y' },
+      ]),
+      { blockBytes: 300 },
+    );
+    expect([join.rows('a')[0].item, join.rows('b')[0].item === long, join.rows('c')[0].item]).toEqual(['x', true, 'y']);
+  });
+
   it('is empty without rows', async () => {
     const join = await DiskJoin.build(fromArray<{ key: string; item: number }>([]));
     expect([join.count, join.rows('a'), [...join.unmarked()]]).toEqual([0, [], []]);

@@ -12,6 +12,7 @@ import { figure as mapping } from './mapping';
 import { figure as migrate } from './migrate';
 import { figure as passwordless } from './passwordless';
 import { figure as pwmig } from './pwmig';
+import { figure as scale } from './scale';
 import { figure as sessions } from './sessions';
 import { figure as signin } from './signin';
 
@@ -37,6 +38,7 @@ export const FIGURES: readonly Figure[] = [
   hashes,
   // Needs no service: runs after the shared DynamoDB Local has stopped.
   mapping,
+  scale,
 ];
 
 /**

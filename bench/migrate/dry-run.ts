@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../figure';
+import { cpuMsOf } from '../stats';
 import { GENERATORS } from '.';
 import { measureInChild } from './measure';
 
@@ -15,11 +16,9 @@ import { measureInChild } from './measure';
  * and figure 16's read and plan passes measure users/s in a fresh process pinned to one CPU.
  *
  * `npx tsx bench/migrate/dry-run.ts auth0 250000 1000000` prints one JSON line per size
- * (`MEASURE=dry-run` or `MEASURE=passes`: only the one). `npx tsx` runs it on the Node of the
- * `node` devDependency (22), as the figures. `MIGRATE_CLI=<path>/dist/cli/migrate.js`: the dry
- * run of another build (a commit before a change, its own `npm run build`); the passes always
- * measure this tree's source. The exports carry their companions (Cognito's --groups) and second
- * factors (Django's devices, WordPress's --usermeta: `secondFactors`).
+ * (`MEASURE=dry-run` or `MEASURE=passes`: only the one; `MIGRATE_CLI=<another build>/dist/cli/migrate.js`:
+ * the dry run of that build). Figure 17 (`bench/figures/scale.ts`) is the dry run for every source. `npx tsx` runs it on the Node of the
+ * `node` devDependency (22), as the figures.
  */
 
 /** The pids of a process and all its descendants, from /proc. */
@@ -51,15 +50,25 @@ const hwmKb = (pid: number): number | undefined => {
   }
 };
 
-/** Runs the command (`cli`: another build of it; `node`: Node's own flags), following its tree's peak RSS every 20 ms. */
+/**
+ * The built command a measurement runs: `MIGRATE_CLI` (another build's `dist/cli/migrate.js`, to
+ * measure before and after a change with the same bench), else this repository's.
+ */
+export const migrateCli = (): string => process.env.MIGRATE_CLI ?? join(ROOT, 'dist', 'cli', 'migrate.js');
+
+/**
+ * Runs the command (`cli`: another build of it; `node`: Node's own flags), following its tree's
+ * peak RSS and CPU time every 20 ms (the CPU time of a process is its last sample: up to 20 ms short).
+ */
 export function dryRun(
   args: string[],
-  { env = {}, cli = join(ROOT, 'dist', 'cli', 'migrate.js'), node = [] }: { env?: Record<string, string>; cli?: string; node?: string[] } = {},
-): Promise<{ status: number | null; ms: number; peakRssBytes: number; stderr: string }> {
+  { env = {}, cli = migrateCli(), node = [] }: { env?: Record<string, string>; cli?: string; node?: string[] } = {},
+): Promise<{ status: number | null; ms: number; cpuMs: number; peakRssBytes: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const child = spawn(process.execPath, [...node, cli, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH, ...env } });
     const peaks = new Map<number, number>();
+    const cpu = new Map<number, number>();
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-2000);
@@ -68,6 +77,8 @@ export function dryRun(
       for (const pid of tree(child.pid!)) {
         const kb = hwmKb(pid);
         if (kb !== undefined) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, kb));
+        const ms = cpuMsOf(pid);
+        if (ms !== undefined) cpu.set(pid, ms);
       }
     };
     const timer = setInterval(sample, 20);
@@ -75,13 +86,14 @@ export function dryRun(
     child.on('exit', (status) => {
       clearInterval(timer);
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      resolve({ status, ms, peakRssBytes: [...peaks.values()].reduce((a, b) => a + b, 0) * 1024, stderr });
+      const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+      resolve({ status, ms, cpuMs: sum(cpu), peakRssBytes: sum(peaks) * 1024, stderr });
     });
   });
 }
 
 /** The report's summary, its second line (the report of a million users is not read whole). */
-function reportSummary(file: string): unknown {
+export function reportSummary(file: string): unknown {
   const fd = openSync(file, 'r');
   try {
     const head = Buffer.alloc(4096);
@@ -96,14 +108,14 @@ const FLAGS: Record<string, string> = {
   hashConfig: '--hash-config',
   hashes: '--hashes',
   identities: '--identities',
-  mfaFactors: '--mfa-factors',
   groups: '--groups',
+  mfaFactors: '--mfa-factors',
   usermeta: '--usermeta',
   webauthnCredentials: '--webauthn-credentials',
 };
 
-/** The command's flags for a generator's companion files. */
-export const companionFlags = (companions: object): string[] =>
+/** A generated export's companions as the command's options (each a file). */
+export const companionArgs = (companions: object): string[] =>
   Object.entries(companions).flatMap(([k, v]) => (typeof v === 'string' && FLAGS[k] ? [FLAGS[k], v] : []));
 
 async function main(source: string, sizes: number[], stages: string): Promise<void> {
@@ -113,18 +125,17 @@ async function main(source: string, sizes: number[], stages: string): Promise<vo
     const dir = mkdtempSync(join(tmpdir(), `dry-run-${source}-`));
     try {
       const written = await generator.write(dir, n, { secondFactors: true });
-      const companions = companionFlags(written.companions);
+      const companions = companionArgs(written.companions);
       const out: Record<string, unknown> = { source, users: n, node: process.version };
       if (stages !== 'passes') {
-        const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', join(dir, 'report.json')], {
-          ...(process.env.MIGRATE_CLI ? { cli: process.env.MIGRATE_CLI } : {}),
-        });
+        const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', join(dir, 'report.json')]);
         if (run.status !== 0 && run.status !== 1) throw new Error(`migrate exited ${run.status}: ${run.stderr}`);
         const summary = reportSummary(join(dir, 'report.json'));
         out.dryRun = {
           peakRssMb: Math.round(run.peakRssBytes / 1e6),
           seconds: Math.round(run.ms / 100) / 10,
           usersPerSecond: Math.round(n / (run.ms / 1000)),
+          usersPerCpuSecond: Math.round(n / (run.cpuMs / 1000)),
           summary,
         };
       }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Ledger, sentOf } from '../../lib/migrate/ledger';
 import type { MapOptions } from '../../lib/migrate/model';
 import { SOURCES } from '../../lib/migrate/sources';
-import { companionFlags, dryRun } from './dry-run';
+import { companionArgs, dryRun } from './dry-run';
 import { GENERATORS } from '.';
 
 /**
@@ -35,9 +35,8 @@ async function main(source: string, sizes: number[]): Promise<void> {
         recorded++;
       }
       ledger.close();
-      const companions = companionFlags(written.companions);
-      const cli = process.env.MIGRATE_CLI;
-      const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', report], cli ? { cli } : {});
+      const companions = companionArgs(written.companions);
+      const run = await dryRun([source, written.file, ...companions, '--dry-run', '--offline', '--report', report]);
       if (run.status !== 0 && run.status !== 1) throw new Error(`migrate exited ${run.status}: ${run.stderr}`);
       const out = {
         source,

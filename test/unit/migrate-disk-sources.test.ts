@@ -8,6 +8,7 @@ import { cognitoSource, GroupIndex } from '../../lib/migrate/sources/cognito';
 import { DumpIndex } from '../../lib/migrate/sources/django';
 import { deviceUserKey, djangoFactor } from '../../lib/migrate/sources/django-otp';
 import { phpStringArray, UsermetaIndex } from '../../lib/migrate/sources/wordpress-usermeta';
+import { random } from '../support/random';
 
 /**
  * The sources' per-user indexes on disk (SPEC §17c, bounded memory): Cognito's `--groups`, Django's devices, WordPress's `--usermeta`. With runs
@@ -43,17 +44,6 @@ afterAll(() => {
   rmSync(files, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** A deterministic pseudo-random sequence (xorshift32). */
-function random(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 const written = (name: string, body: string): string => {
   const file = join(files, name);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DiskJoin } from '../../lib/migrate/disk-join';
 import { SeenTwiceHashes } from '../../lib/migrate/seen-twice';
 import { readLines } from '../../lib/migrate/spill';
+import { random } from '../support/random';
 
 /**
  * The on-disk indexes of the migration command (SPEC §17c, bounded memory): the companion join
@@ -21,17 +22,6 @@ afterAll(() => {
   process.env.TMPDIR = savedTmp;
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** A deterministic pseudo-random sequence (xorshift32). */
-function random(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 async function* fromArray<T>(rows: readonly T[]): AsyncGenerator<T> {
   yield* rows;

@@ -1,8 +1,7 @@
-import { hash } from 'node:crypto';
 import { emailOf, phoneOf } from './mapping';
 import { dropHeldSmsFactors, isSmsFactorMethod } from './mfa';
 import type { BulkUserInput, MappedUser, NotImported } from './model';
-import { SeenTwiceHashes } from './seen-twice';
+import { SeenTwice } from './seen-twice';
 
 /**
  * Collisions between source users (SPEC §17), found before anything is written: two users whose
@@ -62,21 +61,6 @@ function smsKeys(mapped: MappedUser): Map<string, string[]> {
 function emailsOf(user: BulkUserInput): string[] {
   const methods = Array.isArray(user.loginMethods) ? user.loginMethods : [];
   return [...new Set(methods.map((m) => emailOf(m?.email)).filter((e): e is string => e !== undefined))];
-}
-
-const hash48 = (text: string): number => hash('sha1', text, 'buffer').readUIntBE(0, 6);
-
-/** Hashes seen once, and those seen twice or more (the candidates for the exact look): on disk, `./seen-twice.ts`. */
-class SeenTwice {
-  private readonly hashes = new SeenTwiceHashes();
-
-  add(text: string): void {
-    this.hashes.add(hash48(text));
-  }
-
-  candidate(text: string): boolean {
-    return this.hashes.has(hash48(text));
-  }
 }
 
 interface Holder {

@@ -160,6 +160,8 @@ export interface PasskeyPlanLike {
    * for); the run asks the service about them later, only when a passkey is to be sent (`ask`).
    */
   ensure(rpIds: readonly string[], head?: string): Promise<void>;
+  /** A source starts a read of its export (SPEC §17: the command reads it twice); a credential id repeated under a second user is found from the second read on. */
+  startRead(): void;
   /** A passkey of the user `owner` (its source id) as the export gives it → the bulk credential, or why it is not carried. */
   take(passkey: ExportedPasskey, owner: string): BulkPasskeyInput | { readonly why: string };
   /** The service to ask (none: nothing is asked, and every passkey that passes the other checks is carried). */

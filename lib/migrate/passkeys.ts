@@ -2,6 +2,7 @@ import { decodeCborWhole } from '../webauthn/cbor';
 import { COSE_ALGORITHMS, coseKeyOf } from '../webauthn/cose-key';
 import { AAGUID_PATTERN, MAX_CREDENTIAL_ID_BYTES, MAX_SIGNATURE_COUNTER, MIN_CREDENTIAL_ID_BYTES } from '../webauthn/limits';
 import { UsageError } from './errors';
+import { SeenTwice } from './seen-twice';
 import type { BulkLoginMethodInput, BulkPasskeyInput, ExportedPasskey, PasskeyPlanLike, ReadPasskey, RpIdAnswer, Warning } from './model';
 import type { ServiceClient } from './service';
 
@@ -128,14 +129,28 @@ export class PasskeyPlan implements PasskeyPlanLike {
   /** Whether `accepted` is this run's answer (else the ledger's, or none). */
   private asked = false;
   /**
-   * The owner (source id) of each credential id carried: another user's repeat is not carried (the
-   * service refuses a repeat in one request). The export is read twice (SPEC §17), so the same
-   * owner again is the same passkey.
+   * A credential id under a second user is not carried (the service refuses a repeat in one
+   * request): the first owner keeps it. Memory stays small however many passkeys (SPEC §17c): the
+   * first read of the export (SPEC §17: it is read twice) keeps a 48-bit hash of each credential
+   * id, on disk as the collision index does (`./seen-twice.ts`); from the second read on, only the
+   * ids whose hash was seen twice keep their owner (source id) here, checked exactly.
    */
+  private readonly seen = new SeenTwice();
+  private reads = 0;
   private readonly owners = new Map<string, string>();
-  private readonly notCarried = new Set<string>();
+  /** Passkeys carried and not carried in the current read of the export (the report's counts). */
+  private carried = 0;
+  private notCarried = 0;
 
   constructor(readonly rpIdOption?: string) {}
+
+  /** A source starts a read of its export: the first gathers the credential ids seen twice, the next ones check them. */
+  startRead(): void {
+    this.reads++;
+    this.owners.clear();
+    this.carried = 0;
+    this.notCarried = 0;
+  }
 
   /** The service to ask (none: `--offline`, or `verify`, which carries every passkey that passes the other checks). */
   useService(service: { readonly url: string } | undefined): void {
@@ -172,8 +187,6 @@ export class PasskeyPlan implements PasskeyPlanLike {
     this.asked = true;
     this.serviceRpIds = answer.serviceRpIds;
     for (const rpId of ask) this.accepted.set(rpId, !answer.refused.has(rpId));
-    this.owners.clear();
-    this.notCarried.clear();
     if (this.head !== undefined && this.accepted.get(this.head) === false) {
       const has = answer.serviceRpIds.length > 0 ? `its WEBAUTHN_RP_ID is ${answer.serviceRpIds.join(',')}` : 'it has no WEBAUTHN_RP_ID';
       throw new UsageError(
@@ -185,12 +198,16 @@ export class PasskeyPlan implements PasskeyPlanLike {
 
   take(passkey: ExportedPasskey, owner: string): BulkPasskeyInput | { readonly why: string } {
     const credentialId = passkey.credentialId.toString('base64url');
-    const why = this.problem(passkey, credentialId, owner);
+    // The first read (or a mapper that reads once: no read started) gathers; the next ones look.
+    const first = this.reads <= 1;
+    if (first) this.seen.add(credentialId);
+    const why = this.problem(passkey, credentialId, owner, first);
     if (why !== undefined) {
-      this.notCarried.add(`${owner}\u0000${credentialId}`);
+      this.notCarried++;
       return { why };
     }
-    this.owners.set(credentialId, owner);
+    if (!first && this.seen.candidate(credentialId)) this.owners.set(credentialId, owner);
+    this.carried++;
     const aaguid = passkey.aaguid?.toLowerCase();
     return {
       credentialId,
@@ -203,11 +220,11 @@ export class PasskeyPlan implements PasskeyPlanLike {
     };
   }
 
-  private problem(p: ExportedPasskey, id: string, owner: string): string | undefined {
+  private problem(p: ExportedPasskey, id: string, owner: string, first: boolean): string | undefined {
     const bytes = p.credentialId.length;
     if (bytes < MIN_CREDENTIAL_ID_BYTES || bytes > MAX_CREDENTIAL_ID_BYTES)
       return `its credential id has ${bytes} bytes, not ${MIN_CREDENTIAL_ID_BYTES} to ${MAX_CREDENTIAL_ID_BYTES}`;
-    const holder = this.owners.get(id);
+    const holder = first ? undefined : this.owners.get(id);
     if (holder !== undefined && holder !== owner) return `its credential id is also a passkey of ${holder}, which keeps it (a credential id is one passkey)`;
     const key = keyProblem(p.publicKey);
     if (key !== undefined) return key;
@@ -223,14 +240,14 @@ export class PasskeyPlan implements PasskeyPlanLike {
 
   /** The report's head: the RP id the passkeys need, what the service said, and the counts. */
   notes(): Record<string, unknown> {
-    if (this.head === undefined && this.owners.size + this.notCarried.size === 0) return {};
+    if (this.head === undefined && this.carried + this.notCarried === 0) return {};
     return {
       passkeys: {
         ...(this.head !== undefined ? { rpId: this.head } : {}),
         ...(this.serviceRpIds !== undefined ? { serviceRpIds: this.serviceRpIds } : {}),
         ...(this.asked ? {} : { serviceAsked: false }),
-        carried: this.owners.size,
-        notCarried: this.notCarried.size,
+        carried: this.carried,
+        notCarried: this.notCarried,
       },
     };
   }

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { createScratch, scratchFolder, sortBufferBytes } from './spill';
 
@@ -89,5 +90,20 @@ export class SeenTwiceHashes {
 
   has(h: number): boolean {
     return this.twice.has(h);
+  }
+}
+
+const hash48 = (text: string): number => hash('sha1', text, 'buffer').readUIntBE(0, 6);
+
+/** Texts seen once, and those seen twice or more (the candidates for an exact look), by their 48-bit hashes. */
+export class SeenTwice {
+  private readonly hashes = new SeenTwiceHashes();
+
+  add(text: string): void {
+    this.hashes.add(hash48(text));
+  }
+
+  candidate(text: string): boolean {
+    return this.hashes.has(hash48(text));
   }
 }

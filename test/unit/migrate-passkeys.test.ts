@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { identityKeys } from '../../lib/migrate/collisions';
-import type { MapOptions, MappedUser } from '../../lib/migrate/model';
+import type { ExportedPasskey, MapOptions, MappedUser } from '../../lib/migrate/model';
 import { PasskeyPlan } from '../../lib/migrate/passkeys';
 import { mapAuth0User } from '../../lib/migrate/sources/auth0';
 import { mapCognitoUser } from '../../lib/migrate/sources/cognito';
@@ -10,6 +10,7 @@ import { readIdentities, supabaseSource } from '../../lib/migrate/sources/supaba
 import { readPasskeys } from '../../lib/migrate/sources/supabase-passkeys';
 import { decodeCborWhole } from '../../lib/webauthn/cbor';
 import { coseKeyOf } from '../../lib/webauthn/cose-key';
+import { SoftAuthenticator } from '../support/webauthn';
 
 /**
  * Passkeys carried over by the migration command's mappers (SPEC §21) on test/fixtures/passkeys:
@@ -153,5 +154,36 @@ describe('passkeys carried over by the mappers (SPEC §21)', () => {
   it('two users of one webauthn email are a collision found before writing (the service refuses the second)', () => {
     const user = { loginMethods: [{ recipeId: 'webauthn' as const, tenantIds: ['public'], isVerified: true, email: 'Pam@KC-dev.example', credentials: [] }] };
     expect(identityKeys(user)).toEqual(['public\u0000webauthn email pam@kc-dev.example']);
+  });
+});
+
+describe('PasskeyPlan: a credential id under a second user (SPEC §21; SPEC §17c bounded memory)', () => {
+  const passkeyOf = (a: SoftAuthenticator): ExportedPasskey => ({
+    credentialId: a.credentialId,
+    publicKey: a.coseKey(),
+    rpId: 'example.com',
+    counter: 0,
+    transports: [],
+  });
+
+  it('is carried for its first owner only, found from the second read on, and only repeated ids keep an owner in memory', () => {
+    const shared = passkeyOf(new SoftAuthenticator(-7));
+    const others = Array.from({ length: 300 }, () => passkeyOf(new SoftAuthenticator(-7)));
+    const plan = new PasskeyPlan();
+    const owners = (plan as unknown as { owners: Map<string, string> }).owners;
+    // Ann's passkey, 300 other users' own, then Bob's with Ann's credential id (and Ann's again, hers).
+    const read = () => {
+      plan.startRead();
+      return [plan.take(shared, 'ann'), ...others.map((p, i) => plan.take(p, `u${i}`)), plan.take(shared, 'bob'), plan.take(shared, 'ann')];
+    };
+    const refused = (results: ReturnType<typeof read>) => results.flatMap((r, i) => ('why' in r ? [[i, r.why]] : []));
+
+    // The first read gathers (a hash per id, no owner kept); the command sends nothing from it.
+    expect([refused(read()), owners.size]).toEqual([[], 0]);
+    const why = 'its credential id is also a passkey of ann, which keeps it (a credential id is one passkey)';
+    expect([refused(read()), owners.size]).toEqual([[[301, why]], 1]);
+    expect(plan.notes()).toEqual({ passkeys: { serviceAsked: false, carried: 302, notCarried: 1 } });
+    // A third read answers as the second.
+    expect(refused(read())).toEqual([[301, why]]);
   });
 });

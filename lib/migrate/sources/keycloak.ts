@@ -334,6 +334,7 @@ export function keycloakSource(path: string, options: KeycloakSourceOptions): So
       if (files.length === 0) throw new UsageError(`${path} has no *.json file: give the folder kc.sh export --dir wrote, or one of its files.`);
       const idps = await providersOf();
       const plan = options.opts.passkeys;
+      plan?.startRead();
       let rpIds: ReturnType<typeof keycloakRpIdsOf> | undefined;
       let withUsers = 0;
       for (const file of files) {

@@ -249,6 +249,7 @@ export function supabaseSource(file: string, options: SupabaseSourceOptions): So
   const plan = options.opts.passkeys;
   return {
     async *users() {
+      plan?.startRead();
       // Whether the service imports passkeys of --webauthn-rp-id, before the first user (and any write).
       if (plan !== undefined && passkeys !== undefined && passkeys.rows > 0 && plan.rpIdOption !== undefined)
         await plan.ensure([plan.rpIdOption], plan.rpIdOption);

@@ -6,6 +6,7 @@ import { startApi, type TestApi } from '../support/api';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { testDocClient } from '../support/table';
 import { totpCode } from '../support/totp';
+import { bulkRowsDrained } from '../support/bulk-users';
 
 /**
  * `totpDevices` in bulk import (SPEC §20): validated at the user's index with the core's texts,
@@ -203,12 +204,6 @@ describe('bulk import of TOTP devices by the worker', () => {
     await dynamo.stop();
   });
 
-  const count = async (status: string) => (await api.get(`/bulk-import/users/count?status=${status}`)).json.count as number;
-  /** Waits until the worker has handled every staged row (the test's timeout bounds the wait). */
-  async function drained(): Promise<void> {
-    while ((await count('NEW')) + (await count('PROCESSING')) > 0) await new Promise((r) => setTimeout(r, 250));
-  }
-
   it('imports the devices of staged users verified, in the transaction of each user; a failed row keeps no secret; no log line shows one', async () => {
     const email = `${unique('taken')}@example.com`;
     expect((await api.post('/bulk-import/import', { loginMethods: [pl(email)] })).status).toBe(200);
@@ -222,7 +217,7 @@ describe('bulk import of TOTP devices by the worker', () => {
       ],
     });
     expect(staged.status).toBe(200);
-    await drained();
+    await bulkRowsDrained(api);
 
     expect((await verify(api, externalUserId, totpCode(mapped))).json).toEqual({ status: 'OK' });
     const unmappedId = staged.json.users[1].userId;

@@ -3,6 +3,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-loc
 import { BCRYPT_VECTORS } from '../fixtures/password-vectors';
 import { startApi, type TestApi } from '../support/api';
 import { SoftAuthenticator, webauthnClient } from '../support/webauthn';
+import { bulkRowCount, bulkRowsDrained } from '../support/bulk-users';
 
 /**
  * Passkeys in bulk import (SPEC §21, passkey import): a `webauthn` login method carries the public
@@ -188,11 +189,6 @@ describe('passkey import, staged (POST /bulk-import/users) and imported by the w
     await dynamo.stop();
   });
 
-  const count = async (status: string) => (await api.get(`/bulk-import/users/count?status=${status}`)).json.count as number;
-  async function drained(): Promise<void> {
-    while ((await count('NEW')) + (await count('PROCESSING')) > 0) await new Promise((r) => setTimeout(r, 250));
-  }
-
   it('refuses one credential id twice in a request at the later index, staging nothing', async () => {
     const auth = new SoftAuthenticator();
     const res = await api.post('/bulk-import/users', {
@@ -202,7 +198,7 @@ describe('passkey import, staged (POST /bulk-import/users) and imported by the w
       400,
       [{ index: 1, errors: [`credentialId ${auth.id} is not unique. It is already used by another credential.`] }],
     ]);
-    expect(await count('NEW')).toBe(0);
+    expect(await bulkRowCount(api, 'NEW')).toBe(0);
   });
 
   it('imports staged passkeys that sign in as the staged user; of two rows with one credential id one wins, the other fails E040', async () => {
@@ -231,7 +227,7 @@ describe('passkey import, staged (POST /bulk-import/users) and imported by the w
       users: [{ externalUserId: unique('rival'), loginMethods: [webauthnLm(email(), [passkeyOf(auth)])] }],
     });
     expect(rival.status).toBe(200);
-    await drained();
+    await bulkRowsDrained(api);
 
     const failed = (await api.get('/bulk-import/users?status=FAILED')).json.users;
     expect(failed.map((r: { errorMessage: string }) => r.errorMessage)).toEqual([`E040: A credential with id ${auth.id} already exists.`]);

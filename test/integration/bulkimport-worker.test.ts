@@ -1,5 +1,5 @@
 import { BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT } from '../fixtures/password-vectors';
-import { hashVariants, mixedUser, type ExpectedLoginMethod } from '../support/bulk-users';
+import { bulkRowCount, bulkRowsDrained, hashVariants, mixedUser, type ExpectedLoginMethod } from '../support/bulk-users';
 import { inPool } from '../../lib/pool';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startCountingProxy, type CountingProxy } from '../support/dynamo-proxy';
@@ -56,33 +56,7 @@ async function stopAll(...stops: (() => Promise<void>)[]): Promise<void> {
   if (errors.length > 0) throw errors[0];
 }
 
-const count = async (api: TestApi, status?: string) => (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
 const userCount = async (api: TestApi) => (await api.get('/users/count?includeAllTenants=true')).json.count as number;
-
-/**
- * Waits until no row is NEW or PROCESSING. It gives up only once the rows left have not gone down
- * for `stallMs`: on a loaded machine the worker is slow, not stuck, and a deadline for the whole
- * drain failed runs that were still importing (the test's own timeout bounds the wait).
- */
-async function drained(api: TestApi, stallMs = Number(process.env.DRAIN_MS ?? 120_000)): Promise<void> {
-  let fewest = Infinity;
-  let until = Date.now() + stallMs;
-  while (Date.now() < until) {
-    const left = (await count(api, 'NEW')) + (await count(api, 'PROCESSING'));
-    if (left === 0) return;
-    if (left < fewest) {
-      fewest = left;
-      until = Date.now() + stallMs;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(
-    `rows left: NEW ${await count(api, 'NEW')}, PROCESSING ${await count(api, 'PROCESSING')}; server log tail:\n${api.logs
-      .filter((l) => !l.includes('"request"'))
-      .slice(-8)
-      .join('\n')}`,
-  );
-}
 
 /** A login method reduced to what the mixed batch checks: recipe, identity and its own verified state. */
 const loginMethodFacts = (lm: ExpectedLoginMethod) => ({
@@ -157,8 +131,8 @@ describe('the bulk-import worker', () => {
       batch.map((b) => b.user),
       N / 2,
     );
-    await drained(api);
-    expect(await count(api, 'FAILED')).toBe(0);
+    await bulkRowsDrained(api);
+    expect(await bulkRowCount(api, 'FAILED')).toBe(0);
     expect(await userCount(api)).toBe(before + N);
 
     const problems: string[] = [];
@@ -208,9 +182,9 @@ describe('the bulk-import worker', () => {
       api,
       batch.map((b) => b.user),
     );
-    await drained(api);
-    expect(await count(api, 'FAILED')).toBe(0);
-    expect(await count(api)).toBe(0);
+    await bulkRowsDrained(api);
+    expect(await bulkRowCount(api, 'FAILED')).toBe(0);
+    expect(await bulkRowCount(api)).toBe(0);
     expect(await userCount(api)).toBe(before);
   }, 120_000);
 
@@ -225,7 +199,7 @@ describe('the bulk-import worker', () => {
       { externalUserId: 'conflict-email', loginMethods: [ep(taken)] },
       { externalUserId: batch[3].expected.ext, loginMethods: [ep('fresh-but-ext-taken@example.com')] },
     ]);
-    await drained(api);
+    await bulkRowsDrained(api);
     expect(await userCount(api)).toBe(before + 1);
     const failed = (await api.get('/bulk-import/users?status=FAILED')).json.users as {
       id: string;
@@ -244,7 +218,7 @@ describe('the bulk-import worker', () => {
     expect(JSON.stringify(failed)).not.toContain('$2');
     const removed = await api.post('/bulk-import/users/remove', { ids: failed.map((r) => r.id) });
     expect(removed.json.deletedIds).toHaveLength(3);
-    expect(await count(api)).toBe(0);
+    expect(await bulkRowCount(api)).toBe(0);
   }, 120_000);
 });
 
@@ -295,9 +269,9 @@ describe('the bulk-import worker on rows that conflict with users imported after
       },
     ]);
     expect((await api.post('/recipe/role/remove', { role: 'doomed' })).json).toEqual({ status: 'OK', didRoleExist: true });
-    expect(await count(api, 'NEW')).toBe(5);
+    expect(await bulkRowCount(api, 'NEW')).toBe(5);
     proxy.throttleNext(0);
-    await drained(api);
+    await bulkRowsDrained(api);
 
     const failed = (await api.get('/bulk-import/users?status=FAILED')).json.users as { externalUserId: string; errorMessage: string }[];
     expect(Object.fromEntries(failed.map((r) => [r.externalUserId, r.errorMessage]))).toEqual({
@@ -355,15 +329,15 @@ describe('the bulk-import worker on rows that conflict with users imported after
       expect(await assignmentsLeft()).toBe(0);
     };
     try {
-      const failedBefore = await count(api, 'FAILED');
+      const failedBefore = await bulkRowCount(api, 'FAILED');
       expect((await api.put('/recipe/role', { role: 'crowd' })).json.createdNewRole).toBe(true);
       // A hundred users over the 256 lanes: about 82 lanes, some with two users or more (all on
       // lanes of their own is a chance of about 1 in 6 billion), so one check per lane is not one per user.
       const crowd = passwordlessUsers('crowd', 100, { userRoles: [{ role: 'crowd', tenantIds: ['public'] }] });
       proxy.reset();
       await stageAll(api, crowd);
-      await drained(api);
-      expect(await count(api, 'FAILED')).toBe(failedBefore);
+      await bulkRowsDrained(api);
+      expect(await bulkRowCount(api, 'FAILED')).toBe(failedBefore);
       const lanes = touches(lanePrefix('crowd'));
       expect(lanes.length).toBeLessThan(crowd.length);
       // The role's own item: one transaction per lane (making its copy), not one per user.
@@ -382,7 +356,7 @@ describe('the bulk-import worker on rows that conflict with users imported after
         loginMethods: [{ recipeId: 'passwordless', email: `phoenix-a${i}@example.com` }],
       }));
       await stageAll(api, first);
-      await drained(api);
+      await bulkRowsDrained(api);
       const stale = new Set(await copies('phoenix'));
       expect(stale.size).toBeGreaterThan(0);
       await doc.send(new DeleteCommand({ TableName: api.tableName, Key: keys.role('phoenix') }));
@@ -398,8 +372,8 @@ describe('the bulk-import worker on rows that conflict with users imported after
         loginMethods: [{ recipeId: 'passwordless', email: `phoenix-b${i}@example.com` }],
       }));
       await stageAll(api, second);
-      await drained(api);
-      expect(await count(api, 'FAILED')).toBe(failedBefore);
+      await bulkRowsDrained(api);
+      expect(await bulkRowCount(api, 'FAILED')).toBe(failedBefore);
       // Every user of the second import has the role made again (none got a stale copy's incarnation).
       const holders = new Set((await api.get('/recipe/role/users?role=phoenix')).json.users as string[]);
       expect(second.filter((u) => !holders.has(u.externalUserId))).toEqual([]);
@@ -424,7 +398,7 @@ describe('the bulk-import worker after a crash or an outage', () => {
     await stageAll(first, users);
     // Kill it once the worker has started on the rows.
     const until = Date.now() + 60_000;
-    while ((await count(first, 'NEW')) === users.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    while ((await bulkRowCount(first, 'NEW')) === users.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     await first.kill();
     const doc = testDocClient(dynamo.endpoint);
     try {
@@ -437,8 +411,8 @@ describe('the bulk-import worker after a crash or an outage', () => {
     }
     const second = await server({ AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, TABLE_NAME: first.tableName });
     try {
-      await drained(second);
-      expect(await count(second, 'FAILED')).toBe(0);
+      await bulkRowsDrained(second);
+      expect(await bulkRowCount(second, 'FAILED')).toBe(0);
       expect(await userCount(second)).toBe(users.length);
     } finally {
       await stopAll(
@@ -460,9 +434,9 @@ describe('the bulk-import worker after a crash or an outage', () => {
       await stageAll(api, users);
       proxy.dropRepliesNext(10, (operation) => operation === 'TransactWriteItems');
       proxy.throttleNext(0);
-      await drained(api);
+      await bulkRowsDrained(api);
       expect(proxy.dropped.count).toBe(10);
-      expect(await count(api, 'FAILED')).toBe(0);
+      expect(await bulkRowCount(api, 'FAILED')).toBe(0);
       expect(await userCount(api)).toBe(before + users.length);
       for (const { externalUserId } of users.slice(0, 5)) {
         expect((await api.get(`/user/id?userId=${externalUserId}`)).json.user.loginMethods).toHaveLength(1);
@@ -496,9 +470,9 @@ describe('the bulk-import worker after a crash or an outage', () => {
       // Ten refusals per row on average: more than a transaction's own retries (5 tries) absorb.
       proxy.cancelTransactionsNext(80, importsRow);
       proxy.throttleNext(0);
-      await drained(api);
+      await bulkRowsDrained(api);
       expect(proxy.cancelled.count).toBe(80);
-      expect(await count(api, 'FAILED')).toBe(0);
+      expect(await bulkRowCount(api, 'FAILED')).toBe(0);
       expect(await userCount(api)).toBe(before + users.length);
       expect(throttledWaits(api)).toBeGreaterThan(0);
       expect(api.logs.filter((l) => l.includes('bulk row import failed') || l.includes('handed back'))).toEqual([]);
@@ -531,10 +505,10 @@ describe('the bulk-import worker after a crash or an outage', () => {
       proxy.throttleNext(0);
       expect(await api.logLine((line) => line.includes('bulk row handed back to the stream: storage still throttled'), 60_000)).toBeDefined();
       // Handed back, not marked: the rows are still NEW, none PROCESSING (an attempt) or FAILED.
-      expect([await count(api, 'NEW'), await count(api, 'PROCESSING'), await count(api, 'FAILED')]).toEqual([users.length, 0, 0]);
+      expect([await bulkRowCount(api, 'NEW'), await bulkRowCount(api, 'PROCESSING'), await bulkRowCount(api, 'FAILED')]).toEqual([users.length, 0, 0]);
       proxy.cancelTransactionsNext(0);
-      await drained(api);
-      expect(await count(api, 'FAILED')).toBe(0);
+      await bulkRowsDrained(api);
+      expect(await bulkRowCount(api, 'FAILED')).toBe(0);
       expect(await userCount(api)).toBe(before + users.length);
       expect(api.logs.filter((l) => l.includes('bulk row import failed'))).toEqual([]);
     } finally {
@@ -571,8 +545,8 @@ describe('the bulk-import worker after a crash or an outage', () => {
       proxy.throttleNext(Infinity, (operation) => !operation.startsWith('DynamoDBStreams'));
       expect(await api.logLine((line) => line.includes('skipped (the sweeper hands its row over again)'), 120_000)).toBeDefined();
       proxy.throttleNext(0);
-      await drained(api);
-      expect(await count(api, 'FAILED')).toBe(0);
+      await bulkRowsDrained(api);
+      expect(await bulkRowCount(api, 'FAILED')).toBe(0);
       expect(await userCount(api)).toBe(users.length);
       expect(await api.logLine((line) => line.includes('bulk rows swept') && !line.includes('"redriven":0'), 30_000)).toBeDefined();
     } finally {

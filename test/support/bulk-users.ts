@@ -1,6 +1,7 @@
 import { createCipheriv, scryptSync } from 'node:crypto';
 import { hashSync as argon2HashSync, type Algorithm, type Version } from '@node-rs/argon2';
 import { genSaltSync, hashSync as bcryptHashSync } from 'bcryptjs';
+import type { TestApi } from './api';
 import { BCRYPT_VECTORS, VENDOR_SCRYPT_PROJECT, VENDOR_SCRYPT_VECTORS } from '../fixtures/password-vectors';
 
 /**
@@ -235,4 +236,33 @@ export function mixedUser(run: string, i: number): { user: Record<string, unknow
         expected: { ext, loginMethods: [{ recipeId: 'passwordless', email, verified: false }, tpLm('github', true)], timeJoined: time, tenants: ['public'] },
       };
   }
+}
+
+/** The staged rows of the bulk import, by status (none: all). */
+export const bulkRowCount = async (api: TestApi, status?: string) =>
+  (await api.get(`/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count as number;
+
+/**
+ * Waits until no row is NEW or PROCESSING. It gives up only once the rows left have not gone down
+ * for `stallMs`: on a loaded machine the worker is slow, not stuck, and a deadline for the whole
+ * drain failed runs that were still importing (the test's own timeout bounds the wait).
+ */
+export async function bulkRowsDrained(api: TestApi, stallMs = Number(process.env.DRAIN_MS ?? 120_000)): Promise<void> {
+  let fewest = Infinity;
+  let until = Date.now() + stallMs;
+  while (Date.now() < until) {
+    const left = (await bulkRowCount(api, 'NEW')) + (await bulkRowCount(api, 'PROCESSING'));
+    if (left === 0) return;
+    if (left < fewest) {
+      fewest = left;
+      until = Date.now() + stallMs;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(
+    `rows left: NEW ${await bulkRowCount(api, 'NEW')}, PROCESSING ${await bulkRowCount(api, 'PROCESSING')}; server log tail:\n${api.logs
+      .filter((l) => !l.includes('"request"'))
+      .slice(-8)
+      .join('\n')}`,
+  );
 }

@@ -3,7 +3,7 @@ import type { BulkLoginMethodInput, BulkUserInput, MappedUser, ReportEntry, Warn
 import { passkeyNotMigrated } from './passkeys';
 import type { ReportWriter } from './report';
 import { ServiceError, type ServiceClient } from './service';
-import { methodKey, serviceMethodKey, type ServiceLoginMethod, type ServiceUserView } from './verify-compare';
+import { canonical, methodKey, serviceMethodKey, type ServiceLoginMethod, type ServiceUserView } from './verify-compare';
 
 /**
  * Sync (SPEC §17c): a user the ledger holds whose export changed since is read from the service
@@ -55,12 +55,6 @@ interface Kept {
   [key: string]: unknown;
 }
 
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_k, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 const same = (a: unknown, b: unknown) => canonical(a ?? null) === canonical(b ?? null);
 
 const rolesIn = (user: Kept, tenant: string): Set<string> =>
@@ -73,6 +67,12 @@ const SYNCED_METHOD_FIELDS = ['isVerified', 'passwordHashDigest', 'hashingAlgori
 
 /** A passkey as sync compares it: its id, key and RP id (its counter and transports are the authenticator's). */
 const passkeysOf = (m: KeptMethod) => new Map((m.credentials ?? []).map((c) => [c.credentialId, canonical([c.publicKeyDigest, c.rpId])]));
+/** The body of `passwordhash/import` for a login method's email and hash. */
+const hashImport = (lm: BulkLoginMethodInput) => ({
+  email: lm.email,
+  passwordHash: lm.passwordHash,
+  ...(lm.hashingAlgorithm ? { hashingAlgorithm: lm.hashingAlgorithm } : {}),
+});
 const without = (o: object, keys: readonly string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
 /** The three-way decision of one field, and its writes, gathered for one user. */
@@ -279,8 +279,7 @@ export class Syncer {
       const found = await service.ok('GET', `/${tenant}/users/by-accountinfo?${new URLSearchParams({ email: String(lm.email) })}`);
       const holder = (found.users as ServiceUserView[]).find((u) => u.loginMethods.some((m) => serviceMethodKey(m) === key));
       if (holder) throw new ServiceError(`${key} belongs to user ${holder.id} of the service`);
-      const body = { email: lm.email, passwordHash: lm.passwordHash, ...(lm.hashingAlgorithm ? { hashingAlgorithm: lm.hashingAlgorithm } : {}) };
-      const res = await service.ok('POST', `/${tenant}/recipe/user/passwordhash/import`, body);
+      const res = await service.ok('POST', `/${tenant}/recipe/user/passwordhash/import`, hashImport(lm));
       if (res.status !== 'OK' || res.didUserAlreadyExist !== false) throw new ServiceError(`${key} belongs to user ${res.user?.id} of the service`);
       recipeUserId = res.user.id;
       if (lm.isVerified) await this.verified({ recipeUserId, email: lm.email } as ServiceLoginMethod, { ...lm, isVerified: true });
@@ -294,11 +293,7 @@ export class Syncer {
   }
 
   private async password(lm: BulkLoginMethodInput): Promise<void> {
-    const res = await this.run.service.ok('POST', `/${this.run.tenant}/recipe/user/passwordhash/import`, {
-      email: lm.email,
-      passwordHash: lm.passwordHash,
-      ...(lm.hashingAlgorithm ? { hashingAlgorithm: lm.hashingAlgorithm } : {}),
-    });
+    const res = await this.run.service.ok('POST', `/${this.run.tenant}/recipe/user/passwordhash/import`, hashImport(lm));
     if (res.status !== 'OK') throw new ServiceError(`passwordhash/import answered ${res.status}`);
   }
 

@@ -108,7 +108,7 @@ export const serviceMethodKey = (lm: Omit<ServiceLoginMethod, 'verified' | 'time
   });
 
 /** A JSON value with its object keys sorted: two values are equal when these are. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))

@@ -388,24 +388,31 @@ describe('the bulk-import worker on rows that conflict with users imported after
 });
 
 describe('the bulk-import worker after a crash or an outage', () => {
+  /** A TransactWriteItems that imports a row's user: it deletes the row. */
+  const importsRow = (items: Record<string, unknown>[]) =>
+    items.some((i) => ((i.Delete as { Key?: { sk?: { S?: string } } } | undefined)?.Key?.sk?.S ?? '').startsWith('ROW#'));
+
   it('finishes every row after the server is killed mid-import, importing none twice', async () => {
-    // The first server reaches DynamoDB through a proxy that delays every call by 20 ms, so it
-    // imports at most a few hundred users a second whatever the machine: killed as soon as the
-    // first row has moved, it leaves most of the 100 for the second server (checked below).
-    const slow = await proxyTo(dynamo.endpoint, 20);
-    const first = await server({ AWS_ENDPOINT_URL_DYNAMODB: slow.endpoint });
+    // The first server's proxy lets its first 10 imports through and then refuses every later one
+    // for capacity (the worker waits and tries again), so the kill finds it mid-import however
+    // fast the machine is: 10 rows done, 90 left for the second server (checked below).
+    const gate = await proxyTo(dynamo.endpoint);
+    let passed = 0;
+    gate.cancelTransactionsNext(Infinity, (items) => importsRow(items) && ++passed > 10);
+    const first = await server({ AWS_ENDPOINT_URL_DYNAMODB: gate.endpoint });
     const users = passwordlessUsers('crash', 100);
     await stageAll(first, users);
-    // Kill it once the worker has started on the rows.
-    const until = Date.now() + 60_000;
-    while ((await bulkRowCount(first, 'NEW')) === users.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    await first.kill();
+    // Kill it once the ten let through have landed and a later import has been refused: the
+    // worker is on the rows, waiting to try again.
     const doc = testDocClient(dynamo.endpoint);
     try {
-      const left = await rowsLeft(doc, first.tableName);
-      // Mid-import: some rows done, some left for the second server.
-      expect(left).toBeGreaterThan(0);
-      expect(left).toBeLessThan(users.length);
+      const until = Date.now() + 60_000;
+      const settled = async () => gate.cancelled.count > 0 && (await rowsLeft(doc, first.tableName)) === users.length - 10;
+      while (!(await settled()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(gate.cancelled.count).toBeGreaterThan(0);
+      await first.kill();
+      // Mid-import: exactly the 10 let through are done, 90 are left for the second server.
+      expect(await rowsLeft(doc, first.tableName)).toBe(users.length - 10);
     } finally {
       doc.destroy();
     }
@@ -417,7 +424,7 @@ describe('the bulk-import worker after a crash or an outage', () => {
     } finally {
       await stopAll(
         () => second.stop(),
-        () => slow.close(),
+        () => gate.close(),
       );
     }
   }, 180_000);
@@ -450,9 +457,6 @@ describe('the bulk-import worker after a crash or an outage', () => {
     }
   }, 120_000);
 
-  /** A TransactWriteItems that imports a row's user: it deletes the row. */
-  const importsRow = (items: Record<string, unknown>[]) =>
-    items.some((i) => ((i.Delete as { Key?: { sk?: { S?: string } } } | undefined)?.Key?.sk?.S ?? '').startsWith('ROW#'));
   /** The `throttled` waits the worker's invocations logged. */
   const throttledWaits = (api: TestApi) =>
     api.logs.filter((l) => l.includes('bulk rows processed')).reduce((n, l) => n + (JSON.parse(l) as { throttled?: number }).throttled!, 0);

@@ -1,5 +1,5 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -12,6 +12,7 @@ import { expectedSet, MIGRATION_FIXTURES, withoutCarriedFactors, type ExpectedUs
 import {
   checkImported,
   checkNotThere,
+  countingForwarder,
   expectedOutcomes,
   expectRerunAddsNothing,
   migrate,
@@ -511,9 +512,9 @@ describe('Ctrl-C in the middle, then a re-run', () => {
   });
 
   it('stops after the requests in flight, reports the rest; the re-run finishes with no duplicate', async () => {
-    // Twelve batches of 10 sent one at a time: the Ctrl-C, sent once the first rows are staged,
-    // finds batches not yet sent (checked below) however fast the machine. (Twelve of 25 before:
-    // the batches, not their size, leave some unsent, and the worker imports 2.5 times fewer.)
+    // Twelve batches of 10 sent one at a time. Between the command and the service, the second
+    // batch is held until the command, sent a Ctrl-C, says it is stopping: that batch is in
+    // flight and goes through, and the ten after it are never sent (order on the wire, not time).
     const N = 120;
     const known = JSON.parse(readFileSync(join(FIREBASE, 'known-passwords.json'), 'utf8')).users as { passwordHash: string; salt: string; password: string }[];
     const users = Array.from({ length: N }, (_, i) => ({
@@ -530,41 +531,58 @@ describe('Ctrl-C in the middle, then a re-run', () => {
     const args = ['firebase', file, '--hash-config', join(FIREBASE, 'hash-config.txt'), '--batch-size', '10', '--concurrency', '1'];
     const reportDir = mkdtempSync(join(dir, 'ctrlc-'));
 
-    const first = await migrate(api, reportDir, args, (child) => {
-      // One Ctrl-C once the first rows are staged (a second one would quit at once).
-      let sent = false;
-      const poll = setInterval(() => {
-        void rowCount(api).then((n) => {
-          if (n > 0 && !sent && child.exitCode === null) {
-            sent = true;
-            clearInterval(poll);
-            child.kill('SIGINT');
-          }
-        });
-      }, 50);
-      child.on('close', () => clearInterval(poll));
+    let child: ChildProcess | undefined;
+    const gate = await countingForwarder(api, async (key, nth) => {
+      if (key !== 'POST /bulk-import/users' || nth !== 2 || !child) return;
+      let said = '';
+      const stopping = new Promise<void>((resolve) =>
+        child!.stderr!.on('data', (d) => {
+          said += d;
+          if (said.includes('stopping after the requests in flight')) resolve();
+        }),
+      );
+      // One Ctrl-C (a second one would quit at once).
+      child.kill('SIGINT');
+      await stopping;
     });
-    expect([first.code, first.stderr]).toEqual([1, expect.stringContaining('stopping after the requests in flight')]);
-    expect(first.report.interrupted).toBe(true);
-    expect(first.report.summary.total).toBe(N);
-    const interrupted = first.report.users.filter((u: any) => u.reasonCode === 'interrupted');
-    expect(interrupted.length).toBeGreaterThan(0);
-    expect(first.report.summary.imported + interrupted.length).toBe(N);
+    // Both runs go through the forwarder: the ledger belongs to the service's URL.
+    try {
+      const first = await migrate(gate.api, reportDir, args, (started) => {
+        child = started;
+      });
+      expect([first.code, first.stderr]).toEqual([1, expect.stringContaining('stopping after the requests in flight')]);
+      expect(first.report.interrupted).toBe(true);
+      expect(first.report.summary.total).toBe(N);
+      const interrupted = first.report.users.filter((u: any) => u.reasonCode === 'interrupted');
+      // The ten batches never sent at least (the two sent may be reported so too, if the worker had
+      // not imported their rows yet when the command stopped).
+      expect(interrupted.length).toBeGreaterThanOrEqual(N - 20);
+      expect(gate.counts.get('POST /bulk-import/users')).toBe(2);
+      expect(first.report.summary.imported + interrupted.length).toBe(N);
 
-    const second = await migrate(api, reportDir, args);
-    expect([second.code, second.report.summary]).toEqual([
-      0,
-      { total: N, imported: N, skipped: 0, failed: 0, ...{ updated: 0, unchanged: first.report.summary.imported, conflict: 0, goneFromSource: 0, removed: 0 } },
-    ]);
-    expect(second.report.users.filter((u: any) => u.fromLedger).length).toBe(first.report.summary.imported);
-    // Rows the first run left NEW were imported by the worker meanwhile or again by the second: one user each.
-    const deadline = Date.now() + 60_000;
-    while ((await rowCount(api)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    expect(await rowCount(api)).toBe(0);
-    expect(await userCount(api)).toBe(N);
-    const sample = await api.post('/recipe/signin', { email: 'ctrlc.7@example.net', password: known[7 % known.length].password });
-    expect([sample.json.status, sample.json.user?.id]).toEqual(['OK', 'ctrlc-00007']);
-    expect(readdirSync(reportDir).filter((f) => f.startsWith('migration-ledger-'))).toHaveLength(1);
+      const second = await migrate(gate.api, reportDir, args);
+      expect([second.code, second.report.summary]).toEqual([
+        0,
+        {
+          total: N,
+          imported: N,
+          skipped: 0,
+          failed: 0,
+          ...{ updated: 0, unchanged: first.report.summary.imported, conflict: 0, goneFromSource: 0, removed: 0 },
+        },
+      ]);
+      expect(second.report.users.filter((u: any) => u.fromLedger).length).toBe(first.report.summary.imported);
+      // Rows the first run left NEW were imported by the worker meanwhile or again by the second: one user each.
+      const deadline = Date.now() + 60_000;
+      while ((await rowCount(api)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      expect(await rowCount(api)).toBe(0);
+      expect(await userCount(api)).toBe(N);
+      const sample = await api.post('/recipe/signin', { email: 'ctrlc.7@example.net', password: known[7 % known.length].password });
+      expect([sample.json.status, sample.json.user?.id]).toEqual(['OK', 'ctrlc-00007']);
+      expect(readdirSync(reportDir).filter((f) => f.startsWith('migration-ledger-'))).toHaveLength(1);
+    } finally {
+      await gate.close();
+    }
     // Two runs and a wait of up to 60 s for the worker: more than jest's default 60 s on a loaded
     // machine (it ran out once in CI at 446 s of suites, 2026-11-24, with 1,200 users).
   }, 180_000);

@@ -177,13 +177,20 @@ export interface CountingForwarder {
   close(): Promise<void>;
 }
 
-export async function countingForwarder(api: TestApi): Promise<CountingForwarder> {
+/**
+ * `before`, if given, is awaited before each request is passed on (with its `METHOD /path` and
+ * how many of that key have arrived, itself included): a test holds a request there until the
+ * command has done something, so what it checks follows from order on the wire, not time.
+ */
+export async function countingForwarder(api: TestApi, before?: (key: string, nth: number) => Promise<void>): Promise<CountingForwarder> {
   const counts = new Map<string, number>();
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const key = `${req.method} ${new URL(req.url!, 'http://x').pathname}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const nth = (counts.get(key) ?? 0) + 1;
+    counts.set(key, nth);
+    await before?.(key, nth);
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<
       string,
       string

@@ -1,3 +1,4 @@
+import { canonical } from '../canonical-json';
 import type { Connections } from './connections';
 import type { ProviderPlan } from './model';
 import type { ServiceClient } from './service';
@@ -36,20 +37,6 @@ export interface ProviderEntry {
 }
 
 type Obj = Record<string, unknown>;
-
-/** JSON with object keys sorted, to compare two configs whatever their key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Obj;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
 
 /** A stored provider as the tenant GET answers it, less the empty `userInfoMap` the service adds. */
 function comparable(stored: Obj): Obj {

@@ -3,7 +3,8 @@ import type { BulkLoginMethodInput, BulkUserInput, MappedUser, ReportEntry, Warn
 import { passkeyNotMigrated } from './passkeys';
 import type { ReportWriter } from './report';
 import { ServiceError, type ServiceClient } from './service';
-import { canonical, methodKey, serviceMethodKey, type ServiceLoginMethod, type ServiceUserView } from './verify-compare';
+import { canonical } from '../canonical-json';
+import { methodKey, serviceMethodKey, type ServiceLoginMethod, type ServiceUserView } from './verify-compare';
 
 /**
  * Sync (SPEC §17c): a user the ledger holds whose export changed since is read from the service

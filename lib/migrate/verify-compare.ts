@@ -1,3 +1,4 @@
+import { canonical } from '../canonical-json';
 import { emailOf, phoneOf } from './mapping';
 import type { BulkLoginMethodInput, BulkUserInput } from './model';
 
@@ -106,15 +107,6 @@ export const serviceMethodKey = (lm: Omit<ServiceLoginMethod, 'verified' | 'time
     thirdPartyUserId: lm.thirdParty?.userId,
     fallback: lm.recipeUserId,
   });
-
-/** A JSON value with its object keys sorted: two values are equal when these are. */
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
 
 const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 const sorted = (values: Iterable<string>) => [...values].sort();

@@ -1,4 +1,5 @@
 import { ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { canonical } from '../../canonical-json';
 import { keyId } from '../keys';
 import * as keys from '../keys';
 import { BULK_IMPORT_STATUSES, type AuthUser, type BulkImportStatus } from '../model';
@@ -105,18 +106,6 @@ function isJsonObjectText(value: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-/** A JSON form independent of attribute order, without absent attributes, to compare items. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Names (never values: they may be secrets) of the attributes in which two items differ. */

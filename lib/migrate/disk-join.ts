@@ -299,6 +299,22 @@ export class DiskJoin<T> {
     }
   }
 
+  /**
+   * The keys none of whose rows is marked (a caller that marks a key's rows together: a key
+   * joined, or never), each once with its items in the order they were added, in key order.
+   */
+  *unmarkedKeys(): Generator<{ key: string; items: T[] }> {
+    let group: { key: string; items: T[] } | undefined;
+    for (const { key, item } of this.unmarked()) {
+      if (group?.key === key) group.items.push(item);
+      else {
+        if (group) yield group;
+        group = { key, items: [item] };
+      }
+    }
+    if (group) yield group;
+  }
+
   /** How many rows are not marked. */
   unmarkedCount(): number {
     let n = 0;

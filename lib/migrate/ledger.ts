@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { DiskJoin } from './disk-join';
+import { DiskJoin, type JoinedItem, type JoinSizes } from './disk-join';
 import type { BulkUserInput, RpIdAnswer } from './model';
 import { readLines } from './spill';
 
@@ -82,7 +82,7 @@ export class Ledger {
   }
 
   /** Reads the file into its on-disk join (`sizes`: smaller runs and blocks, for tests). */
-  async load(sizes: { readonly runChars?: number; readonly blockBytes?: number } = {}): Promise<void> {
+  async load(sizes: JoinSizes = {}): Promise<void> {
     if (!existsSync(this.file)) return;
     const fd = openSync(this.file, 'r');
     this.fd = fd;
@@ -121,11 +121,7 @@ export class Ledger {
 
   /** What was last recorded for a user before this run (`undefined`: never, or removed). */
   get(sourceId: string): LedgerEntry | undefined {
-    const rows = this.join?.rows(sourceId);
-    const last = rows?.[rows.length - 1]?.item;
-    if (!last) return undefined;
-    const [userId, digest, offset, bytes] = last;
-    return { userId, digest, sent: () => this.sentAt(offset, bytes) };
+    return this.entryOf(this.join?.rows(sourceId) ?? []);
   }
 
   /** Whether the ledger holds `sent` (from `sentOf`) as what was last sent for this user. */
@@ -133,22 +129,27 @@ export class Ledger {
     return this.get(sourceId)?.digest === digestOfSent(sent);
   }
 
-  /** A user met in the export: not gone from the source. */
-  met(sourceId: string): void {
-    for (const { ordinal } of this.join?.rows(sourceId) ?? []) this.join!.mark(ordinal);
+  /** A user met in the export (not gone from the source), marked so; answers `get`'s entry from the same look-up. */
+  met(sourceId: string): LedgerEntry | undefined {
+    const rows = this.join?.rows(sourceId) ?? [];
+    for (const { ordinal } of rows) this.join!.mark(ordinal);
+    return this.entryOf(rows);
   }
 
   /** The users the ledger held that were not `met`, and their ids in the app, in source id order. */
   *notMet(): Generator<{ sourceId: string; userId: string }> {
-    if (!this.join) return;
-    let key: string | undefined;
-    let last: Row = null;
-    for (const row of this.join.unmarked()) {
-      if (key !== undefined && row.key !== key && last) yield { sourceId: key, userId: last[0] };
-      key = row.key;
-      last = row.item;
+    for (const { key, items } of this.join?.unmarkedKeys() ?? []) {
+      const last = items[items.length - 1];
+      if (last) yield { sourceId: key, userId: last[0] };
     }
-    if (key !== undefined && last) yield { sourceId: key, userId: last[0] };
+  }
+
+  /** A user's entry from its rows: the last one (`undefined`: none, or a removal). */
+  private entryOf(rows: readonly JoinedItem<Row>[]): LedgerEntry | undefined {
+    const last = rows[rows.length - 1]?.item;
+    if (!last) return undefined;
+    const [userId, digest, offset, bytes] = last;
+    return { userId, digest, sent: () => this.sentAt(offset, bytes) };
   }
 
   private sentAt(offset: number, bytes: number): string {

@@ -375,9 +375,9 @@ export async function runMigration(run: MigrationRun): Promise<RunResult> {
     for await (const { mapped: m, verdict } of decideUsers(source.users(), index, run.duplicates)) {
       seen++;
       const sent = verdict ? '' : sentOf(m.user!);
-      const known = ledger.get(m.sourceId);
-      // On a re-run, the users met in the export: the ledger's others are gone from the source.
-      if (ledger.loaded > 0) ledger.met(m.sourceId);
+      // What the ledger last recorded for the user, who is marked met in the export: on a re-run,
+      // the ledger's users not met are gone from the source (a first run has none to mark).
+      const known = ledger.met(m.sourceId);
       if (verdict?.outcome === 'skipped' && known && !signal.aborted) {
         await settleGone(goneRun, m.sourceId, known.userId, `the export now skips it: ${verdict.reason}`);
       } else if (verdict) {

@@ -1,9 +1,9 @@
+import { canonical } from '../canonical-json';
 import type { LedgerEntry, Ledger } from './ledger';
 import type { BulkLoginMethodInput, BulkUserInput, MappedUser, ReportEntry, Warning } from './model';
 import { passkeyNotMigrated } from './passkeys';
 import type { ReportWriter } from './report';
 import { ServiceError, type ServiceClient } from './service';
-import { canonical } from '../canonical-json';
 import { methodKey, serviceMethodKey, type ServiceLoginMethod, type ServiceUserView } from './verify-compare';
 
 /**

@@ -1,5 +1,5 @@
 import { closeSync, openSync } from 'node:fs';
-import { DiskJoin } from './disk-join';
+import { DiskJoin, type JoinSizes } from './disk-join';
 import { EntryFile } from './report';
 import { ChunkWriter, createScratch, readLines, scratchFolder } from './spill';
 import type { Difference } from './verify-compare';
@@ -124,7 +124,7 @@ export class DiskExportIds implements ExportIds {
   private join: Promise<DiskJoin<0>> | undefined;
 
   /** `sizes`: smaller runs and blocks, for tests. */
-  constructor(private readonly sizes: { readonly runChars?: number; readonly blockBytes?: number } = {}) {}
+  constructor(private readonly sizes: JoinSizes = {}) {}
 
   add(id: string): void {
     if (this.join) throw new Error('an id was added after the first look-up');

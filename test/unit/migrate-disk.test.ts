@@ -60,6 +60,9 @@ describe('DiskJoin', () => {
     expect(left).toEqual(rows.map((r) => r.item.n).filter((n) => !marked.has(n)));
     expect(join.unmarkedCount()).toBe(left.length);
     expect([...join.unmarked()].every((r) => expected.get(r.key)?.includes(r.item.n))).toBe(true);
+    // Keys marked whole: each key left once, with all its rows in the order they were added.
+    const leftKeys = [...expected.keys()].filter((_, i) => i % 2 === 1).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+    expect([...join.unmarkedKeys()].map((g) => [g.key, g.items.map((item) => item.n)])).toEqual(leftKeys.map((k) => [k, expected.get(k)]));
     join.unmarkAll();
     expect(join.unmarkedCount()).toBe(rows.length);
   });

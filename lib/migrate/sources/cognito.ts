@@ -345,11 +345,7 @@ export class GroupIndex {
   /** How many members of the groups are no user of the users file (a member's rows are marked together). */
   orphans(): number {
     let n = 0;
-    let previous: string | undefined;
-    for (const { key } of this.join.unmarked()) {
-      if (key !== previous) n++;
-      previous = key;
-    }
+    for (const _member of this.join.unmarkedKeys()) n++;
     return n;
   }
 }
